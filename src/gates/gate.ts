@@ -1,0 +1,82 @@
+/**
+ * Gates verify an envelope's claims against facts after the agent is done. Leaf module: imports
+ * nothing from the engine. A gate never judges quality; it checks what is mechanically checkable.
+ */
+
+export interface GateCheck {
+  item: string;
+  ok: boolean;
+  note: string;
+}
+
+/** What one gate examined. Violations derive from failed checks; a green report says what it verified. */
+export class GateReport {
+  readonly gate: string;
+  readonly checks: GateCheck[] = [];
+
+  constructor(gate: string) {
+    this.gate = gate;
+  }
+
+  check(item: string, ok: boolean, note = ""): this {
+    this.checks.push({ item, ok, note });
+    return this;
+  }
+
+  get ok(): boolean {
+    return this.checks.every((c) => c.ok);
+  }
+
+  get violations(): string[] {
+    return this.checks.filter((c) => !c.ok).map((c) => (c.note ? `${c.item}: ${c.note}` : c.item));
+  }
+}
+
+/** A path the phase created, modified, deleted or renamed, relative to the repo root (POSIX separators). */
+export interface PathChange {
+  path: string;
+  change: "added" | "modified" | "deleted" | "renamed";
+  previousPath?: string;
+}
+
+export interface SuiteResult {
+  suite: string;
+  command: string[];
+  passed: boolean;
+  exitCode: number | null;
+  durationMs: number;
+  outputTail: string;
+}
+
+/** What a gate may ask about the run. */
+export interface GateContext {
+  /** Absolute repo root: claimed paths resolve against it, and must stay inside it. */
+  repoRoot: string;
+  adwId: string;
+  phaseName: string;
+  contextHandoffDir: string;
+  /** Paths this phase changed so far (snapshot at phase start vs now). */
+  phaseChanges(): Promise<PathChange[]>;
+  /** Runs a named quality suite from the config. */
+  runSuite(name: string): Promise<SuiteResult>;
+}
+
+export interface Gate<E = unknown> {
+  readonly name: string;
+  run(envelope: E, context: GateContext): GateReport | Promise<GateReport>;
+}
+
+/** @example const hasSummary = defineGate("hasSummary", (env: {summary: string}, _ctx, r) => r.check("summary", env.summary !== "")); */
+export function defineGate<E>(
+  name: string,
+  body: (envelope: E, context: GateContext, report: GateReport) => void | Promise<void>,
+): Gate<E> {
+  return {
+    name,
+    async run(envelope, context) {
+      const report = new GateReport(name);
+      await body(envelope, context, report);
+      return report;
+    },
+  };
+}

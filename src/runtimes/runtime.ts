@@ -1,0 +1,140 @@
+/**
+ * The contract every coding-agent runtime implements. Leaf module: it imports nothing from the engine.
+ * A runtime turns one send (system prompt + user prompt into a named session) into one
+ * `AgentSendResult`; it never throws for agent failures, they are data.
+ */
+
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** Token and cost counts of one send, or summed over several. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+}
+
+export function addUsage(into: Usage, more: Usage): Usage {
+  into.inputTokens += more.inputTokens;
+  into.outputTokens += more.outputTokens;
+  into.cacheReadTokens += more.cacheReadTokens;
+  into.cacheWriteTokens += more.cacheWriteTokens;
+  into.costUsd += more.costUsd;
+  return into;
+}
+
+/** One real tool call the agent made, normalized across runtimes. */
+export interface ToolCall {
+  tool: string;
+  /** Display name like `bash: ls -la src`. */
+  name: string;
+  args: unknown;
+  /** Result, truncated to a snippet. */
+  result: string;
+  ok: boolean;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+export interface AgentTimeouts {
+  /** Kill the call when the agent prints nothing for this long. */
+  idleMs: number;
+  /** Kill the call when it runs longer than this in total. */
+  wallMs: number;
+}
+
+export interface AgentSendRequest {
+  adwId: string;
+  agent: string;
+  /** sssf's name for this agent's conversation (from agent_map.json). */
+  sessionId: string;
+  /** True when this session id was used before: the runtime continues it. */
+  resume: boolean;
+  /** The runtime's own id for the session when it differs from `sessionId` (codex thread id…). */
+  nativeSessionId?: string | undefined;
+  /** The agent's `{runtime}_sessions/` folder: where the runtime keeps its own session state. */
+  sessionDir: string;
+  /** The agent's `raw_output.jsonl`: every stdout line is appended here live. */
+  rawOutputPath: string;
+  model: string;
+  thinking: ThinkingLevel;
+  /** Tool allowlist; `[]` means no tools at all. */
+  tools: string[];
+  systemPrompt: string;
+  prompt: string;
+  /** The run's working tree. */
+  cwd: string;
+  /** argv for runtimes that run a user-given program (exec). */
+  command?: string[] | undefined;
+  env?: Record<string, string> | undefined;
+  timeouts: AgentTimeouts;
+  /** Aborting kills the agent's whole process group. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ProcessStart {
+  pid: number;
+  command: string[];
+  cwd: string;
+  startedAt: Date;
+}
+
+export interface ProcessEnd {
+  pid: number;
+  exitCode: number | null;
+  signal: string | null;
+  status: "exited" | "killed" | "timeout" | "spawn_error";
+  stderrTail: string;
+  endedAt: Date;
+}
+
+/** Callbacks through which a runtime reports what happens while the call runs. */
+export interface AgentSendObserver {
+  onProcessStart?(process: ProcessStart): void;
+  onProcessEnd?(process: ProcessEnd): void;
+  onToolCall?(call: ToolCall): void;
+  onUsage?(usage: Usage): void;
+  /** A non-fatal message from the runtime (a retry, a warning line). */
+  onLog?(message: string, details?: Record<string, unknown>): void;
+}
+
+export type SendErrorKind =
+  | "spawn_failed"
+  | "exit_nonzero"
+  | "no_result"
+  | "agent_error"
+  | "idle_timeout"
+  | "wall_timeout"
+  | "aborted"
+  | "model_unknown";
+
+export interface AgentSendResult {
+  ok: boolean;
+  /** The final assistant message (empty when the call failed before one). */
+  text: string;
+  usage: Usage;
+  /** Tokens in the context window after this send, when the runtime knows. */
+  contextTokens: number | null;
+  nativeSessionId?: string | undefined;
+  errorKind?: SendErrorKind | undefined;
+  /** One-paragraph error with the tail of stderr. */
+  error?: string | undefined;
+  exitCode?: number | null | undefined;
+}
+
+/**
+ * A coding-agent runtime. Contract: `send` never throws for anything the agent or its process does;
+ * failures, timeouts and aborts come back as `{ ok: false, errorKind, error }`, after the whole
+ * process group is gone.
+ */
+export interface Runtime {
+  readonly id: string;
+  readonly specVersion: "sssf-runtime/1";
+  send(request: AgentSendRequest, observer: AgentSendObserver): Promise<AgentSendResult>;
+}

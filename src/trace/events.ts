@@ -1,0 +1,176 @@
+/**
+ * Wire types of the trace: SQLite rows and the lines of `events.jsonl`. Field names are the seed's
+ * snake_case. This module is the single source of truth; the CLI, the rebuild and the UI import it.
+ * Timestamps are ISO-8601 strings in UTC with millisecond precision.
+ */
+
+export const EVENT_TYPES = [
+  "phase_start",
+  "phase_end",
+  "agent_start",
+  "agent_end",
+  "tool_call",
+  "handoff",
+  "gate_pass",
+  "gate_fail",
+  "log",
+  "error",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type SessionStatus = "running" | "success" | "fail";
+export type PhaseStatus = "running" | "success" | "fail";
+export type PhaseKind = "engineer" | "agent" | "code";
+
+export interface SessionRow {
+  adw_id: string;
+  workflow: string;
+  request: string;
+  status: SessionStatus;
+  accepted: number | null;
+  reason: string | null;
+  cwd: string;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  archived: number;
+}
+
+export interface PhaseRow {
+  id: string;
+  adw_id: string;
+  number: number;
+  name: string;
+  kind: PhaseKind;
+  owner: string;
+  description: string;
+  status: PhaseStatus;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  error: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  /** Tokens in the context window at the last send (context occupancy). */
+  context_tokens: number | null;
+}
+
+export interface EventRow {
+  id: string;
+  adw_id: string;
+  phase_id: string | null;
+  parent_id: string | null;
+  type: EventType;
+  name: string;
+  agent: string | null;
+  ok: number | null;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  /** JSON object with the event's details (args, result snippet, usage, message…), secrets redacted. */
+  payload: string;
+}
+
+export interface EnvelopeRow {
+  id: string;
+  adw_id: string;
+  phase_id: string;
+  agent: string;
+  attempt: number;
+  /** `initial`, `json_fix` (a correction after invalid JSON) or `gate_fix` (after gate violations). */
+  reason: "initial" | "json_fix" | "gate_fix";
+  output_type: string;
+  valid: number;
+  status: string | null;
+  envelope_json: string | null;
+  raw_text: string;
+  errors: string;
+  created_at: string;
+}
+
+export interface GateResultRow {
+  id: string;
+  adw_id: string;
+  phase_id: string;
+  envelope_id: string;
+  gate: string;
+  ok: number;
+  /** JSON array of `{item, ok, note}`: what the gate examined, passing checks included. */
+  checks: string;
+  violations: string;
+  created_at: string;
+}
+
+export interface ProcessRow {
+  id: string;
+  adw_id: string;
+  phase_id: string | null;
+  agent: string | null;
+  pid: number;
+  command: string;
+  cwd: string;
+  status: "running" | "exited" | "killed" | "timeout" | "spawn_error";
+  exit_code: number | null;
+  signal: string | null;
+  started_at: string;
+  ended_at: string | null;
+  stderr_tail: string | null;
+}
+
+export interface AgentSessionRow {
+  adw_id: string;
+  agent: string;
+  session_id: string;
+  model: string;
+  coding_agent: string;
+  sends: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Table name → row type. The seven seed tables. */
+export interface TraceTables {
+  sessions: SessionRow;
+  phases: PhaseRow;
+  events: EventRow;
+  envelopes: EnvelopeRow;
+  gate_results: GateResultRow;
+  processes: ProcessRow;
+  agent_sessions: AgentSessionRow;
+}
+export type TraceTable = keyof TraceTables;
+
+export const TRACE_TABLES: readonly TraceTable[] = [
+  "sessions",
+  "phases",
+  "events",
+  "envelopes",
+  "gate_results",
+  "processes",
+  "agent_sessions",
+];
+
+/** Primary key columns per table; a record with the same key replaces the earlier one. */
+export const PRIMARY_KEYS: { readonly [T in TraceTable]: readonly (keyof TraceTables[T] & string)[] } = {
+  sessions: ["adw_id"],
+  phases: ["id"],
+  events: ["id"],
+  envelopes: ["id"],
+  gate_results: ["id"],
+  processes: ["id"],
+  agent_sessions: ["adw_id", "agent"],
+};
+
+/**
+ * One line of `events.jsonl`: a full row written to one table (an upsert by primary key).
+ * Replaying every line of every session in order rebuilds the database exactly.
+ */
+export type TraceRecord = { [T in TraceTable]: { table: T; row: TraceTables[T] } }[TraceTable];
