@@ -63,6 +63,8 @@ export interface GateContext {
 
 export interface Gate<E = unknown> {
   readonly name: string;
+  /** True when the gate reads `phaseChanges()`: the engine then snapshots the tree before the call. */
+  readonly usesPhaseChanges?: boolean;
   run(envelope: E, context: GateContext): GateReport | Promise<GateReport>;
 }
 

@@ -1,0 +1,121 @@
+import type { EventType } from "../trace/events.js";
+import { EVENT_TYPES } from "../trace/events.js";
+import { getSession, listEnvelopes, listEvents, listPhases, listSessions } from "../trace/queries.js";
+import { UsageError } from "../errors/usage-error.js";
+import { formatCost, formatDuration, formatTokens, table, truncate } from "./format.js";
+import { openReadDb, type ReadOptions } from "./read-context.js";
+import { reportError } from "./report-error.js";
+
+interface ListOptions extends ReadOptions {
+  json?: boolean;
+  limit?: string;
+  all?: boolean;
+  type?: string;
+}
+
+const time = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 19) : "-");
+
+function parseLimit(value: string | undefined): number {
+  const limit = Number(value ?? "50");
+  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: expected a positive whole number, got "${value}"`, "--limit");
+  return limit;
+}
+
+function parseType(value: string | undefined): EventType | undefined {
+  if (value === undefined) return undefined;
+  if (!(EVENT_TYPES as readonly string[]).includes(value)) {
+    throw new UsageError(`--type: unknown event type "${value}" (one of ${EVENT_TYPES.join(", ")})`, "--type");
+  }
+  return value as EventType;
+}
+
+/** `sssf sessions | phases | events | envelopes`: a table, or JSON rows with --json. */
+export async function listCommand(name: string, adwId: string | undefined, options: ListOptions): Promise<number> {
+  try {
+    const db = openReadDb(options);
+    try {
+      if (adwId !== undefined && !getSession(db, adwId)) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
+      const print = (rows: unknown[], render: () => string) =>
+        process.stdout.write(options.json ? `${JSON.stringify(rows, null, 2)}\n` : `${render()}\n`);
+      if (name === "sessions") {
+        const rows = listSessions(db, { limit: parseLimit(options.limit), includeArchived: Boolean(options.all) });
+        print(rows, () =>
+          table(
+            ["ADW_ID", "STATUS", "WORKFLOW", "STARTED", "DURATION", "TOKENS", "COST", "REQUEST"],
+            rows.map((s) => [
+              s.adw_id,
+              s.status,
+              s.workflow,
+              time(s.started_at),
+              formatDuration(s.duration_ms),
+              formatTokens(s.input_tokens + s.output_tokens),
+              formatCost(s.cost_usd),
+              truncate(s.request, 60),
+            ]),
+          ),
+        );
+      } else if (name === "phases") {
+        const rows = listPhases(db, adwId ?? "");
+        print(rows, () =>
+          table(
+            ["#", "PHASE", "KIND", "OWNER", "STATUS", "DURATION", "TOKENS IN/OUT", "COST", "ERROR"],
+            rows.map((p) => [
+              String(p.number),
+              p.name,
+              p.kind,
+              p.owner,
+              p.status,
+              formatDuration(p.duration_ms),
+              `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
+              formatCost(p.cost_usd),
+              truncate(p.error ?? "", 80),
+            ]),
+          ),
+        );
+      } else if (name === "events") {
+        const type = parseType(options.type);
+        const rows = listEvents(db, adwId ?? "", type ? { type } : {});
+        print(rows, () =>
+          table(
+            ["TIME", "TYPE", "PHASE", "AGENT", "OK", "DURATION", "NAME"],
+            rows.map((e) => [
+              time(e.started_at).slice(11),
+              e.type,
+              e.phase_id?.split("-").pop() ?? "-",
+              e.agent ?? "-",
+              e.ok === null ? "-" : e.ok ? "yes" : "no",
+              formatDuration(e.duration_ms),
+              truncate(e.name, 90),
+            ]),
+          ),
+        );
+      } else {
+        const rows = listEnvelopes(db, adwId ?? "");
+        print(rows, () =>
+          table(
+            ["ATTEMPT", "PHASE", "AGENT", "REASON", "TYPE", "VALID", "STATUS", "ERRORS / SUMMARY"],
+            rows.map((e) => {
+              const errors = JSON.parse(e.errors) as { path: string; message: string }[];
+              const summary = e.envelope_json ? (JSON.parse(e.envelope_json) as { summary?: string }).summary ?? "" : "";
+              return [
+                String(e.attempt),
+                e.phase_id.split("-").pop() ?? "",
+                e.agent,
+                e.reason,
+                e.output_type,
+                e.valid ? "yes" : "no",
+                e.status ?? "-",
+                truncate(e.valid ? summary : errors.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; "), 90),
+              ];
+            }),
+          ),
+        );
+      }
+      return 0;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from "commander";
+import { reportError } from "./report-error.js";
+
+/** Global flags every command accepts. */
+export interface GlobalOptions {
+  verbose?: boolean;
+}
+
+const program = new Command("sssf")
+  .description("Super Simple Software Factory: AI coding agents as bounded nodes in workflows that code owns")
+  .version(process.env.npm_package_version ?? "0.1.0", "-V, --version")
+  .option("--verbose", "print stack traces and extra detail on errors")
+  .showHelpAfterError("(run sssf --help for usage)")
+  .exitOverride();
+
+const configOption = () => new Option("--config <path>", "config file (default adws/adw_sssf_config/sssf.config.yaml)");
+const cwdOption = () => new Option("--cwd <dir>", "repo root to run in (default: current directory)");
+const dbOption = () => new Option("--db <path>", "trace database (default: observability.db from the config)");
+
+program
+  .command("run")
+  .description("run a workflow on a request")
+  .argument("<workflow>", "workflow name (sssf run prompt …)")
+  .argument("<prompt>", "the request, or a path to a file holding it")
+  .option("--agent <name>", "agent to use for workflows that take one (prompt)")
+  .option("--adw-id <id>", "join an existing session (agents resume) or name a new one")
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (workflow: string, prompt: string, options) => {
+    const { runCommand } = await import("./run-command.js");
+    process.exitCode = await runCommand(workflow, prompt, options);
+  });
+
+for (const [name, description, needsId] of [
+  ["sessions", "list sessions, newest first", false],
+  ["phases", "list the phases of a session", true],
+  ["events", "list the trace events of a session", true],
+  ["envelopes", "list every envelope attempt of a session", true],
+] as const) {
+  const command = program.command(name).description(description);
+  if (needsId) command.argument("<adw_id>", "session id");
+  command
+    .option("--json", "print JSON instead of a table")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption());
+  if (name === "sessions") command.option("--limit <n>", "at most this many sessions", "50").option("--all", "include archived sessions");
+  if (name === "events") command.option("--type <type>", "only events of this type (tool_call, error, …)");
+  command.action(async (...args: unknown[]) => {
+    const { listCommand } = await import("./list-commands.js");
+    const adwId = needsId ? (args[0] as string) : undefined;
+    const options = (needsId ? args[1] : args[0]) as Record<string, unknown>;
+    process.exitCode = await listCommand(name, adwId, options);
+  });
+}
+
+program
+  .command("db")
+  .description("trace database maintenance")
+  .command("rebuild")
+  .description("recreate the trace database from the session files (the old one is kept as a backup)")
+  .addOption(dbOption())
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (options) => {
+    const { dbRebuildCommand } = await import("./db-command.js");
+    process.exitCode = await dbRebuildCommand(options);
+  });
+
+program
+  .command("demo")
+  .description("run the prompt workflow against the bundled scripted agent in a scratch repo")
+  .option("--dir <dir>", "where to create the scratch repo (default: a new temp folder)")
+  .action(async (options) => {
+    const { demoCommand } = await import("./demo-command.js");
+    process.exitCode = await demoCommand(options);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version print and exit 0; every other commander error is a usage error.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    process.exitCode = reportError(error, Boolean(program.opts<GlobalOptions>().verbose));
+  }
+}

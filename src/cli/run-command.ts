@@ -1,0 +1,60 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { loadConfig } from "../engine/config.js";
+import { runWorkflow } from "../engine/run-workflow.js";
+import { findWorkflow } from "../workflows/index.js";
+import { reportError } from "./report-error.js";
+import { createTerminalReporter } from "./terminal-reporter.js";
+
+export interface RunCommandOptions {
+  agent?: string;
+  adwId?: string;
+  config?: string;
+  cwd?: string;
+}
+
+/** A prompt argument that names an existing file is read from it. */
+export function readPromptArgument(value: string, cwd: string): string {
+  const candidate = path.resolve(cwd, value);
+  if (value.length < 4096 && existsSync(candidate) && statSync(candidate).isFile()) return readFileSync(candidate, "utf8");
+  return value;
+}
+
+/**
+ * `sssf run`: validates everything before starting, then runs with SIGINT/SIGTERM wired to abort,
+ * which kills the agents' process groups and finalizes the session as `fail`.
+ */
+export async function runCommand(workflowName: string, prompt: string, options: RunCommandOptions): Promise<number> {
+  const verbose = process.argv.includes("--verbose");
+  try {
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new (await import("../errors/usage-error.js")).UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    const workflow = findWorkflow(workflowName);
+    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    const controller = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (controller.signal.aborted) return;
+      process.stderr.write(`sssf: ${signal} received: stopping agents and finalizing the session\n`);
+      controller.abort(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    try {
+      const outcome = await runWorkflow({
+        workflow,
+        request: readPromptArgument(prompt, cwd),
+        config,
+        adwId: options.adwId,
+        agent: options.agent,
+        reporter: createTerminalReporter(process.stdout, cwd),
+        signal: controller.signal,
+      });
+      return outcome.exitCode;
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  } catch (error) {
+    return reportError(error, verbose);
+  }
+}

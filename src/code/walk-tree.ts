@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import path from "node:path";
+import { isExcluded } from "./exclude-prefixes.js";
+import { contentSha1 } from "./fingerprint.js";
+import { mapLimited } from "./map-limited.js";
+
+/** Directories never worth watching outside git. */
+const SKIPPED_NAMES = new Set([".git", "node_modules"]);
+/** Files at least this big are fingerprinted by size and mtime only. */
+const HASH_BELOW_BYTES = 1024 * 1024;
+
+/**
+ * Fingerprints every file under `root` for a directory without git: `<size>:<sha1>` below 1 MB,
+ * `<size>:mtime:<mtimeMs>` above, `link:<target>` for symlinks (never followed). Skips `.git`,
+ * `node_modules` and the excluded prefixes. Unreadable entries are skipped. Never rejects.
+ */
+export async function walkTree(root: string, excluded: readonly string[]): Promise<Map<string, string>> {
+  const files: string[] = [];
+  const links: string[] = [];
+  const pending: string[] = [""];
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(path.join(root, dir), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const relative = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (SKIPPED_NAMES.has(entry.name) || isExcluded(relative, excluded)) continue;
+      if (entry.isDirectory()) pending.push(relative);
+      else if (entry.isFile()) files.push(relative);
+      else if (entry.isSymbolicLink()) links.push(relative);
+    }
+  }
+  const fingerprints = new Map<string, string>();
+  const fileFingerprints = await mapLimited(files, 32, (file) => fingerprintFile(path.join(root, file)));
+  files.forEach((file, i) => {
+    const fingerprint = fileFingerprints[i];
+    if (fingerprint) fingerprints.set(file, fingerprint);
+  });
+  for (const link of links) {
+    try {
+      fingerprints.set(link, `link:${await fs.promises.readlink(path.join(root, link))}`);
+    } catch {
+      // vanished while walking: absent
+    }
+  }
+  return fingerprints;
+}
+
+async function fingerprintFile(absolute: string): Promise<string | null> {
+  try {
+    const stat = await fs.promises.stat(absolute);
+    if (stat.size >= HASH_BELOW_BYTES) return `${stat.size}:mtime:${stat.mtimeMs}`;
+    return `${stat.size}:${await contentSha1(absolute, stat.size)}`;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,162 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { gateCorrectionMessage, jsonCorrectionMessage } from "../envelope/correction.js";
+import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import { type EnvelopeProblem, parseEnvelope } from "../envelope/parse-envelope.js";
+import { outputJsonSchema, reportSection } from "../envelope/report-section.js";
+import { PhaseFailedError } from "../errors/phase-failed-error.js";
+import type { GateContext } from "../gates/gate.js";
+import type { AgentSendResult } from "../runtimes/runtime.js";
+import { applyGates } from "./apply-gates.js";
+import { renderPrompt } from "./prompts.js";
+import type { CallOptions } from "./run-api.js";
+import { type SendContext, sendToAgent } from "./send-to-agent.js";
+
+export interface CallContext extends SendContext {
+  jsonFixAttempts: number;
+  retries: number;
+  contextHandoffDir: string;
+  /** The run's last accepted envelope, the default `previous`. */
+  lastEnvelope: object | null;
+  gateContext: GateContext;
+}
+
+function formatProblems(problems: EnvelopeProblem[]): string {
+  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
+}
+
+function renderCall<T extends OutputType>(context: CallContext, options: CallOptions<T>, previous: object | null) {
+  const values = {
+    prompt: options.prompt,
+    previous_envelope: previous === null ? "(none)" : JSON.stringify(previous, null, 2),
+    context_handoff_dir: context.contextHandoffDir,
+    adw_id: context.adwId,
+    output_schema: JSON.stringify(outputJsonSchema(options.outputType), null, 2),
+  };
+  const systemTemplate = readFileSync(context.agent.systemPromptPath, "utf8");
+  const userTemplate = readFileSync(context.agent.userPromptPath, "utf8");
+  let user = renderPrompt(userTemplate, values);
+  // The output contract always reaches the agent, even when user.md does not carry it.
+  if (!/^##\s+Report\b/m.test(userTemplate) && !userTemplate.includes("{{output_schema}}")) {
+    user = `${user.trimEnd()}\n\n${reportSection(options.outputType)}\n`;
+  }
+  return { system: renderPrompt(systemTemplate, values), user };
+}
+
+/**
+ * The agent call (DESIGN §3): render → send → extract and validate the envelope, correcting invalid
+ * JSON in the same session at most `jsonFixAttempts` times per round → `status: "fail"` fails the
+ * phase → gates, whose violations go back into the same session at most `retries` times. Every
+ * attempt is an `envelopes` row. Throws `PhaseFailedError` when the phase cannot succeed.
+ */
+export async function callAgent<T extends OutputType>(
+  context: CallContext,
+  options: CallOptions<T>,
+): Promise<EnvelopeOf<T>> {
+  const { trace, phase, agent } = context;
+  const type = options.outputType;
+  const previous = options.previous === undefined ? context.lastEnvelope : options.previous;
+  if (previous !== null) {
+    trace.event({
+      type: "handoff",
+      name: `previous envelope → ${agent.name}`,
+      phaseId: phase.id,
+      agent: agent.name,
+      payload: { envelope: previous },
+    });
+  }
+  const rendered = renderCall(context, options, previous);
+  let message = rendered.user;
+  let reason: "initial" | "json_fix" | "gate_fix" = "initial";
+  let attempt = 0;
+  const fail = (why: string): never => {
+    throw new PhaseFailedError(phase.name, why);
+  };
+
+  for (let round = 0; ; round++) {
+    let envelope: EnvelopeOf<T> | undefined;
+    let envelopeRowId = "";
+    for (let fix = 0; envelope === undefined; fix++) {
+      attempt += 1;
+      const result: AgentSendResult = await sendToAgent(context, {
+        systemPrompt: rendered.system,
+        prompt: message,
+        attempt,
+        reason,
+      });
+      if (!result.ok) {
+        trace.envelope({
+          phase_id: phase.id,
+          agent: agent.name,
+          attempt,
+          reason,
+          output_type: type.name,
+          valid: 0,
+          status: null,
+          envelope_json: null,
+          raw_text: result.text,
+          errors: JSON.stringify([{ path: "", message: result.error ?? "agent call failed" }]),
+        });
+        fail(`agent ${agent.name} call failed (${result.errorKind}): ${result.error ?? "no detail"}`);
+      }
+      const parsed = parseEnvelope(result.text, type);
+      const row = trace.envelope({
+        phase_id: phase.id,
+        agent: agent.name,
+        attempt,
+        reason,
+        output_type: type.name,
+        valid: parsed.ok ? 1 : 0,
+        status: parsed.ok ? (parsed.envelope as { status: string }).status : null,
+        envelope_json: parsed.ok ? JSON.stringify(parsed.envelope) : null,
+        raw_text: result.text,
+        errors: JSON.stringify(parsed.ok ? [] : parsed.problems),
+      });
+      if (parsed.ok) {
+        envelope = parsed.envelope;
+        envelopeRowId = row.id;
+        break;
+      }
+      if (fix >= context.jsonFixAttempts) {
+        fail(
+          `${agent.name} gave no valid ${type.name} after ${fix + 1} ${fix === 0 ? "reply" : "replies"}: ${formatProblems(parsed.problems)}`,
+        );
+      }
+      trace.event({
+        type: "log",
+        name: `invalid ${type.name} from ${agent.name}; correction ${fix + 1}/${context.jsonFixAttempts}`,
+        phaseId: phase.id,
+        agent: agent.name,
+        ok: false,
+        payload: { problems: parsed.problems },
+      });
+      message = jsonCorrectionMessage(type, parsed.problems);
+      reason = "json_fix";
+    }
+
+    const accepted = envelope as EnvelopeOf<T> & { status: string; summary: string };
+    if (accepted.status === "fail") {
+      fail(`${agent.name} reported status "fail": ${accepted.summary || "(no summary)"}`);
+    }
+    const gates = options.gates ?? [];
+    const reports = await applyGates({
+      gates,
+      envelope: accepted,
+      envelopeId: envelopeRowId,
+      agent: agent.name,
+      context: context.gateContext,
+      phase,
+      trace,
+    });
+    const failed = reports.filter((r) => !r.ok);
+    if (failed.length === 0) {
+      writeFileSync(context.dirs.envelope, `${JSON.stringify(accepted, null, 2)}\n`);
+      return accepted;
+    }
+    if (round >= context.retries) {
+      const violations = failed.flatMap((r) => r.violations.map((v) => `${r.gate}: ${v}`));
+      fail(`gate violations after ${round} correction(s): ${violations.join("; ")}`);
+    }
+    message = gateCorrectionMessage(type, reports);
+    reason = "gate_fix";
+  }
+}

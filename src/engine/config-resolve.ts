@@ -1,0 +1,174 @@
+/**
+ * Second stage of loading a config: a schema-valid wire value becomes `SssfConfig` (inheritance from
+ * `defaults`, seconds to ms, absolute paths), and the problems a schema cannot see are collected:
+ * duplicate names, unknown runtimes, exec without a command, missing prompt files.
+ */
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { ConfigProblem } from "../errors/config-error.js";
+import type { AgentTimeouts } from "../runtimes/runtime.js";
+import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
+import type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config-types.js";
+
+/** What resolving needs besides the wire value. */
+export interface ResolveContext {
+  /** Absolute repo root; relative paths in the file resolve against it. */
+  repoRoot: string;
+  /** Absolute path of the YAML file. */
+  file: string;
+  knownRuntimes: readonly string[];
+}
+
+/** The resolved config and every semantic problem found on the way. */
+export interface ResolvedConfig {
+  config: SssfConfig;
+  /** Empty when the config is usable. */
+  problems: ConfigProblem[];
+}
+
+/** Repo-relative POSIX path of `target`, or undefined when it lies outside the repo. */
+function repoRelative(repoRoot: string, target: string): string | undefined {
+  const relative = path.relative(repoRoot, target);
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return undefined;
+  return relative.split(path.sep).join("/");
+}
+
+/** The brief's default globs, following a moved data dir or config file so they stay protected. */
+function defaultProtectedFiles(context: ResolveContext, dataDir: string): string[] {
+  const globs = [".env", ".env.*", "adws/adw_sssf_config/**"];
+  const dataRelative = repoRelative(context.repoRoot, dataDir);
+  if (dataRelative) globs.push(`${dataRelative}/prompt_engineering/**`);
+  const fileRelative = repoRelative(context.repoRoot, context.file);
+  if (fileRelative && !fileRelative.startsWith("adws/adw_sssf_config/")) globs.push(fileRelative);
+  return globs;
+}
+
+function checkFile(file: string): string | undefined {
+  try {
+    return statSync(file).isFile() ? undefined : `not a file: ${file}`;
+  } catch {
+    return `file not found: ${file}`;
+  }
+}
+
+/** Wire seconds to engine milliseconds; `fallback` (already in ms) when the key is absent. */
+function toMs(seconds: number | undefined, fallback = 0): number {
+  return seconds === undefined ? fallback : Math.round(seconds * 1000);
+}
+
+function unknownRuntime(id: string, known: readonly string[]): string {
+  return `unknown coding agent ${JSON.stringify(id)} (known: ${known.join(", ")})`;
+}
+
+/**
+ * Resolves a schema-valid wire value. Never throws: every semantic problem is returned, all at once,
+ * next to a config that is only meaningful when `problems` is empty.
+ */
+export function resolveConfig(wire: ConfigWire, context: ResolveContext): ResolvedConfig {
+  const { repoRoot, knownRuntimes } = context;
+  const problems: ConfigProblem[] = [];
+  const resolvePath = (target: string) => path.resolve(repoRoot, target);
+  const defaults = wire.defaults;
+  const dataDir = resolvePath(defaults.data_dir);
+  const defaultTimeouts: AgentTimeouts = {
+    idleMs: toMs(defaults.timeouts.idle_seconds),
+    wallMs: toMs(defaults.timeouts.wall_seconds),
+  };
+  if (!knownRuntimes.includes(defaults.coding_agent)) {
+    problems.push({
+      path: "defaults.coding_agent",
+      message: unknownRuntime(defaults.coding_agent, knownRuntimes),
+    });
+  }
+
+  const firstIndexByName = new Map<string, number>();
+  const agents = wire.agents.map((agent, index): AgentConfig => {
+    const where = `agents[${index}]`;
+    const firstIndex = firstIndexByName.get(agent.name);
+    if (firstIndex === undefined) firstIndexByName.set(agent.name, index);
+    else {
+      problems.push({
+        path: `${where}.name`,
+        message: `duplicate agent name ${JSON.stringify(agent.name)} (also agents[${firstIndex}])`,
+      });
+    }
+    const codingAgent = agent.coding_agent ?? defaults.coding_agent;
+    // An inherited unknown runtime is already reported once, at defaults.coding_agent.
+    if (agent.coding_agent !== undefined && !knownRuntimes.includes(agent.coding_agent)) {
+      problems.push({
+        path: `${where}.coding_agent`,
+        message: unknownRuntime(agent.coding_agent, knownRuntimes),
+      });
+    }
+    if (codingAgent === "exec" && agent.command === undefined) {
+      problems.push({ path: `${where}.command`, message: "required when coding_agent is exec" });
+    }
+    const promptDir = path.join(dataDir, "prompt_engineering", agent.name);
+    const systemPromptPath = resolvePath(
+      agent.prompt_engineering?.system ?? path.join(promptDir, "system.md"),
+    );
+    const userPromptPath = resolvePath(agent.prompt_engineering?.user ?? path.join(promptDir, "user.md"));
+    for (const [key, file] of [
+      ["system", systemPromptPath],
+      ["user", userPromptPath],
+    ] as const) {
+      const problem = checkFile(file);
+      if (problem) problems.push({ path: `${where}.prompt_engineering.${key}`, message: problem });
+    }
+    const thinking = agent.thinking ?? defaults.thinking;
+    return {
+      name: agent.name,
+      purpose: agent.purpose,
+      color: agent.color ?? AGENT_COLOR_PALETTE[index % AGENT_COLOR_PALETTE.length]!,
+      model: agent.model ?? defaults.model,
+      thinking: thinking === false ? "off" : thinking,
+      codingAgent,
+      command: agent.command,
+      systemPromptPath,
+      userPromptPath,
+      tools: [...(agent.tools ?? defaults.tools)],
+      writes: [...agent.writes],
+      timeouts: {
+        idleMs: toMs(agent.timeouts?.idle_seconds, defaultTimeouts.idleMs),
+        wallMs: toMs(agent.timeouts?.wall_seconds, defaultTimeouts.wallMs),
+      },
+      env: { ...agent.env },
+    };
+  });
+
+  const quality: Record<string, QualitySuiteConfig> = {};
+  for (const [name, suite] of Object.entries(wire.quality)) {
+    quality[name] = {
+      name,
+      command: [...suite.command],
+      timeoutMs: toMs(suite.timeout_seconds),
+      env: { ...suite.env },
+    };
+  }
+
+  const config: SssfConfig = {
+    file: context.file,
+    repoRoot,
+    defaults: {
+      codingAgent: defaults.coding_agent,
+      model: defaults.model,
+      thinking: defaults.thinking === false ? "off" : defaults.thinking,
+      tools: [...defaults.tools],
+      timeouts: defaultTimeouts,
+    },
+    agents,
+    protectedFiles: defaults.protected_files
+      ? [...defaults.protected_files]
+      : defaultProtectedFiles(context, dataDir),
+    dataDir,
+    sessionsDir: path.join(dataDir, "sessions"),
+    dbPath: resolvePath(wire.observability.db ?? path.join(dataDir, "sssf.db")),
+    limits: {
+      jsonFixAttempts: wire.limits.json_fix_attempts,
+      retries: wire.limits.retries,
+      maxResultBytes: wire.limits.max_result_bytes,
+    },
+    quality,
+  };
+  return { config, problems };
+}

@@ -1,0 +1,196 @@
+/**
+ * The wire shape of `sssf.config.yaml` (snake_case, seconds) as one strict zod schema, its defaults,
+ * and the JSON Schema editors use to flag unknown keys. `config.ts` turns the parsed wire value into
+ * `SssfConfig`; nothing else should read the YAML.
+ */
+import { z } from "zod";
+import { THINKING_LEVELS } from "../runtimes/runtime.js";
+import { describeValue } from "./config-problems.js";
+
+/** Where `sssf` looks for the roster, relative to the repo root. */
+export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
+/** Where sessions, prompts and the trace db live, relative to the repo root. */
+export const DEFAULT_DATA_DIR = "adws/adw_data";
+/** Runtime ids sssf ships; `coding_agent` must name one of these unless the caller registers more. */
+export const BUILTIN_RUNTIME_IDS = ["pi", "claude_code", "codex", "gemini", "opencode", "exec"] as const;
+/** Colours handed to agents without one, by position in the roster (wrapping after eight). */
+export const AGENT_COLOR_PALETTE = [
+  "#4f9cf9",
+  "#f97316",
+  "#22c55e",
+  "#a855f7",
+  "#eab308",
+  "#ec4899",
+  "#14b8a6",
+  "#ef4444",
+] as const;
+/** Tools an agent gets when neither it nor `defaults` lists any. */
+export const DEFAULT_TOOLS = ["read", "bash", "edit", "write"] as const;
+/** Agent names become directory names, so they stay lowercase and path-safe. */
+export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+const nameSchema = (what: string, why: string) =>
+  z.string().regex(AGENT_NAME_PATTERN, {
+    error: (issue) =>
+      `expected a lowercase ${what} matching ${AGENT_NAME_PATTERN.source}${why}, got ${describeValue(issue.input)}`,
+  });
+
+/** Custom wording for a wrong type; a missing key falls through to the generic "required". */
+const expected = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? undefined : `expected ${what}, got ${describeValue(issue.input)}`;
+
+const stringList = (what: string) => z.array(z.string().min(1), { error: expected(`a list of ${what}`) });
+
+const commandSchema = z
+  .array(z.string().min(1), { error: expected("a command as a list of strings, e.g. [node, agent.mjs]") })
+  .min(1, { error: "expected at least the program to run" });
+
+const envSchema = z
+  .record(z.string(), z.string())
+  .describe("Extra environment variables; values must be strings (quote numbers).");
+
+const seconds = z.number().positive();
+
+const thinkingSchema = z
+  .union([z.enum(THINKING_LEVELS), z.literal(false)], {
+    error: (issue) => `expected one of ${THINKING_LEVELS.join(", ")}, got ${describeValue(issue.input)}`,
+  })
+  .describe("Reasoning effort. `false` (what YAML 1.1 tools make of `off`) is read as off.");
+
+const agentTimeoutsSchema = z
+  .object({
+    idle_seconds: seconds.optional().describe("Kill the call after this long without output."),
+    wall_seconds: seconds.optional().describe("Kill the call after this long in total."),
+  })
+  .strict()
+  .describe("Per-key override of defaults.timeouts.");
+
+const defaultsSchema = z
+  .object({
+    coding_agent: z
+      .string()
+      .min(1)
+      .default("pi")
+      .describe(`Runtime id: ${BUILTIN_RUNTIME_IDS.join(", ")}.`),
+    model: z.string().default("").describe('Model id; "" leaves the choice to the runtime.'),
+    thinking: thinkingSchema.default("off"),
+    tools: stringList("tool names")
+      .default([...DEFAULT_TOOLS])
+      .describe("Tool allowlist; [] means no tools at all."),
+    protected_files: stringList("globs")
+      .optional()
+      .describe(
+        "Repo-relative globs no agent may write. Default: .env, .env.*, adws/adw_sssf_config/**, <data_dir>/prompt_engineering/**.",
+      ),
+    data_dir: z.string().min(1).default(DEFAULT_DATA_DIR).describe("Sessions, prompts and the trace db."),
+    timeouts: z
+      .object({
+        idle_seconds: seconds.default(300).describe("Kill an agent call after this long without output."),
+        wall_seconds: seconds.default(1800).describe("Kill an agent call after this long in total."),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .describe("Values every agent inherits unless it sets its own.");
+
+const agentSchema = z
+  .object({
+    name: nameSchema("agent name", " (it becomes a directory name)").describe(
+      "Unique agent name; also its directory name.",
+    ),
+    purpose: z.string().default("").describe("One line on what this agent is for."),
+    color: z
+      .string()
+      .regex(COLOR_PATTERN, {
+        error: (issue) =>
+          `expected a colour like "#4f9cf9" (#rgb or #rrggbb), got ${describeValue(issue.input)}`,
+      })
+      .optional()
+      .describe("CSS colour for the terminal and the UI; default from a fixed palette."),
+    model: z.string().optional().describe("Overrides defaults.model."),
+    thinking: thinkingSchema.optional(),
+    coding_agent: z.string().min(1).optional().describe("Overrides defaults.coding_agent."),
+    command: commandSchema.optional().describe("argv of the agent program; required for coding_agent: exec."),
+    prompt_engineering: z
+      .object({
+        system: z.string().min(1).optional().describe("System prompt file."),
+        user: z.string().min(1).optional().describe("User prompt template file."),
+      })
+      .strict()
+      .optional()
+      .describe("Prompt files; default <data_dir>/prompt_engineering/<name>/{system,user}.md."),
+    tools: stringList("tool names").optional().describe("Overrides defaults.tools; [] means no tools."),
+    writes: stringList("paths").default(["**"]).describe("Repo-relative globs this agent may write."),
+    timeouts: agentTimeoutsSchema.optional(),
+    env: envSchema.default({}),
+  })
+  .strict();
+
+const qualitySuiteSchema = z
+  .object({
+    command: commandSchema.describe("argv of the check, run from the repo root."),
+    timeout_seconds: seconds.default(600).describe("Kill the check after this long."),
+    env: envSchema.default({}),
+  })
+  .strict();
+
+/** The whole YAML file. Every section is optional except `agents`. */
+export const configWireSchema = z
+  .object({
+    defaults: defaultsSchema.prefault({}),
+    agents: z
+      .array(agentSchema, { error: expected("a list of agents") })
+      .min(1, { error: "expected at least one agent" })
+      .describe("The roster."),
+    observability: z
+      .object({
+        db: z.string().min(1).optional().describe("Trace database; default <data_dir>/sssf.db."),
+      })
+      .strict()
+      .prefault({}),
+    limits: z
+      .object({
+        json_fix_attempts: z
+          .int()
+          .min(0)
+          .max(10)
+          .default(2)
+          .describe("Corrections after invalid JSON, per gate round."),
+        retries: z
+          .int()
+          .min(0)
+          .max(10)
+          .default(1)
+          .describe("Default gate-violation corrections per agent phase."),
+        max_result_bytes: z
+          .int()
+          .positive()
+          .default(16_777_216)
+          .describe("Largest final agent message kept."),
+      })
+      .strict()
+      .prefault({}),
+    quality: z
+      .record(nameSchema("suite name", ""), qualitySuiteSchema)
+      .default({})
+      .describe("Quality suites by name (test, lint, typecheck…)."),
+  })
+  .strict()
+  .meta({ title: "sssf config", description: "Roster, defaults, limits and quality commands of sssf." });
+
+/** The validated wire value, defaults of the wire schema applied, not yet resolved against the repo. */
+export type ConfigWire = z.output<typeof configWireSchema>;
+
+/**
+ * JSON Schema (draft 2020-12) of the YAML file, for `# yaml-language-server: $schema=…`.
+ * Describes the input side, so keys with defaults are optional. Never throws; deterministic.
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configWireSchema, { target: "draft-2020-12", io: "input" }) as Record<
+    string,
+    unknown
+  >;
+}

@@ -1,0 +1,108 @@
+/**
+ * Loads `sssf.config.yaml` into `SssfConfig`. Three stages, each reporting every problem it finds:
+ * reading and YAML syntax, the strict wire schema, then semantic checks (duplicates, runtimes, exec
+ * commands, prompt files). A later stage runs only when the earlier ones found nothing.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
+import { describeConfigIssue, issuesToProblems } from "./config-problems.js";
+import { resolveConfig } from "./config-resolve.js";
+import { BUILTIN_RUNTIME_IDS, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
+import type { SssfConfig } from "./config-types.js";
+
+export {
+  AGENT_COLOR_PALETTE,
+  BUILTIN_RUNTIME_IDS,
+  configJsonSchema,
+  DEFAULT_CONFIG_PATH,
+  DEFAULT_DATA_DIR,
+} from "./config-schema.js";
+
+/** Options of `loadConfig`; only `cwd` is required. */
+export interface LoadConfigOptions {
+  /** Repo root; relative paths, in the options and in the file, resolve against it. */
+  cwd: string;
+  /** The YAML file, absolute or relative to `cwd` (default `adws/adw_sssf_config/sssf.config.yaml`). */
+  configPath?: string | undefined;
+  /** Runtime ids `coding_agent` may name (default: the built-in ones). */
+  knownRuntimes?: readonly string[] | undefined;
+}
+
+function readConfigText(file: string, explicit: boolean): string {
+  const hint = explicit ? "check --config" : 'run "sssf init" to create one, or pass --config';
+  let isFile: boolean;
+  try {
+    isFile = statSync(file).isFile();
+  } catch {
+    throw new ConfigError(file, [{ path: "", message: `config file not found: ${file}; ${hint}` }]);
+  }
+  if (!isFile)
+    throw new ConfigError(file, [{ path: "", message: `config path is not a file: ${file}; ${hint}` }]);
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(file, [
+      { path: "", message: `cannot read config file: ${(error as Error).message}` },
+    ]);
+  }
+}
+
+/** YAML text to a plain value, or every syntax problem with its line and column. */
+function parseYaml(text: string): { value: unknown; problems: ConfigProblem[] } {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (document.errors.length > 0) {
+    const problems = document.errors.map((error) => {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      return { path: "", message: `line ${line}, column ${col}: ${error.message}` };
+    });
+    return { value: undefined, problems };
+  }
+  try {
+    return { value: document.toJS(), problems: [] };
+  } catch (error) {
+    // Unresolvable aliases surface only when converting.
+    return { value: undefined, problems: [{ path: "", message: (error as Error).message }] };
+  }
+}
+
+function topLevelProblem(value: unknown): ConfigProblem | undefined {
+  if (value === null || value === undefined) {
+    return { path: "", message: "config file is empty; it needs at least an agents list" };
+  }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    const got = Array.isArray(value) ? "a list" : JSON.stringify(value);
+    return { path: "", message: `expected a mapping (defaults, agents, …) at the top level, got ${got}` };
+  }
+  return undefined;
+}
+
+/**
+ * Reads, validates and resolves the config: inheritance from `defaults`, seconds to ms, every path
+ * absolute. A missing file is an error too (there are no silent defaults).
+ *
+ * @throws ConfigError listing every problem found, each with its wire path (`agents[0].color`).
+ * @example
+ * const config = loadConfig({ cwd: process.cwd() });
+ * const builder = findAgent(config, "builder");
+ */
+export function loadConfig(options: LoadConfigOptions): SssfConfig {
+  const repoRoot = path.resolve(options.cwd);
+  const file = path.resolve(repoRoot, options.configPath ?? DEFAULT_CONFIG_PATH);
+  const text = readConfigText(file, options.configPath !== undefined);
+
+  const parsed = parseYaml(text);
+  if (parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
+  const shapeProblem = topLevelProblem(parsed.value);
+  if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
+
+  const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: describeConfigIssue });
+  if (!result.success) throw new ConfigError(file, issuesToProblems(configWireSchema, result.error.issues));
+
+  const knownRuntimes = options.knownRuntimes ?? BUILTIN_RUNTIME_IDS;
+  const resolved = resolveConfig(result.data, { repoRoot, file, knownRuntimes });
+  if (resolved.problems.length > 0) throw new ConfigError(file, resolved.problems);
+  return resolved.config;
+}

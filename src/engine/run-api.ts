@@ -1,0 +1,114 @@
+import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import type { Gate } from "../gates/gate.js";
+import type { VerifyOutput } from "../envelope/schemas.js";
+import type { SssfConfig } from "./config-types.js";
+
+declare const finishedBrand: unique symbol;
+
+/** What `run.finish()` returns; the only value a workflow's `run` may resolve to. */
+export interface Finished {
+  readonly [finishedBrand]: true;
+  readonly accepted: boolean;
+  readonly reason: string;
+}
+
+export interface FinishOptions {
+  accepted: boolean;
+  reason?: string;
+}
+
+export interface PhaseOptions {
+  description: string;
+}
+
+export interface AgentPhaseOptions extends PhaseOptions {
+  /** The roster agent that owns this phase. */
+  owner: string;
+  /** Gate-violation corrections in the same session (default: `limits.retries`). */
+  retries?: number;
+}
+
+export interface CodePhaseOptions extends PhaseOptions {
+  /** What does the work (`git`, `quality`, a tool name); shown in the trace's code lane. */
+  owner?: string;
+}
+
+export interface CallOptions<T extends OutputType> {
+  outputType: T;
+  prompt: string;
+  /**
+   * The upstream envelope injected as `{{previous_envelope}}`. Defaults to the run's last accepted
+   * envelope; pass `null` to inject none.
+   */
+  previous?: object | null;
+  gates?: Gate<EnvelopeOf<T>>[];
+}
+
+interface PhaseBase {
+  readonly name: string;
+  readonly number: number;
+  /** Adds a `log` event to this phase. */
+  log(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface EngineerPhase extends PhaseBase {}
+
+/** The handle of an agent phase: the only place `call` exists. */
+export interface AgentPhase extends PhaseBase {
+  readonly owner: string;
+  /**
+   * Sends the prompt to the owner agent and returns its validated envelope, after same-session JSON
+   * corrections and gate corrections. Throws `PhaseFailedError` when the phase cannot succeed.
+   */
+  call<T extends OutputType>(options: CallOptions<T>): Promise<EnvelopeOf<T>>;
+}
+
+export interface CodePhase extends PhaseBase {
+  /** Runs a quality suite from the config and returns its result as a `VerifyOutput` envelope. */
+  runSuite(name: string): Promise<EnvelopeOf<typeof VerifyOutput>>;
+  /** Hands a code result to later agents through the envelope door (it becomes `previous`). */
+  handOff<T extends OutputType>(outputType: T, envelope: EnvelopeOf<T>): EnvelopeOf<T>;
+}
+
+/** What a workflow's `run` receives. */
+export interface Run {
+  readonly adwId: string;
+  readonly workflow: string;
+  /** The engineer's request. */
+  readonly request: string;
+  readonly repoRoot: string;
+  readonly contextHandoffDir: string;
+  readonly config: SssfConfig;
+  /** `--agent` from the command line, when given. */
+  readonly agentOverride: string | undefined;
+  engineer<R>(name: string, options: PhaseOptions, body: (phase: EngineerPhase) => R | Promise<R>): Promise<R>;
+  agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R>;
+  code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R>;
+  /** Decides the exit code, the session status and the final banner together. */
+  finish(options: FinishOptions): Finished;
+}
+
+export interface Workflow {
+  name: string;
+  description: string;
+  /** Roster agents the workflow needs; checked before anything starts. */
+  agents: readonly string[];
+  run(run: Run, request: string): Promise<Finished>;
+}
+
+/**
+ * Declares a workflow (ADW). It names agents, never models, sequences phases and decides acceptance.
+ *
+ * @example
+ * export default defineWorkflow({
+ *   name: "ask", description: "One agent answers", agents: ["assistant"],
+ *   async run(run, request) {
+ *     const answer = await run.agent("answer", { owner: "assistant", description: "Answer" },
+ *       (phase) => phase.call({ outputType: GenericOutput, prompt: request }));
+ *     return run.finish({ accepted: true, reason: answer.summary });
+ *   },
+ * });
+ */
+export function defineWorkflow(workflow: Workflow): Workflow {
+  return workflow;
+}

@@ -1,0 +1,256 @@
+import type { VerifyOutput } from "../envelope/schemas.js";
+import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import { isSssfError } from "../errors/sssf-error.js";
+import { SssfError } from "../errors/sssf-error.js";
+import type { GateContext, PathChange } from "../gates/gate.js";
+import type { Runtime } from "../runtimes/runtime.js";
+import type { PhaseKind, PhaseRow } from "../trace/events.js";
+import type { AgentSessions } from "./agent-session.js";
+import { callAgent } from "./call-agent.js";
+import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
+import { runSuitePhase, startChangeTracking } from "./code-support.js";
+import type { RunReporter } from "./reporter.js";
+import type {
+  AgentPhase,
+  AgentPhaseOptions,
+  CodePhase,
+  CodePhaseOptions,
+  EngineerPhase,
+  Finished,
+  FinishOptions,
+  PhaseOptions,
+  Run,
+} from "./run-api.js";
+import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
+import type { SessionTrace } from "./session-trace.js";
+
+export interface RunEngineOptions {
+  config: SssfConfig;
+  workflow: string;
+  request: string;
+  adwId: string;
+  dirs: SessionDirs;
+  trace: SessionTrace;
+  sessions: AgentSessions;
+  reporter: RunReporter;
+  signal: AbortSignal;
+  agentOverride: string | undefined;
+  resolveRuntime: (agent: AgentConfig) => Runtime;
+  /** Phase numbers continue after this one (joins). */
+  lastPhaseNumber: number;
+  /** Re-hydrated on joins: the last accepted envelope of the session. */
+  lastEnvelope: object | null;
+}
+
+/** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
+export class RunEngine implements Run {
+  readonly adwId: string;
+  readonly workflow: string;
+  readonly request: string;
+  readonly repoRoot: string;
+  readonly contextHandoffDir: string;
+  readonly config: SssfConfig;
+  readonly agentOverride: string | undefined;
+  readonly phases: PhaseRow[] = [];
+  outcome: { accepted: boolean; reason: string } | null = null;
+  lastEnvelope: object | null;
+  private phaseNumber: number;
+  private readonly options: RunEngineOptions;
+
+  constructor(options: RunEngineOptions) {
+    this.options = options;
+    this.adwId = options.adwId;
+    this.workflow = options.workflow;
+    this.request = options.request;
+    this.config = options.config;
+    this.repoRoot = options.config.repoRoot;
+    this.contextHandoffDir = options.dirs.contextHandoff;
+    this.agentOverride = options.agentOverride;
+    this.phaseNumber = options.lastPhaseNumber;
+    this.lastEnvelope = options.lastEnvelope;
+  }
+
+  private get trace(): SessionTrace {
+    return this.options.trace;
+  }
+
+  private throwIfAborted(): void {
+    const { signal } = this.options;
+    if (signal.aborted) throw new SssfError("interrupted", `run interrupted (${String(signal.reason ?? "signal")})`);
+  }
+
+  private logger(phase: PhaseRow) {
+    return (message: string, details?: Record<string, unknown>) => {
+      this.trace.event({ type: "log", name: message, phaseId: phase.id, payload: details ?? {} });
+    };
+  }
+
+  private async runPhase<R>(
+    kind: PhaseKind,
+    name: string,
+    owner: string,
+    options: PhaseOptions,
+    body: (row: PhaseRow) => R | Promise<R>,
+  ): Promise<R> {
+    this.throwIfAborted();
+    const number = ++this.phaseNumber;
+    const started = new Date();
+    const row: PhaseRow = {
+      id: `${this.adwId}-p${String(number).padStart(2, "0")}`,
+      adw_id: this.adwId,
+      number,
+      name,
+      kind,
+      owner,
+      description: options.description,
+      status: "running",
+      started_at: started.toISOString(),
+      ended_at: null,
+      duration_ms: null,
+      error: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      cost_usd: 0,
+      context_tokens: null,
+    };
+    this.phases.push(row);
+    this.trace.writePhase(row);
+    this.trace.event({ type: "phase_start", name, phaseId: row.id, agent: kind === "agent" ? owner : null, payload: { kind, owner } });
+    this.options.reporter.phaseStarted(row);
+    // A phase is `fail` until its body returns.
+    row.status = "fail";
+    try {
+      const result = await body(row);
+      row.status = "success";
+      return result;
+    } catch (error) {
+      row.error = isSssfError(error) && error.code === "phase_failed" ? (error as { reason?: string }).reason ?? error.message : (error as Error).message;
+      this.trace.event({
+        type: "error",
+        name: row.error ?? "phase failed",
+        phaseId: row.id,
+        agent: kind === "agent" ? owner : null,
+        ok: false,
+        payload: { error: row.error, ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }) },
+      });
+      throw error;
+    } finally {
+      const ended = new Date();
+      row.ended_at = ended.toISOString();
+      row.duration_ms = ended.getTime() - started.getTime();
+      this.trace.writePhase(row);
+      this.trace.event({
+        type: "phase_end",
+        name,
+        phaseId: row.id,
+        agent: kind === "agent" ? owner : null,
+        ok: row.status === "success",
+        startedAt: ended,
+        payload: { status: row.status, error: row.error, duration_ms: row.duration_ms },
+      });
+      this.options.reporter.phaseEnded(row);
+    }
+  }
+
+  engineer<R>(name: string, options: PhaseOptions, body: (phase: EngineerPhase) => R | Promise<R>): Promise<R> {
+    return this.runPhase("engineer", name, "engineer", options, (row) =>
+      body({ name, number: row.number, log: this.logger(row) }),
+    );
+  }
+
+  agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R> {
+    const agent = findAgent(this.config, options.owner);
+    if (!agent) {
+      throw new SssfError("agent_unknown", `phase ${name}: owner "${options.owner}" is not an agent in ${this.config.file ?? "the config"}`);
+    }
+    const runtime = this.options.resolveRuntime(agent);
+    return this.runPhase("agent", name, agent.name, options, (row) => {
+      const dirs = agentDirs(this.options.dirs, agent.name, runtime.id);
+      ensureAgentDirs(dirs);
+      const handle: AgentPhase = {
+        name,
+        number: row.number,
+        owner: agent.name,
+        log: this.logger(row),
+        call: async <T extends OutputType>(callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T }) => {
+          const tracking = startChangeTracking(this.config, (callOptions.gates ?? []).some((g) => g.usesPhaseChanges));
+          const gateContext: GateContext = {
+            repoRoot: this.repoRoot,
+            adwId: this.adwId,
+            phaseName: name,
+            contextHandoffDir: this.contextHandoffDir,
+            phaseChanges: (): Promise<PathChange[]> => tracking.changes(),
+            runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
+          };
+          const envelope = await callAgent(
+            {
+              adwId: this.adwId,
+              agent,
+              runtime,
+              dirs,
+              phase: row,
+              trace: this.trace,
+              sessions: this.options.sessions,
+              session: this.options.sessions.resolve(agent, row.id),
+              repoRoot: this.repoRoot,
+              reporter: this.options.reporter,
+              signal: this.options.signal,
+              jsonFixAttempts: this.config.limits.jsonFixAttempts,
+              retries: options.retries ?? this.config.limits.retries,
+              contextHandoffDir: this.contextHandoffDir,
+              lastEnvelope: this.lastEnvelope,
+              gateContext,
+            },
+            callOptions,
+          );
+          this.lastEnvelope = envelope;
+          return envelope as EnvelopeOf<T>;
+        },
+      };
+      return body(handle);
+    });
+  }
+
+  code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {
+    return this.runPhase("code", name, options.owner ?? "code", options, (row) => {
+      const handle: CodePhase = {
+        name,
+        number: row.number,
+        log: this.logger(row),
+        runSuite: async (suite): Promise<EnvelopeOf<typeof VerifyOutput>> => {
+          const result = await runSuitePhase(this.config, suite, this.options.signal);
+          const envelope: EnvelopeOf<typeof VerifyOutput> = {
+            status: result.passed ? "success" : "fail",
+            summary: `${suite}: ${result.passed ? "passed" : `failed (exit ${result.exitCode ?? "none"})`}`,
+            artifacts: [],
+            notes_for_next_agent: result.passed ? "" : `The ${suite} suite fails; its output tail is in output_tail.`,
+            suite,
+            command: result.command,
+            exit_code: result.exitCode,
+            passed: result.passed,
+            duration_ms: result.durationMs,
+            output_tail: result.outputTail,
+          };
+          this.lastEnvelope = envelope;
+          this.trace.event({ type: "log", name: envelope.summary, phaseId: row.id, ok: result.passed, payload: { envelope } });
+          return envelope;
+        },
+        handOff: (outputType, envelope) => {
+          const checked = outputType.schema.parse(envelope) as typeof envelope;
+          this.lastEnvelope = checked;
+          this.trace.event({ type: "handoff", name: `${outputType.name} from ${name}`, phaseId: row.id, payload: { envelope: checked } });
+          return checked;
+        },
+      };
+      return body(handle);
+    });
+  }
+
+  finish(options: FinishOptions): Finished {
+    const reason = options.reason ?? (options.accepted ? "accepted" : "not accepted");
+    this.outcome = { accepted: options.accepted, reason };
+    return { accepted: options.accepted, reason } as unknown as Finished;
+  }
+}

@@ -1,0 +1,217 @@
+import type Database from "better-sqlite3";
+import { isSssfError, SssfError } from "../errors/sssf-error.js";
+import { UsageError } from "../errors/usage-error.js";
+import type { Runtime } from "../runtimes/runtime.js";
+import { getRuntime } from "../runtimes/index.js";
+import { openTraceDb } from "../trace/database.js";
+import type { PhaseRow, SessionRow } from "../trace/events.js";
+import { getSession, maxPhaseNumber } from "../trace/queries.js";
+import { Tracer } from "../trace/tracer.js";
+import { terminateAllProcessGroups } from "../util/process-group.js";
+import { checkAdwId, mintAdwId } from "./adw-id.js";
+import { AgentSessions } from "./agent-session.js";
+import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
+import { type RunReporter, silentReporter } from "./reporter.js";
+import type { Workflow } from "./run-api.js";
+import { RunEngine } from "./run-engine.js";
+import { ensureSessionDirs, sessionDirs } from "./session-dirs.js";
+import { acquireSessionLock } from "./session-lock.js";
+import { nowIso, SessionTrace } from "./session-trace.js";
+
+export interface RunWorkflowOptions {
+  workflow: Workflow;
+  request: string;
+  config: SssfConfig;
+  /** Join (or name) a session; a fresh 8-hex id is minted otherwise. */
+  adwId?: string | undefined;
+  /** `--agent`: the agent for workflows that take one (prompt). */
+  agent?: string | undefined;
+  reporter?: RunReporter;
+  /** Aborting interrupts the run: agents' process groups are killed and the session ends `fail`. */
+  signal?: AbortSignal;
+  /** Runtimes to use before the built-in registry (in-process agents for tests and benchmarks). */
+  runtimes?: Runtime[];
+}
+
+export interface RunOutcome {
+  adwId: string;
+  accepted: boolean;
+  reason: string;
+  /** 0 accepted, 1 failed or not accepted. */
+  exitCode: 0 | 1;
+  sessionDir: string;
+  session: SessionRow;
+  phases: PhaseRow[];
+}
+
+function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
+  const { config, workflow } = options;
+  const names = [...workflow.agents];
+  if (options.agent !== undefined) names.push(options.agent);
+  if (names.length === 0 && config.agents[0]) names.push(config.agents[0].name);
+  return names.map((name) => {
+    const agent = findAgent(config, name);
+    if (!agent) {
+      const known = config.agents.map((a) => a.name).join(", ");
+      const origin = options.agent === name ? "--agent" : `workflow ${workflow.name}`;
+      throw new UsageError(`${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})`, "--agent");
+    }
+    return agent;
+  });
+}
+
+function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => Runtime {
+  const extra = new Map((options.runtimes ?? []).map((r) => [r.id, r]));
+  return (agent) => {
+    const runtime = extra.get(agent.codingAgent) ?? getRuntime(agent.codingAgent);
+    if (!runtime) {
+      throw new SssfError(
+        "runtime_unknown",
+        `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${[...extra.keys(), "exec"].join(", ")})`,
+        { exitCode: 2 },
+      );
+    }
+    return runtime;
+  };
+}
+
+function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
+  const row = db
+    .prepare("SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1")
+    .get(adwId) as { envelope_json: string } | undefined;
+  return row ? (JSON.parse(row.envelope_json) as object) : null;
+}
+
+/**
+ * Runs one workflow in one session: validates before anything starts (bad input throws and nothing
+ * is created), then mints or joins the session under its lock, runs the workflow, and always
+ * finalizes the session — an exception anywhere ends it `fail` with the error traced.
+ */
+export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
+  const { config, workflow } = options;
+  if (options.request.trim() === "") throw new UsageError("the prompt is empty: pass a request or a prompt file");
+  const resolveRuntime = runtimeResolver(options);
+  for (const agent of agentsNeeded(options)) resolveRuntime(agent);
+
+  const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
+  const dirs = sessionDirs(config.sessionsDir, adwId);
+  ensureSessionDirs(dirs);
+  const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
+  const reporter = options.reporter ?? silentReporter;
+  const signal = options.signal ?? new AbortController().signal;
+  let db: Database.Database | undefined;
+  let tracer: Tracer | undefined;
+  try {
+    db = openTraceDb(config.dbPath);
+    tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
+    const existing = getSession(db, adwId);
+    const startedAt = new Date();
+    const session: SessionRow = existing
+      ? { ...existing, workflow: workflow.name, request: options.request, status: "running", accepted: null, reason: null, ended_at: null, duration_ms: null }
+      : {
+          adw_id: adwId,
+          workflow: workflow.name,
+          request: options.request,
+          status: "running",
+          accepted: null,
+          reason: null,
+          cwd: config.repoRoot,
+          started_at: startedAt.toISOString(),
+          ended_at: null,
+          duration_ms: null,
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_read_tokens: 0,
+          cache_write_tokens: 0,
+          cost_usd: 0,
+          archived: 0,
+        };
+    const trace = new SessionTrace(tracer, session);
+    reporter.sessionStarted(session, dirs.root, existing !== undefined);
+    const engine = new RunEngine({
+      config,
+      workflow: workflow.name,
+      request: options.request,
+      adwId,
+      dirs,
+      trace,
+      sessions: new AgentSessions({ agentMapFile: dirs.agentMap, trace, adwId }),
+      reporter,
+      signal,
+      agentOverride: options.agent,
+      resolveRuntime,
+      lastPhaseNumber: maxPhaseNumber(db, adwId),
+      lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
+    });
+    trace.event({ type: "log", name: `${existing ? "joined" : "started"} ${workflow.name}`, phaseId: null, payload: { request: options.request, pid: process.pid } });
+
+    let accepted = false;
+    let reason: string;
+    try {
+      await raceAbort(workflow.run(engine, options.request), signal);
+      if (engine.outcome === null) throw new SssfError("internal", `workflow ${workflow.name} ended without run.finish()`);
+      accepted = engine.outcome.accepted;
+      reason = engine.outcome.reason;
+    } catch (error) {
+      reason = isSssfError(error) ? error.message : `${(error as Error).name}: ${(error as Error).message}`;
+      if (!engine.phases.some((p) => p.status === "fail" && p.error !== null)) {
+        trace.event({
+          type: "error",
+          name: reason,
+          phaseId: null,
+          ok: false,
+          payload: { error: reason, ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }) },
+        });
+      }
+    }
+    const endedAt = new Date();
+    trace.updateSession({
+      status: accepted ? "success" : "fail",
+      accepted: accepted ? 1 : 0,
+      reason,
+      ended_at: endedAt.toISOString(),
+      duration_ms: endedAt.getTime() - Date.parse(session.started_at),
+    });
+    trace.event({ type: "log", name: `${accepted ? "accepted" : "not accepted"}: ${reason}`, phaseId: null, ok: accepted, payload: { accepted, reason, ended_at: nowIso() } });
+    tracer.flush();
+    reporter.finished(trace.session, engine.phases);
+    return {
+      adwId,
+      accepted,
+      reason,
+      exitCode: accepted ? 0 : 1,
+      sessionDir: dirs.root,
+      session: { ...trace.session },
+      phases: engine.phases.map((p) => ({ ...p })),
+    };
+  } finally {
+    tracer?.close();
+    db?.close();
+    releaseLock();
+  }
+}
+
+/** Resolves with the workflow, or rejects once `signal` aborts and every agent process group is gone. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(interrupted(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      terminateAllProcessGroups().then(() => reject(interrupted(signal)), reject);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(signal.aborted ? interrupted(signal) : error);
+      },
+    );
+  });
+}
+
+function interrupted(signal: AbortSignal): SssfError {
+  return new SssfError("interrupted", `interrupted by ${typeof signal.reason === "string" ? signal.reason : "abort"}`);
+}

@@ -1,0 +1,27 @@
+import { artifactsExist } from "./artifacts-exist.js";
+import { diffMatchesClaims } from "./diff-matches-claims.js";
+import { filesNonEmpty } from "./files-non-empty.js";
+import { jsonParses } from "./json-parses.js";
+import { testsPass } from "./tests-pass.js";
+import { verdictConsistent } from "./verdict-consistent.js";
+
+export type { ArtifactsClaim } from "./artifacts-exist.js";
+export type { ChangedFilesClaim } from "./diff-matches-claims.js";
+export type { FilesClaim } from "./files-non-empty.js";
+export * from "./gate.js";
+export type { JsonArtifactsClaim } from "./json-parses.js";
+export { type ResolvedClaimedPath, resolveClaimedPath } from "./resolve-claimed-path.js";
+export type { VerdictClaim } from "./verdict-consistent.js";
+
+/**
+ * The built-in gates. `testsPass` is a factory (it needs a suite name); the others are ready gates.
+ * @example ph.call({ outputType: BuildOutput, prompt, gates: [gates.diffMatchesClaims, gates.testsPass("test")] })
+ */
+export const gates = {
+  artifactsExist,
+  filesNonEmpty,
+  jsonParses,
+  diffMatchesClaims,
+  testsPass,
+  verdictConsistent,
+};

@@ -1,0 +1,51 @@
+/**
+ * Appends an agent's stdout lines to its `raw_output.jsonl` through one write stream, so 100k lines
+ * cost a few batched writes instead of one syscall each.
+ */
+
+import { createWriteStream, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { finished } from "node:stream/promises";
+
+export interface RawOutputWriter {
+  /** Queues lines (without newlines) for appending. */
+  write(lines: string[]): void;
+  /** Resolves once every queued line is written and the file is closed. Never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `path` for appending (creating parent folders). A file that cannot be written is reported once
+ * through `onError` and the lines are dropped: losing the raw copy must not fail the agent call.
+ * Never throws.
+ */
+export function createRawOutputWriter(path: string, onError: (message: string) => void): RawOutputWriter {
+  let failed = false;
+  const fail = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    onError(`cannot write raw output ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  };
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    fail(error);
+    return { write() {}, close: async () => {} };
+  }
+  const stream = createWriteStream(path, { flags: "a" });
+  stream.on("error", fail);
+  return {
+    write(lines) {
+      if (failed || lines.length === 0) return;
+      stream.write(`${lines.join("\n")}\n`);
+    },
+    async close() {
+      if (!stream.destroyed) stream.end();
+      try {
+        await finished(stream);
+      } catch (error) {
+        fail(error);
+      }
+    },
+  };
+}

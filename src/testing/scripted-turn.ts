@@ -1,0 +1,89 @@
+/**
+ * The script format of the scripted exec agent (`sssf/testing`), and where the agent keeps its state
+ * next to the script file. Field names are snake_case: scripts are JSON on disk.
+ */
+
+/** One scripted tool call; `write_file`/`delete_file` really happen (relative to the request's cwd). */
+export interface ScriptedToolCall {
+  tool: string;
+  /** Defaults to `{ path }` for file actions, else `{}`. */
+  args?: unknown;
+  result?: string;
+  ok?: boolean;
+  /** Defaults to the time the action really took. */
+  duration_ms?: number;
+  name?: string;
+  write_file?: { path: string; content: string };
+  delete_file?: string;
+}
+
+export interface ScriptedUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  cost?: number;
+  context_tokens?: number;
+}
+
+/**
+ * One reply of the scripted agent. Order of play: install `ignore_sigterm`, write `stderr`,
+ * `spawn_grandchild`, sleep `delay_ms`, the tool calls, then `hang` (if set, nothing after happens),
+ * usage, `output_bytes` of noise, the result line (unless `no_result`), exit with `exit_code`.
+ */
+export interface ScriptedTurn {
+  /** Only used when the prompt contains this substring. */
+  match?: string;
+  /** The result text (default ""). */
+  reply?: string;
+  tool_calls?: ScriptedToolCall[];
+  usage?: ScriptedUsage;
+  /** Sleep before replying. */
+  delay_ms?: number;
+  /** Never reply, never exit. */
+  hang?: boolean;
+  /** Ignore SIGTERM, so only SIGKILL ends the agent. */
+  ignore_sigterm?: boolean;
+  /** Start a long-lived child in the agent's process group; its pid goes to `<session_dir>/grandchild.pid`. */
+  spawn_grandchild?: boolean;
+  /** Extra non-JSON noise on stdout before the result, in lines of 100 bytes (newline included). */
+  output_bytes?: number;
+  /** Prose of this many bytes put before `reply` in the result text. */
+  result_padding_bytes?: number;
+  /** Exit status after the result (default 0). */
+  exit_code?: number;
+  /** Written to stderr. */
+  stderr?: string;
+  /** Exit without a result line. */
+  no_result?: boolean;
+  /** Never consumed: matches again on every later send. */
+  repeat?: boolean;
+}
+
+export interface Script {
+  turns: ScriptedTurn[];
+}
+
+/** One request the scripted agent received. `turn` is the script index played, null when refused. */
+export interface ScriptedSend {
+  session_id: string;
+  resume: boolean;
+  prompt: string;
+  system_prompt: string;
+  turn: number | null;
+}
+
+/** Which turns are used up (persisted between sends). */
+export function scriptStatePath(scriptPath: string): string {
+  return `${scriptPath}.state.json`;
+}
+
+/** Every send as one JSON line, across sessions, in arrival order. */
+export function scriptSendsPath(scriptPath: string): string {
+  return `${scriptPath}.sends.jsonl`;
+}
+
+/** Folder whose existence serializes concurrent sends to one script. */
+export function scriptLockPath(scriptPath: string): string {
+  return `${scriptPath}.lock`;
+}

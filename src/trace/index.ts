@@ -1,0 +1,24 @@
+export { type ColumnDeclaration, columnNames, TABLE_COLUMNS } from "./columns.js";
+export { createUpserter, type OpenTraceDbOptions, openTraceDb } from "./database.js";
+export * from "./events.js";
+export { newId } from "./ids.js";
+export {
+  getSession,
+  type ListEventsOptions,
+  type ListSessionsOptions,
+  listAgentSessions,
+  listEnvelopes,
+  listEvents,
+  listGateResults,
+  listPhases,
+  listProcesses,
+  listSessions,
+  maxPhaseNumber,
+  readTable,
+} from "./queries.js";
+export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
+export { REDACTED, redactSecrets } from "./redact.js";
+export { redactJsonText } from "./redact-json.js";
+export { redactRecord } from "./redact-record.js";
+export { migrate, SCHEMA_VERSION } from "./schema.js";
+export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

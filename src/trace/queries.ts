@@ -1,0 +1,119 @@
+import type Database from "better-sqlite3";
+import { SssfError } from "../errors/index.js";
+import {
+  type AgentSessionRow,
+  type EnvelopeRow,
+  type EventRow,
+  type EventType,
+  type GateResultRow,
+  type PhaseRow,
+  PRIMARY_KEYS,
+  type ProcessRow,
+  type SessionRow,
+  type SessionStatus,
+  TRACE_TABLES,
+  type TraceTable,
+  type TraceTables,
+} from "./events.js";
+import { cachedStatement } from "./statement-cache.js";
+
+// Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
+// a database without the trace schema).
+
+/** Options of {@link listSessions}. */
+export interface ListSessionsOptions {
+  /** Most sessions to return (default: all). */
+  limit?: number;
+  /** Include archived sessions (default false). */
+  includeArchived?: boolean;
+  /** Only sessions with this status. */
+  status?: SessionStatus;
+}
+
+/** Sessions, newest `started_at` first. */
+export function listSessions(db: Database.Database, options: ListSessionsOptions = {}): SessionRow[] {
+  const statement = cachedStatement(
+    db,
+    `SELECT * FROM sessions
+     WHERE (@includeArchived = 1 OR archived = 0) AND (@status IS NULL OR status = @status)
+     ORDER BY started_at DESC, adw_id DESC LIMIT @limit`,
+  );
+  return statement.all({
+    includeArchived: options.includeArchived === true ? 1 : 0,
+    status: options.status ?? null,
+    limit: options.limit ?? -1,
+  }) as SessionRow[];
+}
+
+/** The session `adwId`, or undefined when there is none. */
+export function getSession(db: Database.Database, adwId: string): SessionRow | undefined {
+  return cachedStatement(db, "SELECT * FROM sessions WHERE adw_id = ?").get(adwId) as SessionRow | undefined;
+}
+
+/** The session's phases by number. */
+export function listPhases(db: Database.Database, adwId: string): PhaseRow[] {
+  const sql = "SELECT * FROM phases WHERE adw_id = ? ORDER BY number, started_at, id";
+  return cachedStatement(db, sql).all(adwId) as PhaseRow[];
+}
+
+/** Options of {@link listEvents}. */
+export interface ListEventsOptions {
+  /** Only events of this type. */
+  type?: EventType;
+  /** Most events to return, the earliest first (default: all). */
+  limit?: number;
+}
+
+/** The session's events by `started_at`, then id. */
+export function listEvents(
+  db: Database.Database,
+  adwId: string,
+  options: ListEventsOptions = {},
+): EventRow[] {
+  const statement = cachedStatement(
+    db,
+    `SELECT * FROM events WHERE adw_id = @adwId AND (@type IS NULL OR type = @type)
+     ORDER BY started_at, id LIMIT @limit`,
+  );
+  return statement.all({ adwId, type: options.type ?? null, limit: options.limit ?? -1 }) as EventRow[];
+}
+
+/** The session's envelopes (every attempt) by `created_at`, then id. */
+export function listEnvelopes(db: Database.Database, adwId: string): EnvelopeRow[] {
+  const sql = "SELECT * FROM envelopes WHERE adw_id = ? ORDER BY created_at, id";
+  return cachedStatement(db, sql).all(adwId) as EnvelopeRow[];
+}
+
+/** The session's gate results by `created_at`, then id. */
+export function listGateResults(db: Database.Database, adwId: string): GateResultRow[] {
+  const sql = "SELECT * FROM gate_results WHERE adw_id = ? ORDER BY created_at, id";
+  return cachedStatement(db, sql).all(adwId) as GateResultRow[];
+}
+
+/** The session's child processes by `started_at`, then id. */
+export function listProcesses(db: Database.Database, adwId: string): ProcessRow[] {
+  const sql = "SELECT * FROM processes WHERE adw_id = ? ORDER BY started_at, id";
+  return cachedStatement(db, sql).all(adwId) as ProcessRow[];
+}
+
+/** The session's agent sessions by `created_at`, then agent. */
+export function listAgentSessions(db: Database.Database, adwId: string): AgentSessionRow[] {
+  const sql = "SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent";
+  return cachedStatement(db, sql).all(adwId) as AgentSessionRow[];
+}
+
+/** The highest phase number of the session, 0 when it has no phases. */
+export function maxPhaseNumber(db: Database.Database, adwId: string): number {
+  const sql = "SELECT COALESCE(MAX(number), 0) AS number FROM phases WHERE adw_id = ?";
+  return (cachedStatement(db, sql).get(adwId) as { number: number }).number;
+}
+
+/**
+ * Every row of `table` ordered by primary key, for comparing databases.
+ * Throws SssfError("usage") for a name that is not a trace table.
+ */
+export function readTable<T extends TraceTable>(db: Database.Database, table: T): TraceTables[T][] {
+  if (!TRACE_TABLES.includes(table)) throw new SssfError("usage", `Unknown trace table "${String(table)}".`);
+  const sql = `SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`;
+  return cachedStatement(db, sql).all() as TraceTables[T][];
+}

@@ -1,0 +1,142 @@
+import { existsSync, readdirSync, renameSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { SssfError } from "../errors/index.js";
+import { createUpserter, openTraceDb } from "./database.js";
+import { TRACE_TABLES, type TraceRecord } from "./events.js";
+import { readLinesSync } from "./jsonl-lines.js";
+
+/** Options of {@link rebuildDatabase}. */
+export interface RebuildOptions {
+  /** Directory holding one `<adw_id>/events.jsonl` per session. */
+  sessionsDir: string;
+  /** Database to (re)create; an existing one is kept as `<dbPath>.bak-<timestamp>`. */
+  dbPath: string;
+}
+
+/** What {@link rebuildDatabase} did. */
+export interface RebuildResult {
+  /** Session directories that had an events.jsonl. */
+  sessions: number;
+  /** Records stored. */
+  records: number;
+  /** Lines that were not a storable record (malformed, truncated by a crash, unknown table, bad row). */
+  skippedLines: number;
+  /** Where the previous database went, or null when there was none. */
+  backupPath: string | null;
+}
+
+const LINES_PER_TRANSACTION = 10_000;
+const KNOWN_TABLES: ReadonlySet<string> = new Set(TRACE_TABLES);
+
+function parseRecord(line: string): TraceRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== "object" || value === null) return undefined;
+    const { table, row } = value as { table?: unknown; row?: unknown };
+    if (typeof table !== "string" || !KNOWN_TABLES.has(table)) return undefined;
+    if (typeof row !== "object" || row === null || Array.isArray(row)) return undefined;
+    return value as TraceRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A row SQLite refuses (a missing required field, a value of the wrong kind) makes a bad line, unlike I/O errors. */
+function isBadRow(error: unknown): boolean {
+  if (error instanceof TypeError || error instanceof RangeError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(?:CONSTRAINT|MISMATCH|TOOBIG)/.test(code);
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, "").replace(".", "");
+}
+
+/** Moves the database (and any -wal/-shm beside it) out of the way; returns the backup path, or null. */
+function backUp(dbPath: string): string | null {
+  const companions = ["", "-wal", "-shm"].filter((suffix) => existsSync(`${dbPath}${suffix}`));
+  if (companions.length === 0) return null;
+  if (existsSync(dbPath)) {
+    try {
+      // Fold the WAL into the main file so the backup is one self-contained file.
+      const db = new Database(dbPath, { fileMustExist: true });
+      try {
+        db.pragma("wal_checkpoint(TRUNCATE)");
+      } finally {
+        db.close();
+      }
+    } catch {
+      // A damaged file cannot be checkpointed; it is still moved aside, WAL and all, below.
+    }
+  }
+  let backupPath = `${dbPath}.bak-${timestamp()}`;
+  for (let attempt = 2; existsSync(backupPath); attempt += 1)
+    backupPath = `${dbPath}.bak-${timestamp()}-${attempt}`;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (existsSync(`${dbPath}${suffix}`)) renameSync(`${dbPath}${suffix}`, `${backupPath}${suffix}`);
+  }
+  return backupPath;
+}
+
+/**
+ * Recreates the trace database from the session files: the existing database is first moved to
+ * `<dbPath>.bak-<timestamp>` (never deleted), then every line of every `<sessionsDir>/<adw_id>/events.jsonl`
+ * (sessions by directory name, lines in order) is upserted into a fresh database, in transactions.
+ * Contract: a line that is not a storable record is skipped and counted, never fatal. Throws
+ * SssfError("usage") when `sessionsDir` does not exist (before touching the database), and file system or
+ * SQLite errors otherwise. Run it while no sssf process writes to `dbPath`.
+ * @example
+ * rebuildDatabase({ sessionsDir: "adws/adw_data/sessions", dbPath: "adws/adw_data/sssf.db" });
+ */
+export function rebuildDatabase(options: RebuildOptions): RebuildResult {
+  const { sessionsDir, dbPath } = options;
+  if (!existsSync(sessionsDir)) {
+    throw new SssfError(
+      "usage",
+      `Sessions directory not found: ${sessionsDir}; nothing to rebuild ${dbPath} from.`,
+    );
+  }
+  const sessionFiles = readdirSync(sessionsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => path.join(sessionsDir, name, "events.jsonl"))
+    .filter((file) => existsSync(file));
+  const backupPath = backUp(dbPath);
+  const result: RebuildResult = { sessions: sessionFiles.length, records: 0, skippedLines: 0, backupPath };
+  const db = openTraceDb(dbPath);
+  try {
+    const upsert = createUpserter(db);
+    const storeLines = db.transaction((lines: string[]) => {
+      for (const line of lines) {
+        const record = parseRecord(line);
+        if (record === undefined) {
+          result.skippedLines += 1;
+          continue;
+        }
+        try {
+          upsert(record);
+          result.records += 1;
+        } catch (error) {
+          if (!isBadRow(error)) throw error;
+          result.skippedLines += 1;
+        }
+      }
+    });
+    for (const file of sessionFiles) {
+      let lines: string[] = [];
+      for (const line of readLinesSync(file)) {
+        lines.push(line);
+        if (lines.length === LINES_PER_TRANSACTION) {
+          storeLines(lines);
+          lines = [];
+        }
+      }
+      storeLines(lines);
+    }
+  } finally {
+    db.close();
+  }
+  return result;
+}

@@ -1,0 +1,65 @@
+import type Database from "better-sqlite3";
+import { SssfError } from "../errors/index.js";
+import { TABLE_COLUMNS } from "./columns.js";
+import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "./events.js";
+
+type Migration = (db: Database.Database) => void;
+
+function createTableSql(table: TraceTable): string {
+  const columns = Object.entries(TABLE_COLUMNS[table]).map(
+    ([name, declaration]) => `  ${name} ${declaration}`,
+  );
+  columns.push(`  PRIMARY KEY (${PRIMARY_KEYS[table].join(", ")})`);
+  return `CREATE TABLE ${table} (\n${columns.join(",\n")}\n);`;
+}
+
+const V1_INDEXES = [
+  "CREATE INDEX idx_events_adw_started ON events (adw_id, started_at);",
+  "CREATE INDEX idx_events_phase ON events (phase_id);",
+  "CREATE INDEX idx_phases_adw_number ON phases (adw_id, number);",
+  "CREATE INDEX idx_envelopes_adw ON envelopes (adw_id);",
+  "CREATE INDEX idx_gate_results_adw ON gate_results (adw_id);",
+  "CREATE INDEX idx_processes_adw ON processes (adw_id);",
+  "CREATE INDEX idx_sessions_started ON sessions (started_at);",
+];
+
+/**
+ * Migrations in order; migration i brings the database to `user_version` i + 1.
+ * Only append: a released migration never changes (tables gain columns, never rename them).
+ */
+const MIGRATIONS: readonly Migration[] = [
+  (db) => {
+    db.exec([...TRACE_TABLES.map(createTableSql), ...V1_INDEXES].join("\n"));
+  },
+];
+
+/** Schema version this build of sssf writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `db` to the current trace schema, applying the missing migrations in order, each in its own
+ * IMMEDIATE transaction together with its `PRAGMA user_version` bump, so concurrent openers and crashes
+ * never leave a half-migrated database.
+ * Contract: idempotent. Throws SssfError("usage") when the database was written by a newer sssf;
+ * rethrows SQLite errors (for example a foreign table of the same name) with the database unchanged.
+ */
+export function migrate(db: Database.Database): void {
+  const readVersion = (): number => db.pragma("user_version", { simple: true }) as number;
+  if (readVersion() > SCHEMA_VERSION) {
+    throw new SssfError(
+      "usage",
+      `Trace database ${db.name} has schema version ${readVersion()}, newer than this sssf supports ` +
+        `(${SCHEMA_VERSION}); upgrade sssf or rebuild the database with it.`,
+    );
+  }
+  while (readVersion() < SCHEMA_VERSION) {
+    db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      const version = readVersion();
+      const migration = MIGRATIONS[version];
+      if (migration === undefined) return;
+      migration(db);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,243 @@
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { SssfError } from "../errors/index.js";
+import { createUpserter } from "./database.js";
+import type { TraceRecord } from "./events.js";
+import { redactRecord } from "./redact-record.js";
+
+/** Options of a {@link Tracer}. The tracer never closes `db`. */
+export interface TracerOptions {
+  db: Database.Database;
+  /** The session's `events.jsonl`; created (with its directory) when missing, always appended to. */
+  eventsFile: string;
+  /** Delay between the first queued record and its flush (default 10 ms). */
+  flushIntervalMs?: number;
+  /** Queue length that triggers an immediate flush (default 1000). */
+  maxBatch?: number;
+}
+
+/** Counters of a {@link Tracer}: records stored in the db, flushes that stored them, slowest flush. */
+export interface TracerStats {
+  readonly records: number;
+  readonly batches: number;
+  readonly maxBatchMs: number;
+}
+
+interface EachResult {
+  stored: number;
+  firstError: unknown;
+}
+
+interface UnwrittenBatch {
+  bytes: Buffer;
+  records: TraceRecord[];
+}
+
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/**
+ * Writes trace records to a session's `events.jsonl` (the raw record) and then to the trace db (its
+ * queryable mirror), in batches: one append and one transaction per flush. Secrets are redacted once,
+ * before either write, so file and db hold the same rows.
+ * Contract: `write` never throws, except after `close()`. A batch the db refuses as busy or locked stays
+ * queued, in order, for the next flush; failures of timer- or size-triggered flushes are kept and thrown by
+ * the next explicit `flush()` or `close()`. Records already appended to the file are never appended twice.
+ * @example
+ * const tracer = new Tracer({ db, eventsFile: "adws/adw_data/sessions/a1b2c3d4/events.jsonl" });
+ * tracer.write({ table: "events", row });
+ * tracer.close();
+ */
+export class Tracer {
+  readonly #eventsFile: string;
+  readonly #flushIntervalMs: number;
+  readonly #maxBatch: number;
+  readonly #insertBatch: Database.Transaction<(records: TraceRecord[]) => void>;
+  readonly #insertEach: Database.Transaction<(records: TraceRecord[]) => EachResult>;
+  readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
+  #fd: number | null;
+  #queue: TraceRecord[] = [];
+  #unwritten: UnwrittenBatch | null = null;
+  #pendingDb: TraceRecord[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #deferredError: unknown = undefined;
+  #lastBusyError: unknown = undefined;
+
+  constructor(options: TracerOptions) {
+    this.#eventsFile = options.eventsFile;
+    this.#flushIntervalMs = options.flushIntervalMs ?? 10;
+    this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
+    const upsert = createUpserter(options.db);
+    this.#insertBatch = options.db.transaction((records: TraceRecord[]) => {
+      for (const record of records) upsert(record);
+    });
+    // Fallback after a non-transient failure: store every record that can be stored, report the first error.
+    this.#insertEach = options.db.transaction((records: TraceRecord[]) => {
+      const result: EachResult = { stored: 0, firstError: undefined };
+      for (const record of records) {
+        try {
+          upsert(record);
+          result.stored += 1;
+        } catch (error) {
+          result.firstError ??= error;
+        }
+      }
+      return result;
+    });
+    mkdirSync(path.dirname(path.resolve(this.#eventsFile)), { recursive: true });
+    this.#fd = openSync(this.#eventsFile, "a");
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): TracerStats {
+    return { ...this.#counters };
+  }
+
+  /**
+   * Queues `record` (redacted, copied) and schedules a flush, or flushes now when the queue is full.
+   * Throws SssfError("internal") only when the tracer is closed.
+   */
+  write(record: TraceRecord): void {
+    if (this.#fd === null) {
+      throw new SssfError(
+        "internal",
+        `Trace record written after the tracer of ${this.#eventsFile} was closed.`,
+      );
+    }
+    this.#queue.push(redactRecord(record));
+    if (this.#queue.length >= this.#maxBatch) {
+      this.#flushKeepingErrors();
+    } else {
+      this.#schedule();
+    }
+  }
+
+  /**
+   * Appends every queued record to the events file (one write), then upserts the file's not yet stored
+   * records into the db in one transaction. Synchronous. Throws a deferred error of an earlier automatic
+   * flush, a file system error (the unwritten bytes are retried first next time), or a non-transient db
+   * error (the batch's other records are still stored). A busy or locked db is not an error here.
+   */
+  flush(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const deferred = this.#deferredError;
+    this.#deferredError = undefined;
+    try {
+      this.#flushNow();
+    } catch (error) {
+      if (deferred === undefined) throw error;
+    }
+    if (deferred !== undefined) throw deferred;
+  }
+
+  /**
+   * Flushes and closes the events file. Throws what `flush()` throws, and the last busy error when records
+   * could not reach the db (they are in the file; a rebuild restores them). Idempotent; never closes the db.
+   */
+  close(): void {
+    if (this.#fd === null) return;
+    try {
+      this.flush();
+      if (this.#pendingDb.length > 0) {
+        throw (
+          this.#lastBusyError ?? new SssfError("internal", `Trace records of ${this.#eventsFile} not stored.`)
+        );
+      }
+    } finally {
+      if (this.#timer !== null) clearTimeout(this.#timer);
+      this.#timer = null;
+      closeSync(this.#fd);
+      this.#fd = null;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== null) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#flushKeepingErrors();
+    }, this.#flushIntervalMs);
+    this.#timer.unref();
+  }
+
+  #flushKeepingErrors(): void {
+    try {
+      this.#flushNow();
+    } catch (error) {
+      this.#deferredError ??= error;
+    }
+  }
+
+  #flushNow(): void {
+    if (this.#fd === null) return;
+    const started = performance.now();
+    this.#appendToFile(this.#fd);
+    if (this.#pendingDb.length === 0) return;
+    const batch = this.#pendingDb;
+    let failure: unknown;
+    try {
+      this.#insertBatch.immediate(batch);
+      this.#pendingDb = [];
+      this.#record(batch.length, started);
+      return;
+    } catch (error) {
+      if (this.#keepForRetry(error)) return;
+      failure = error;
+    }
+    let result: EachResult;
+    try {
+      result = this.#insertEach.immediate(batch);
+    } catch (error) {
+      if (this.#keepForRetry(error)) return;
+      this.#pendingDb = [];
+      throw error;
+    }
+    this.#pendingDb = [];
+    this.#record(result.stored, started);
+    throw result.firstError ?? failure;
+  }
+
+  /** True (and a retry scheduled) when `error` is a busy or locked db: the pending records stay queued. */
+  #keepForRetry(error: unknown): boolean {
+    if (!isTransient(error)) return false;
+    this.#lastBusyError = error;
+    this.#schedule();
+    return true;
+  }
+
+  #appendToFile(fd: number): void {
+    if (this.#queue.length === 0 && this.#unwritten === null) return;
+    const records = this.#queue;
+    this.#queue = [];
+    let text = "";
+    for (const record of records) text += `${JSON.stringify(record)}\n`;
+    const unwritten = this.#unwritten;
+    const bytes =
+      unwritten === null ? Buffer.from(text) : Buffer.concat([unwritten.bytes, Buffer.from(text)]);
+    const batch = unwritten === null ? records : unwritten.records.concat(records);
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      // Keep exactly the bytes the file has not taken, so a retry never duplicates or splits a line.
+      this.#unwritten = { bytes: bytes.subarray(offset), records: batch };
+      throw error;
+    }
+    this.#unwritten = null;
+    if (this.#pendingDb.length === 0) this.#pendingDb = batch;
+    else for (const record of batch) this.#pendingDb.push(record);
+  }
+
+  #record(records: number, started: number): void {
+    const elapsed = performance.now() - started;
+    this.#counters.records += records;
+    this.#counters.batches += 1;
+    if (elapsed > this.#counters.maxBatchMs) this.#counters.maxBatchMs = elapsed;
+  }
+}

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineOutputType } from "../../src/envelope/output-type.js";
+import { parseEnvelope } from "../../src/envelope/parse-envelope.js";
+import { ChangesOutput, GenericOutput, ReviewOutput, VerifyOutput } from "../../src/envelope/schemas.js";
+
+function problemsOf(result: ReturnType<typeof parseEnvelope>) {
+  if (result.ok) throw new Error(`expected a failed parse, got ${JSON.stringify(result.envelope)}`);
+  return result.problems;
+}
+
+describe("parseEnvelope", () => {
+  it("accepts a bare envelope and applies defaults", () => {
+    const result = parseEnvelope('{"status": "success", "summary": "done"}', GenericOutput);
+    expect(result).toEqual({
+      ok: true,
+      envelope: { status: "success", summary: "done", artifacts: [], notes_for_next_agent: "" },
+      json: { status: "success", summary: "done" },
+    });
+  });
+
+  it("accepts a fenced envelope inside prose and strips unknown keys", () => {
+    const text = 'Work is done.\n```json\n{"status": "fail", "mood": "tired"}\n```\nBye.';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(result.ok && result.envelope).toEqual({
+      status: "fail",
+      summary: "",
+      artifacts: [],
+      notes_for_next_agent: "",
+    });
+    expect(result.json).toEqual({ status: "fail", mood: "tired" });
+  });
+
+  it("lets the last valid object win", () => {
+    const text =
+      'Plan: {"status": "fail", "summary": "draft"} final: {"status": "success", "summary": "final"}';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(result.ok && result.envelope.summary).toBe("final");
+  });
+
+  it("does not let a later invalid object beat an earlier valid one", () => {
+    const text = 'Report: {"status": "success", "summary": "real"}\nExample of a config: {"port": 8080}';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(result.ok && result.envelope.summary).toBe("real");
+    expect(result.json).toEqual({ status: "success", summary: "real" });
+  });
+
+  it("accepts a repaired envelope", () => {
+    const result = parseEnvelope("{'status': 'success', artifacts: ['a.md',],}", GenericOutput);
+    expect(result.ok && result.envelope.artifacts).toEqual(["a.md"]);
+  });
+
+  it("reports a single problem with an empty path when there is no JSON at all", () => {
+    const result = parseEnvelope("I am done, everything works.", GenericOutput);
+    expect(result).toEqual({
+      ok: false,
+      problems: [{ path: "", message: "no JSON object was found in the reply" }],
+      json: undefined,
+    });
+  });
+
+  it("reports a missing status with the allowed values", () => {
+    const result = parseEnvelope('{"summary": "forgot the status"}', GenericOutput);
+    expect(problemsOf(result)).toEqual([
+      { path: "status", message: 'required field is missing (expected "success" | "fail")' },
+    ]);
+    expect(result.json).toEqual({ summary: "forgot the status" });
+  });
+
+  it("reports the problems of the last candidate when none validates", () => {
+    const text = '{"summary": "first"} and then {"status": "done"}';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(problemsOf(result)).toEqual([
+      { path: "status", message: 'invalid value "done": expected one of "success" | "fail"' },
+    ]);
+    expect(result.json).toEqual({ status: "done" });
+  });
+
+  it("names a wrong nested type by its exact path", () => {
+    const envelope = {
+      status: "success",
+      approved: true,
+      findings: [{ requirement: "health endpoint", met: "yes", evidence: "src/server.ts:12" }],
+    };
+    expect(problemsOf(parseEnvelope(JSON.stringify(envelope), ReviewOutput))).toEqual([
+      { path: "findings[0].met", message: "expected boolean, got string" },
+    ]);
+  });
+
+  it("names missing nested fields and wrong top-level types", () => {
+    const envelope = {
+      status: "success",
+      approved: "no",
+      findings: [{ requirement: "r", met: true }],
+      blocking: "x",
+    };
+    expect(problemsOf(parseEnvelope(JSON.stringify(envelope), ReviewOutput))).toEqual([
+      { path: "approved", message: "expected boolean, got string" },
+      { path: "findings[0].evidence", message: "required field is missing (expected string)" },
+      { path: "blocking", message: "expected array, got string" },
+    ]);
+  });
+
+  it("lists the allowed values of a nested enum", () => {
+    const envelope = { status: "success", files: [{ path: "a.ts", change: "moved" }] };
+    expect(problemsOf(parseEnvelope(JSON.stringify(envelope), ChangesOutput))).toEqual([
+      {
+        path: "files[0].change",
+        message: 'invalid value "moved": expected one of "added" | "modified" | "deleted" | "renamed"',
+      },
+    ]);
+  });
+
+  it("words number constraints and null", () => {
+    const envelope = { status: "success", suite: null, passed: true, exit_code: 1.5, duration_ms: -1 };
+    expect(problemsOf(parseEnvelope(JSON.stringify(envelope), VerifyOutput))).toEqual([
+      { path: "suite", message: "expected string, got null" },
+      { path: "exit_code", message: "expected integer, got 1.5" },
+      { path: "duration_ms", message: "must be >= 0, got -1" },
+    ]);
+  });
+
+  it("describes union, strict-object, length and odd-key problems of custom types", () => {
+    const Custom = defineOutputType(
+      "CustomOutput",
+      z.object({
+        status: z.enum(["success", "fail"]),
+        target: z.union([z.string(), z.object({ line: z.number() })]),
+        tags: z.array(z.string()).min(1),
+        meta: z.object({ "odd key": z.string() }).strict(),
+      }),
+      { status: "success", target: "a", tags: ["t"], meta: { "odd key": "v" } },
+    );
+    const envelope = {
+      status: "success",
+      target: { line: "12" },
+      tags: [],
+      meta: { "odd key": 1, extra: 2 },
+    };
+    expect(problemsOf(parseEnvelope(JSON.stringify(envelope), Custom))).toEqual([
+      { path: "target.line", message: "expected number, got string" },
+      { path: "tags", message: "must have at least 1 item, got 0 items" },
+      { path: 'meta["odd key"]', message: "expected string, got number" },
+      { path: "meta.extra", message: "unexpected field; remove it" },
+    ]);
+    expect(
+      problemsOf(parseEnvelope('{"status": "fail", "tags": ["t"], "meta": {"odd key": "v"}}', Custom)),
+    ).toEqual([{ path: "target", message: "required field is missing (expected string | object)" }]);
+  });
+
+  it("finds a valid envelope at the end of a 5 MB message", () => {
+    const line = "building module {name} with 'quotes' and \"more\" text\n";
+    const text = `${line.repeat(Math.ceil((5 * 1024 * 1024) / line.length))}{"status": "success", "summary": "big"}`;
+    const result = parseEnvelope(text, GenericOutput);
+    expect(result.ok && result.envelope.summary).toBe("big");
+  });
+
+  it("reports no JSON for 5 MB of opening braces", () => {
+    expect(problemsOf(parseEnvelope("{".repeat(5 * 1024 * 1024), GenericOutput))).toEqual([
+      { path: "", message: "no JSON object was found in the reply" },
+    ]);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { toToolCall } from "../../src/runtimes/exec.js";
+import { parseExecLine } from "../../src/runtimes/exec-protocol.js";
+import { getRuntime, registeredRuntimeIds, registerRuntime } from "../../src/runtimes/index.js";
+import { createLineSplitter } from "../../src/runtimes/line-splitter.js";
+import { emptyUsage } from "../../src/runtimes/runtime.js";
+import { toolCallName, toolResultSnippet } from "../../src/runtimes/tool-call-name.js";
+
+describe("parseExecLine", () => {
+  it("ignores non-JSON, non-objects and unknown types", () => {
+    for (const line of ["hello", "{broken", "[1,2]", '"text"', '{"type":"mystery"}', "{}"]) {
+      expect(parseExecLine(line)).toBeNull();
+    }
+  });
+
+  it("fills neutral defaults for missing fields", () => {
+    expect(parseExecLine('{"type":"tool_call","tool":"read"}')).toEqual({
+      type: "tool_call",
+      tool: "read",
+      args: {},
+      result: "",
+      ok: true,
+      duration_ms: 0,
+    });
+    expect(parseExecLine('{"type":"usage","input_tokens":3}')).toMatchObject({ input_tokens: 3, cost: 0 });
+    expect(parseExecLine('{"type":"result","text":"hi","error":"bad"}')).toEqual({
+      type: "result",
+      text: "hi",
+      error: "bad",
+    });
+  });
+});
+
+describe("tool call normalization", () => {
+  it("derives start and end from the arrival time and duration", () => {
+    const arrived = new Date("2025-01-01T00:00:10.000Z");
+    const call = toToolCall(
+      {
+        type: "tool_call",
+        tool: "bash",
+        args: { cmd: "npm test" },
+        result: "ok",
+        ok: true,
+        duration_ms: 2500,
+      },
+      arrived,
+    );
+    expect(call.name).toBe("bash: npm test");
+    expect(call.endedAt).toEqual(arrived);
+    expect(call.startedAt).toEqual(new Date("2025-01-01T00:00:07.500Z"));
+  });
+
+  it("renders short names and snippets", () => {
+    expect(toolCallName("read", { file_path: "src/a.ts" })).toBe("read: src/a.ts");
+    expect(toolCallName("bash", { command: "echo a\n  && echo b" })).toBe("bash: echo a && echo b");
+    expect(toolCallName("todo", {})).toBe("todo");
+    expect(toolCallName("grep", { pattern: "x" })).toBe('grep: {"pattern":"x"}');
+    const long = toolCallName("bash", { command: "y".repeat(500) });
+    expect(long).toHaveLength(80);
+    expect(long.endsWith("…")).toBe(true);
+    expect(toolResultSnippet("z".repeat(10_000))).toHaveLength(2000);
+  });
+});
+
+describe("createLineSplitter", () => {
+  it("joins split chunks, drops blank lines and CRs, flushes the last line", () => {
+    const lines: string[] = [];
+    const splitter = createLineSplitter((batch) => lines.push(...batch));
+    for (const chunk of ["al", "pha\nbe", "ta\r\n\n  \ngam", "ma"]) splitter.push(chunk);
+    expect(lines).toEqual(["alpha", "beta"]);
+    splitter.end();
+    expect(lines).toEqual(["alpha", "beta", "gamma"]);
+  });
+});
+
+describe("runtime registry", () => {
+  it("registers exec and lets users add or replace runtimes", () => {
+    expect(registeredRuntimeIds()).toContain("exec");
+    expect(getRuntime("exec")?.specVersion).toBe("sssf-runtime/1");
+    expect(getRuntime("nope")).toBeUndefined();
+    const echo = {
+      id: "echo-test",
+      specVersion: "sssf-runtime/1" as const,
+      send: async () => ({ ok: true, text: "echo", usage: emptyUsage(), contextTokens: null }),
+    };
+    registerRuntime(echo);
+    expect(getRuntime("echo-test")).toBe(echo);
+    const replacement = { ...echo };
+    registerRuntime(replacement);
+    expect(getRuntime("echo-test")).toBe(replacement);
+    expect(registeredRuntimeIds().filter((id) => id === "echo-test")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { REDACTED, redactSecrets } from "../../src/trace/redact.js";
+import { redactJsonText } from "../../src/trace/redact-json.js";
+
+const positives: [string, string][] = [
+  ["ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[REDACTED]"],
+  ["export OPENAI_API_KEY='abc def'", "export OPENAI_API_KEY='[REDACTED]'"],
+  ['DB_PASSWORD="hunter2" run', 'DB_PASSWORD="[REDACTED]" run'],
+  ['{"api_key": "abc"}', '{"api_key": "[REDACTED]"}'],
+  ['{"ClientSecret":"a\\"b"}', '{"ClientSecret":"[REDACTED]"}'],
+  ['{"out":"{\\"auth_token\\": \\"abc\\"}"}', '{"out":"{\\"auth_token\\": \\"[REDACTED]\\"}"}'],
+  ["password: hunter22", "password: [REDACTED]"],
+  ["x-api-key: abcdefghijklmnopqrstuv", "x-api-key: [REDACTED]"],
+  ["GET /v1?access_token=abc&page=2", "GET /v1?access_token=[REDACTED]&page=2"],
+  [`use sk-ant-api03-${"a1".repeat(20)} now`, "use [REDACTED] now"],
+  [`key=sk-proj-${"Z9".repeat(12)}`, "key=[REDACTED]"],
+  [`AIza${"B".repeat(35)}`, REDACTED],
+  [`token ghp_${"c".repeat(36)}.`, "token [REDACTED]."],
+  [`github_pat_11${"D".repeat(40)}`, REDACTED],
+  ["slack xoxb-1234567890-abcdefghij", "slack [REDACTED]"],
+  ["aws AKIAIOSFODNN7EXAMPLE here", "aws [REDACTED] here"],
+  ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "Authorization: Bearer [REDACTED]"],
+];
+
+const negatives = [
+  "ls -la src && cat package.json",
+  '{"input_tokens": 1200, "max_tokens": 4096, "cache_read_tokens": 0}',
+  '{"key": "phase_id", "token": null, "secret": ""}',
+  "the key: enter the room",
+  "const token = getToken(); if (token == null) return;",
+  "apiKey: string; password?: string",
+  "tokenizer=bert keyboard=us",
+  "API_KEY=$API_KEY",
+  "scikit sk-learn risk-free ask-me-anything-ok-really-long-string",
+  "the bearer of bad news",
+  "AKIAIOSFODNN7EXAMPLEXYZ is too long to be a key id",
+  "日本語のテキスト token は大丈夫",
+];
+
+describe("redactSecrets", () => {
+  it.each(positives)("redacts %s", (input, expected) => {
+    expect(redactSecrets(input)).toBe(expected);
+  });
+
+  it.each(negatives.map((text) => [text]))("leaves %s alone", (text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it("is idempotent", () => {
+    for (const [input] of positives) {
+      const once = redactSecrets(input);
+      expect(redactSecrets(once)).toBe(once);
+    }
+  });
+
+  it("is linear on long identifier-like runs", () => {
+    const blob = `${"A".repeat(500_000)}key=1 ${"b".repeat(500_000)}`;
+    const started = performance.now();
+    redactSecrets(blob);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("redactJsonText", () => {
+  it("keeps a JSON payload valid when a secret breaks the string form", () => {
+    const payload = JSON.stringify({ a: "token:", b: "c", nested: { password: "hunter", list: ["sk-x"] } });
+    const redacted = redactJsonText(payload);
+    expect(JSON.parse(redacted)).toEqual({ a: "token:", b: "c", nested: { password: REDACTED, list: ["sk-x"] } });
+  });
+
+  it("redacts inside string values and returns clean text unchanged", () => {
+    const payload = JSON.stringify({ command: "ANTHROPIC_API_KEY=abc pi -p hi", usage: { input_tokens: 3 } });
+    expect(JSON.parse(redactJsonText(payload))).toEqual({
+      command: "ANTHROPIC_API_KEY=[REDACTED] pi -p hi",
+      usage: { input_tokens: 3 },
+    });
+    const clean = '{"command":"ls"}';
+    expect(redactJsonText(clean)).toBe(clean);
+    expect(redactJsonText("not json password=x")).toBe("not json password=[REDACTED]");
+  });
+});
