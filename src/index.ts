@@ -2,8 +2,9 @@
  * sssf: the public API for writing workflows (ADWs), output types and gates, and for running them.
  * @module
  */
+
+export { BUILTIN_RUNTIME_IDS, configJsonSchema, DEFAULT_CONFIG_PATH, loadConfig } from "./engine/config.js";
 export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./engine/config-types.js";
-export { DEFAULT_CONFIG_PATH, loadConfig } from "./engine/config.js";
 export type { RunReporter } from "./engine/reporter.js";
 export {
   type AgentPhase,
@@ -23,6 +24,6 @@ export { type RunOutcome, type RunWorkflowOptions, runWorkflow } from "./engine/
 export * from "./envelope/index.js";
 export * from "./errors/index.js";
 export * from "./gates/index.js";
+export { getRuntime, registeredRuntimeIds, registerRuntime } from "./runtimes/index.js";
 export type * from "./runtimes/runtime.js";
-export { getRuntime, registerRuntime, registeredRuntimeIds } from "./runtimes/index.js";
 export { builtinWorkflows, findWorkflow } from "./workflows/index.js";

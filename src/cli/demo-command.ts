@@ -40,14 +40,35 @@ const DEMO_TURNS = [
   {
     reply: 'Done! Here is my report: {"summary": "Wrote hello.md", "artifacts": ["hello.md"]}',
     tool_calls: [
-      { tool: "write", args: { path: "hello.md" }, write_file: { path: "hello.md", content: "# Hello, factory\n" }, result: "wrote 17 bytes", duration_ms: 4 },
+      {
+        tool: "write",
+        args: { path: "hello.md" },
+        write_file: { path: "hello.md", content: "# Hello, factory\n" },
+        result: "wrote 17 bytes",
+        duration_ms: 4,
+      },
     ],
-    usage: { input_tokens: 1200, output_tokens: 80, cache_read_tokens: 0, cache_write_tokens: 600, cost: 0.0048, context_tokens: 1280 },
+    usage: {
+      input_tokens: 1200,
+      output_tokens: 80,
+      cache_read_tokens: 0,
+      cache_write_tokens: 600,
+      cost: 0.0048,
+      context_tokens: 1280,
+    },
   },
   {
     match: "status",
-    reply: '```json\n{"status": "success", "summary": "Wrote hello.md greeting the factory", "artifacts": ["hello.md"], "notes_for_next_agent": "hello.md is at the repo root"}\n```',
-    usage: { input_tokens: 1450, output_tokens: 60, cache_read_tokens: 1200, cache_write_tokens: 0, cost: 0.0021, context_tokens: 1510 },
+    reply:
+      '```json\n{"status": "success", "summary": "Wrote hello.md greeting the factory", "artifacts": ["hello.md"], "notes_for_next_agent": "hello.md is at the repo root"}\n```',
+    usage: {
+      input_tokens: 1450,
+      output_tokens: 60,
+      cache_read_tokens: 1200,
+      cache_write_tokens: 0,
+      cost: 0.0021,
+      context_tokens: 1510,
+    },
   },
 ];
 
@@ -57,7 +78,11 @@ function writeDemoRepo(dir: string): void {
   writeFileSync(path.join(dir, "README.md"), "# Demo repo\n\nA scratch repository created by `sssf demo`.\n");
   writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/system.md"), SYSTEM_PROMPT);
   writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/user.md"), USER_PROMPT);
-  const agent = createScriptedAgent({ dir: path.join(dir, ".sssf-demo"), name: "assistant", turns: DEMO_TURNS });
+  const agent = createScriptedAgent({
+    dir: path.join(dir, ".sssf-demo"),
+    name: "assistant",
+    turns: DEMO_TURNS,
+  });
   const yaml = [
     "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json",
     "agents:",

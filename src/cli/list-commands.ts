@@ -1,7 +1,7 @@
+import { UsageError } from "../errors/usage-error.js";
 import type { EventType } from "../trace/events.js";
 import { EVENT_TYPES } from "../trace/events.js";
 import { getSession, listEnvelopes, listEvents, listPhases, listSessions } from "../trace/queries.js";
-import { UsageError } from "../errors/usage-error.js";
 import { formatCost, formatDuration, formatTokens, table, truncate } from "./format.js";
 import { openReadDb, type ReadOptions } from "./read-context.js";
 import { reportError } from "./report-error.js";
@@ -17,28 +17,40 @@ const time = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 19) :
 
 function parseLimit(value: string | undefined): number {
   const limit = Number(value ?? "50");
-  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: expected a positive whole number, got "${value}"`, "--limit");
+  if (!Number.isInteger(limit) || limit <= 0)
+    throw new UsageError(`--limit: expected a positive whole number, got "${value}"`, "--limit");
   return limit;
 }
 
 function parseType(value: string | undefined): EventType | undefined {
   if (value === undefined) return undefined;
   if (!(EVENT_TYPES as readonly string[]).includes(value)) {
-    throw new UsageError(`--type: unknown event type "${value}" (one of ${EVENT_TYPES.join(", ")})`, "--type");
+    throw new UsageError(
+      `--type: unknown event type "${value}" (one of ${EVENT_TYPES.join(", ")})`,
+      "--type",
+    );
   }
   return value as EventType;
 }
 
 /** `sssf sessions | phases | events | envelopes`: a table, or JSON rows with --json. */
-export async function listCommand(name: string, adwId: string | undefined, options: ListOptions): Promise<number> {
+export async function listCommand(
+  name: string,
+  adwId: string | undefined,
+  options: ListOptions,
+): Promise<number> {
   try {
     const db = openReadDb(options);
     try {
-      if (adwId !== undefined && !getSession(db, adwId)) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
+      if (adwId !== undefined && !getSession(db, adwId))
+        throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       const print = (rows: unknown[], render: () => string) =>
         process.stdout.write(options.json ? `${JSON.stringify(rows, null, 2)}\n` : `${render()}\n`);
       if (name === "sessions") {
-        const rows = listSessions(db, { limit: parseLimit(options.limit), includeArchived: Boolean(options.all) });
+        const rows = listSessions(db, {
+          limit: parseLimit(options.limit),
+          includeArchived: Boolean(options.all),
+        });
         print(rows, () =>
           table(
             ["ADW_ID", "STATUS", "WORKFLOW", "STARTED", "DURATION", "TOKENS", "COST", "REQUEST"],
@@ -96,7 +108,9 @@ export async function listCommand(name: string, adwId: string | undefined, optio
             ["ATTEMPT", "PHASE", "AGENT", "REASON", "TYPE", "VALID", "STATUS", "ERRORS / SUMMARY"],
             rows.map((e) => {
               const errors = JSON.parse(e.errors) as { path: string; message: string }[];
-              const summary = e.envelope_json ? (JSON.parse(e.envelope_json) as { summary?: string }).summary ?? "" : "";
+              const summary = e.envelope_json
+                ? ((JSON.parse(e.envelope_json) as { summary?: string }).summary ?? "")
+                : "";
               return [
                 String(e.attempt),
                 e.phase_id.split("-").pop() ?? "",
@@ -105,7 +119,12 @@ export async function listCommand(name: string, adwId: string | undefined, optio
                 e.output_type,
                 e.valid ? "yes" : "no",
                 e.status ?? "-",
-                truncate(e.valid ? summary : errors.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; "), 90),
+                truncate(
+                  e.valid
+                    ? summary
+                    : errors.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; "),
+                  90,
+                ),
               ];
             }),
           ),

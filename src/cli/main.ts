@@ -14,9 +14,11 @@ const program = new Command("sssf")
   .showHelpAfterError("(run sssf --help for usage)")
   .exitOverride();
 
-const configOption = () => new Option("--config <path>", "config file (default adws/adw_sssf_config/sssf.config.yaml)");
+const configOption = () =>
+  new Option("--config <path>", "config file (default adws/adw_sssf_config/sssf.config.yaml)");
 const cwdOption = () => new Option("--cwd <dir>", "repo root to run in (default: current directory)");
-const dbOption = () => new Option("--db <path>", "trace database (default: observability.db from the config)");
+const dbOption = () =>
+  new Option("--db <path>", "trace database (default: observability.db from the config)");
 
 program
   .command("run")
@@ -45,7 +47,10 @@ for (const [name, description, needsId] of [
     .addOption(dbOption())
     .addOption(configOption())
     .addOption(cwdOption());
-  if (name === "sessions") command.option("--limit <n>", "at most this many sessions", "50").option("--all", "include archived sessions");
+  if (name === "sessions")
+    command
+      .option("--limit <n>", "at most this many sessions", "50")
+      .option("--all", "include archived sessions");
   if (name === "events") command.option("--type <type>", "only events of this type (tool_call, error, …)");
   command.action(async (...args: unknown[]) => {
     const { listCommand } = await import("./list-commands.js");

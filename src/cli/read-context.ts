@@ -16,7 +16,10 @@ export function tracePaths(options: ReadOptions): { dbPath: string; sessionsDir:
   const cwd = path.resolve(options.cwd ?? process.cwd());
   if (options.config || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    return { dbPath: options.db ? path.resolve(cwd, options.db) : config.dbPath, sessionsDir: config.sessionsDir };
+    return {
+      dbPath: options.db ? path.resolve(cwd, options.db) : config.dbPath,
+      sessionsDir: config.sessionsDir,
+    };
   }
   const dataDir = path.join(cwd, DEFAULT_DATA_DIR);
   return {
@@ -29,7 +32,10 @@ export function tracePaths(options: ReadOptions): { dbPath: string; sessionsDir:
 export function openReadDb(options: ReadOptions): Database.Database {
   const { dbPath } = tracePaths(options);
   if (!existsSync(dbPath)) {
-    throw new UsageError(`no trace database at ${dbPath} (run a workflow first, or pass --db PATH / --config PATH)`, "--db");
+    throw new UsageError(
+      `no trace database at ${dbPath} (run a workflow first, or pass --db PATH / --config PATH)`,
+      "--db",
+    );
   }
   return openTraceDb(dbPath, { readonly: true });
 }

@@ -11,7 +11,9 @@ export function reportError(error: unknown, verbose: boolean): number {
     return error.exitCode;
   }
   const err = error instanceof Error ? error : new Error(String(error));
-  process.stderr.write(`sssf: unexpected error: ${err.message}${verbose ? "" : " (run with --verbose for details)"}\n`);
+  process.stderr.write(
+    `sssf: unexpected error: ${err.message}${verbose ? "" : " (run with --verbose for details)"}\n`,
+  );
   if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
   return 1;
 }

@@ -16,7 +16,8 @@ export interface RunCommandOptions {
 /** A prompt argument that names an existing file is read from it. */
 export function readPromptArgument(value: string, cwd: string): string {
   const candidate = path.resolve(cwd, value);
-  if (value.length < 4096 && existsSync(candidate) && statSync(candidate).isFile()) return readFileSync(candidate, "utf8");
+  if (value.length < 4096 && existsSync(candidate) && statSync(candidate).isFile())
+    return readFileSync(candidate, "utf8");
   return value;
 }
 
@@ -24,11 +25,19 @@ export function readPromptArgument(value: string, cwd: string): string {
  * `sssf run`: validates everything before starting, then runs with SIGINT/SIGTERM wired to abort,
  * which kills the agents' process groups and finalizes the session as `fail`.
  */
-export async function runCommand(workflowName: string, prompt: string, options: RunCommandOptions): Promise<number> {
+export async function runCommand(
+  workflowName: string,
+  prompt: string,
+  options: RunCommandOptions,
+): Promise<number> {
   const verbose = process.argv.includes("--verbose");
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
-    if (!existsSync(cwd)) throw new (await import("../errors/usage-error.js")).UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    if (!existsSync(cwd))
+      throw new (await import("../errors/usage-error.js")).UsageError(
+        `--cwd: ${cwd} does not exist`,
+        "--cwd",
+      );
     const workflow = findWorkflow(workflowName);
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     const controller = new AbortController();

@@ -17,28 +17,38 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   return {
     sessionStarted(session, sessionDir, joined) {
       const where = path.relative(cwd, sessionDir) || sessionDir;
-      write(`${paint(out, "bold", `sssf ${session.workflow}`)} · adw_id ${paint(out, "cyan", session.adw_id)}${joined ? " (joined)" : ""} · session ${where}`);
+      write(
+        `${paint(out, "bold", `sssf ${session.workflow}`)} · adw_id ${paint(out, "cyan", session.adw_id)}${joined ? " (joined)" : ""} · session ${where}`,
+      );
     },
     phaseStarted(phase) {
       const who = phase.kind === "agent" ? `agent ${phase.owner}` : phase.kind;
-      write(`${paint(out, "blue", "▶")} ${pad(phase.number)} ${phase.name} (${who}) ${paint(out, "dim", phase.description)}`);
+      write(
+        `${paint(out, "blue", "▶")} ${pad(phase.number)} ${phase.name} (${who}) ${paint(out, "dim", phase.description)}`,
+      );
     },
     phaseEnded(phase) {
       const ok = phase.status === "success";
       const mark = ok ? paint(out, "green", "✔") : paint(out, "red", "✘");
       const error = ok || !phase.error ? "" : ` ${paint(out, "red", truncate(phase.error, 300))}`;
-      write(`${mark} ${pad(phase.number)} ${phase.name} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`);
+      write(
+        `${mark} ${pad(phase.number)} ${phase.name} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`,
+      );
     },
     toolCall(_phase: PhaseRow, call: ToolCall) {
       const mark = call.ok ? paint(out, "green", "·") : paint(out, "red", "!");
-      write(`   ${mark} ${truncate(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`);
+      write(
+        `   ${mark} ${truncate(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
+      );
     },
     log(message) {
       write(`   ${message}`);
     },
     finished(session: SessionRow, phases: PhaseRow[]) {
       const accepted = session.accepted === 1;
-      const banner = accepted ? paint(out, ["bold", "green"], "ACCEPTED") : paint(out, ["bold", "red"], "NOT ACCEPTED");
+      const banner = accepted
+        ? paint(out, ["bold", "green"], "ACCEPTED")
+        : paint(out, ["bold", "red"], "NOT ACCEPTED");
       const failed = phases.filter((p) => p.status === "fail").length;
       write(
         `${banner} ${session.adw_id}: ${truncate(session.reason ?? "", 400)}\n` +

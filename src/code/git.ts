@@ -81,7 +81,11 @@ export async function dirtyPaths(root: string, location: GitLocation): Promise<s
   }
   const underRoot: string[] = [];
   for (const path of paths) {
-    if (path !== "" && path.startsWith(location.prefix)) underRoot.push(path.slice(location.prefix.length));
+    // A nested repository is listed as "dir/"; keep it as a plain path like any other.
+    const relative = path.startsWith(location.prefix)
+      ? path.slice(location.prefix.length).replace(/\/$/, "")
+      : "";
+    if (relative !== "") underRoot.push(relative);
   }
   return underRoot;
 }

@@ -24,7 +24,7 @@ export async function runQualitySuite(
     env: suite.env,
     timeoutMs: suite.timeoutMs,
     tailBytes: TAIL_BYTES,
-    ...(signal ? { signal } : {}),
+    signal,
   });
   const lines = run.outputTail.replace(/\s+$/, "").split("\n");
   if (lines.length === 1 && lines[0] === "") lines.pop();

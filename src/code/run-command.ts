@@ -77,6 +77,7 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     child.stderr?.on("data", (chunk: Buffer) => tail.push(chunk));
 
     const stop = (reason: "timeout" | "abort") => {
+      if (exit !== null) return; // already ended on its own; only leftovers remain, handled on exit
       if (reason === "timeout") timedOut = true;
       else aborted = true;
       if (pid !== undefined) void terminateProcessGroup(pid);
@@ -103,11 +104,13 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
       // Without a pid the program never started; otherwise this is a kill error and `close` still comes.
       if (pid === undefined) finish({ spawnError: `${error.code ?? "error"}: ${error.message}` });
     });
+    let groupEnded: Promise<void> = Promise.resolve();
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       if (pid === undefined) return;
       // Grandchildren that outlive the command would hold the pipes open (and leak): end the group.
-      void terminateProcessGroup(pid, 500).then(() => {
+      groupEnded = terminateProcessGroup(pid, 500);
+      void groupEnded.then(() => {
         if (settled) return;
         closeTimer = setTimeout(() => {
           child.stdout?.destroy();
@@ -118,7 +121,7 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     });
     child.on("close", (code, signal) => {
       const ended = exit ?? { code, signal };
-      finish({ exitCode: ended.code, signal: ended.signal });
+      void groupEnded.then(() => finish({ exitCode: ended.code, signal: ended.signal }));
     });
   });
 }

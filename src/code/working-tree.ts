@@ -33,7 +33,8 @@ export interface SnapshotOptions {
 /**
  * Snapshots `root` for change detection. Uses git when `root` is inside a work tree (a few `git`
  * processes plus hashing the dirty files, so it stays fast on big repos; works without commits) and
- * walks the tree otherwise. Rejects only when git answers the first question and then fails.
+ * walks the tree otherwise (a missing root gives an empty snapshot). Rejects with SssfError ("internal")
+ * only when `root` is in a git work tree and `git status` then fails.
  */
 export async function snapshotWorkingTree(
   root: string,

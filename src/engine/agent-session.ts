@@ -1,5 +1,5 @@
-import type { AgentConfig } from "./config-types.js";
 import { type AgentMapEntry, newAgentSessionId, readAgentMap, updateAgentMap } from "./agent-map.js";
+import type { AgentConfig } from "./config-types.js";
 import { nowIso, type SessionTrace } from "./session-trace.js";
 
 /** The conversation one agent continues across calls (and across joins) of a session. */
@@ -82,7 +82,11 @@ export class AgentSessions {
     const nativeChanged = nativeSessionId !== undefined && nativeSessionId !== state.nativeSessionId;
     if (nativeChanged) state.nativeSessionId = nativeSessionId;
     if (firstSend || nativeChanged) {
-      const entry: AgentMapEntry = { session_id: state.sessionId, model: state.model, coding_agent: state.codingAgent };
+      const entry: AgentMapEntry = {
+        session_id: state.sessionId,
+        model: state.model,
+        coding_agent: state.codingAgent,
+      };
       if (state.nativeSessionId !== undefined) entry.native_session_id = state.nativeSessionId;
       updateAgentMap(this.agentMapFile, state.agent, entry);
     }

@@ -14,17 +14,28 @@ import { type SendContext, sendToAgent } from "./send-to-agent.js";
 export interface CallContext extends SendContext {
   jsonFixAttempts: number;
   retries: number;
+  /** `limits.max_result_bytes`: a longer reply is cut to its tail (where the envelope is) before parsing. */
+  maxResultBytes: number;
   contextHandoffDir: string;
   /** The run's last accepted envelope, the default `previous`. */
   lastEnvelope: object | null;
   gateContext: GateContext;
 }
 
+function keepTail(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 4 || Buffer.byteLength(text) <= maxBytes) return text;
+  return Buffer.from(text).subarray(-maxBytes).toString("utf8");
+}
+
 function formatProblems(problems: EnvelopeProblem[]): string {
   return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
 }
 
-function renderCall<T extends OutputType>(context: CallContext, options: CallOptions<T>, previous: object | null) {
+function renderCall<T extends OutputType>(
+  context: CallContext,
+  options: CallOptions<T>,
+  previous: object | null,
+) {
   const values = {
     prompt: options.prompt,
     previous_envelope: previous === null ? "(none)" : JSON.stringify(previous, null, 2),
@@ -98,7 +109,17 @@ export async function callAgent<T extends OutputType>(
         });
         fail(`agent ${agent.name} call failed (${result.errorKind}): ${result.error ?? "no detail"}`);
       }
-      const parsed = parseEnvelope(result.text, type);
+      const text = keepTail(result.text, context.maxResultBytes);
+      if (text !== result.text) {
+        trace.event({
+          type: "log",
+          name: `${agent.name}'s reply (${result.text.length} characters) cut to its last ${context.maxResultBytes} bytes`,
+          phaseId: phase.id,
+          agent: agent.name,
+          payload: { limit: "limits.max_result_bytes" },
+        });
+      }
+      const parsed = parseEnvelope(text, type);
       const row = trace.envelope({
         phase_id: phase.id,
         agent: agent.name,
@@ -108,7 +129,7 @@ export async function callAgent<T extends OutputType>(
         valid: parsed.ok ? 1 : 0,
         status: parsed.ok ? (parsed.envelope as { status: string }).status : null,
         envelope_json: parsed.ok ? JSON.stringify(parsed.envelope) : null,
-        raw_text: result.text,
+        raw_text: text,
         errors: JSON.stringify(parsed.ok ? [] : parsed.problems),
       });
       if (parsed.ok) {

@@ -7,7 +7,14 @@ import type { SssfConfig } from "./config-types.js";
 
 /** Paths sssf itself writes during a phase; they are never the phase's changes. */
 function engineOwnedPrefixes(config: SssfConfig): string[] {
-  const prefixes = [path.relative(config.repoRoot, config.dataDir), path.relative(config.repoRoot, config.dbPath)];
+  const db = path.relative(config.repoRoot, config.dbPath);
+  const prefixes = [
+    path.relative(config.repoRoot, config.dataDir),
+    db,
+    `${db}-wal`,
+    `${db}-shm`,
+    `${db}-journal`,
+  ];
   return prefixes.filter((p) => p !== "" && !p.startsWith("..")).map((p) => p.split(path.sep).join("/"));
 }
 
@@ -21,7 +28,9 @@ export interface ChangeTracking {
  */
 export function startChangeTracking(config: SssfConfig, needed: boolean): ChangeTracking {
   const exclude = engineOwnedPrefixes(config);
-  let before: Promise<TreeSnapshot> | null = needed ? snapshotWorkingTree(config.repoRoot, { exclude }) : null;
+  let before: Promise<TreeSnapshot> | null = needed
+    ? snapshotWorkingTree(config.repoRoot, { exclude })
+    : null;
   return {
     async changes() {
       before ??= snapshotWorkingTree(config.repoRoot, { exclude });
@@ -32,7 +41,11 @@ export function startChangeTracking(config: SssfConfig, needed: boolean): Change
 }
 
 /** Runs a named quality suite of the config; a name the config lacks is a config error. */
-export async function runSuitePhase(config: SssfConfig, suite: string, signal: AbortSignal): Promise<SuiteResult> {
+export async function runSuitePhase(
+  config: SssfConfig,
+  suite: string,
+  signal: AbortSignal,
+): Promise<SuiteResult> {
   const definition = config.quality[suite];
   if (!definition) {
     const known = Object.keys(config.quality);

@@ -1,6 +1,6 @@
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import type { Gate } from "../gates/gate.js";
 import type { VerifyOutput } from "../envelope/schemas.js";
+import type { Gate } from "../gates/gate.js";
 import type { SssfConfig } from "./config-types.js";
 
 declare const finishedBrand: unique symbol;
@@ -81,7 +81,11 @@ export interface Run {
   readonly config: SssfConfig;
   /** `--agent` from the command line, when given. */
   readonly agentOverride: string | undefined;
-  engineer<R>(name: string, options: PhaseOptions, body: (phase: EngineerPhase) => R | Promise<R>): Promise<R>;
+  engineer<R>(
+    name: string,
+    options: PhaseOptions,
+    body: (phase: EngineerPhase) => R | Promise<R>,
+  ): Promise<R>;
   agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R>;
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R>;
   /** Decides the exit code, the session status and the final banner together. */

@@ -1,14 +1,13 @@
-import type { VerifyOutput } from "../envelope/schemas.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { isSssfError } from "../errors/sssf-error.js";
-import { SssfError } from "../errors/sssf-error.js";
+import type { VerifyOutput } from "../envelope/schemas.js";
+import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import type { GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import type { AgentSessions } from "./agent-session.js";
 import { callAgent } from "./call-agent.js";
-import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
 import { runSuitePhase, startChangeTracking } from "./code-support.js";
+import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
 import type { RunReporter } from "./reporter.js";
 import type {
   AgentPhase,
@@ -76,7 +75,8 @@ export class RunEngine implements Run {
 
   private throwIfAborted(): void {
     const { signal } = this.options;
-    if (signal.aborted) throw new SssfError("interrupted", `run interrupted (${String(signal.reason ?? "signal")})`);
+    if (signal.aborted)
+      throw new SssfError("interrupted", `run interrupted (${String(signal.reason ?? "signal")})`);
   }
 
   private logger(phase: PhaseRow) {
@@ -117,7 +117,13 @@ export class RunEngine implements Run {
     };
     this.phases.push(row);
     this.trace.writePhase(row);
-    this.trace.event({ type: "phase_start", name, phaseId: row.id, agent: kind === "agent" ? owner : null, payload: { kind, owner } });
+    this.trace.event({
+      type: "phase_start",
+      name,
+      phaseId: row.id,
+      agent: kind === "agent" ? owner : null,
+      payload: { kind, owner },
+    });
     this.options.reporter.phaseStarted(row);
     // A phase is `fail` until its body returns.
     row.status = "fail";
@@ -126,14 +132,20 @@ export class RunEngine implements Run {
       row.status = "success";
       return result;
     } catch (error) {
-      row.error = isSssfError(error) && error.code === "phase_failed" ? (error as { reason?: string }).reason ?? error.message : (error as Error).message;
+      row.error =
+        isSssfError(error) && error.code === "phase_failed"
+          ? ((error as { reason?: string }).reason ?? error.message)
+          : (error as Error).message;
       this.trace.event({
         type: "error",
         name: row.error ?? "phase failed",
         phaseId: row.id,
         agent: kind === "agent" ? owner : null,
         ok: false,
-        payload: { error: row.error, ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }) },
+        payload: {
+          error: row.error,
+          ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
+        },
       });
       throw error;
     } finally {
@@ -154,7 +166,11 @@ export class RunEngine implements Run {
     }
   }
 
-  engineer<R>(name: string, options: PhaseOptions, body: (phase: EngineerPhase) => R | Promise<R>): Promise<R> {
+  engineer<R>(
+    name: string,
+    options: PhaseOptions,
+    body: (phase: EngineerPhase) => R | Promise<R>,
+  ): Promise<R> {
     return this.runPhase("engineer", name, "engineer", options, (row) =>
       body({ name, number: row.number, log: this.logger(row) }),
     );
@@ -163,7 +179,10 @@ export class RunEngine implements Run {
   agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R> {
     const agent = findAgent(this.config, options.owner);
     if (!agent) {
-      throw new SssfError("agent_unknown", `phase ${name}: owner "${options.owner}" is not an agent in ${this.config.file ?? "the config"}`);
+      throw new SssfError(
+        "agent_unknown",
+        `phase ${name}: owner "${options.owner}" is not an agent in ${this.config.file ?? "the config"}`,
+      );
     }
     const runtime = this.options.resolveRuntime(agent);
     return this.runPhase("agent", name, agent.name, options, (row) => {
@@ -174,8 +193,13 @@ export class RunEngine implements Run {
         number: row.number,
         owner: agent.name,
         log: this.logger(row),
-        call: async <T extends OutputType>(callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T }) => {
-          const tracking = startChangeTracking(this.config, (callOptions.gates ?? []).some((g) => g.usesPhaseChanges));
+        call: async <T extends OutputType>(
+          callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T },
+        ) => {
+          const tracking = startChangeTracking(
+            this.config,
+            (callOptions.gates ?? []).some((g) => g.usesPhaseChanges),
+          );
           const gateContext: GateContext = {
             repoRoot: this.repoRoot,
             adwId: this.adwId,
@@ -198,6 +222,7 @@ export class RunEngine implements Run {
               reporter: this.options.reporter,
               signal: this.options.signal,
               jsonFixAttempts: this.config.limits.jsonFixAttempts,
+              maxResultBytes: this.config.limits.maxResultBytes,
               retries: options.retries ?? this.config.limits.retries,
               contextHandoffDir: this.contextHandoffDir,
               lastEnvelope: this.lastEnvelope,
@@ -225,7 +250,9 @@ export class RunEngine implements Run {
             status: result.passed ? "success" : "fail",
             summary: `${suite}: ${result.passed ? "passed" : `failed (exit ${result.exitCode ?? "none"})`}`,
             artifacts: [],
-            notes_for_next_agent: result.passed ? "" : `The ${suite} suite fails; its output tail is in output_tail.`,
+            notes_for_next_agent: result.passed
+              ? ""
+              : `The ${suite} suite fails; its output tail is in output_tail.`,
             suite,
             command: result.command,
             exit_code: result.exitCode,
@@ -234,13 +261,24 @@ export class RunEngine implements Run {
             output_tail: result.outputTail,
           };
           this.lastEnvelope = envelope;
-          this.trace.event({ type: "log", name: envelope.summary, phaseId: row.id, ok: result.passed, payload: { envelope } });
+          this.trace.event({
+            type: "log",
+            name: envelope.summary,
+            phaseId: row.id,
+            ok: result.passed,
+            payload: { envelope },
+          });
           return envelope;
         },
         handOff: (outputType, envelope) => {
           const checked = outputType.schema.parse(envelope) as typeof envelope;
           this.lastEnvelope = checked;
-          this.trace.event({ type: "handoff", name: `${outputType.name} from ${name}`, phaseId: row.id, payload: { envelope: checked } });
+          this.trace.event({
+            type: "handoff",
+            name: `${outputType.name} from ${name}`,
+            phaseId: row.id,
+            payload: { envelope: checked },
+          });
           return checked;
         },
       };

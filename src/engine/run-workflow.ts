@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { getRuntime, registeredRuntimeIds } from "../runtimes/index.js";
 import type { Runtime } from "../runtimes/runtime.js";
-import { getRuntime } from "../runtimes/index.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { getSession, maxPhaseNumber } from "../trace/queries.js";
@@ -54,7 +54,10 @@ function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
     if (!agent) {
       const known = config.agents.map((a) => a.name).join(", ");
       const origin = options.agent === name ? "--agent" : `workflow ${workflow.name}`;
-      throw new UsageError(`${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})`, "--agent");
+      throw new UsageError(
+        `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})`,
+        "--agent",
+      );
     }
     return agent;
   });
@@ -67,7 +70,7 @@ function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => R
     if (!runtime) {
       throw new SssfError(
         "runtime_unknown",
-        `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${[...extra.keys(), "exec"].join(", ")})`,
+        `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${[...new Set([...extra.keys(), ...registeredRuntimeIds()])].join(", ")})`,
         { exitCode: 2 },
       );
     }
@@ -77,7 +80,9 @@ function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => R
 
 function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
   const row = db
-    .prepare("SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1")
+    .prepare(
+      "SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1",
+    )
     .get(adwId) as { envelope_json: string } | undefined;
   return row ? (JSON.parse(row.envelope_json) as object) : null;
 }
@@ -89,7 +94,8 @@ function latestValidEnvelope(db: Database.Database, adwId: string): object | nul
  */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
   const { config, workflow } = options;
-  if (options.request.trim() === "") throw new UsageError("the prompt is empty: pass a request or a prompt file");
+  if (options.request.trim() === "")
+    throw new UsageError("the prompt is empty: pass a request or a prompt file");
   const resolveRuntime = runtimeResolver(options);
   for (const agent of agentsNeeded(options)) resolveRuntime(agent);
 
@@ -107,7 +113,16 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const existing = getSession(db, adwId);
     const startedAt = new Date();
     const session: SessionRow = existing
-      ? { ...existing, workflow: workflow.name, request: options.request, status: "running", accepted: null, reason: null, ended_at: null, duration_ms: null }
+      ? {
+          ...existing,
+          workflow: workflow.name,
+          request: options.request,
+          status: "running",
+          accepted: null,
+          reason: null,
+          ended_at: null,
+          duration_ms: null,
+        }
       : {
           adw_id: adwId,
           workflow: workflow.name,
@@ -143,13 +158,19 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       lastPhaseNumber: maxPhaseNumber(db, adwId),
       lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
     });
-    trace.event({ type: "log", name: `${existing ? "joined" : "started"} ${workflow.name}`, phaseId: null, payload: { request: options.request, pid: process.pid } });
+    trace.event({
+      type: "log",
+      name: `${existing ? "joined" : "started"} ${workflow.name}`,
+      phaseId: null,
+      payload: { request: options.request, pid: process.pid },
+    });
 
     let accepted = false;
     let reason: string;
     try {
       await raceAbort(workflow.run(engine, options.request), signal);
-      if (engine.outcome === null) throw new SssfError("internal", `workflow ${workflow.name} ended without run.finish()`);
+      if (engine.outcome === null)
+        throw new SssfError("internal", `workflow ${workflow.name} ended without run.finish()`);
       accepted = engine.outcome.accepted;
       reason = engine.outcome.reason;
     } catch (error) {
@@ -160,7 +181,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
           name: reason,
           phaseId: null,
           ok: false,
-          payload: { error: reason, ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }) },
+          payload: {
+            error: reason,
+            ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
+          },
         });
       }
     }
@@ -172,7 +196,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       ended_at: endedAt.toISOString(),
       duration_ms: endedAt.getTime() - Date.parse(session.started_at),
     });
-    trace.event({ type: "log", name: `${accepted ? "accepted" : "not accepted"}: ${reason}`, phaseId: null, ok: accepted, payload: { accepted, reason, ended_at: nowIso() } });
+    trace.event({
+      type: "log",
+      name: `${accepted ? "accepted" : "not accepted"}: ${reason}`,
+      phaseId: null,
+      ok: accepted,
+      payload: { accepted, reason, ended_at: nowIso() },
+    });
     tracer.flush();
     reporter.finished(trace.session, engine.phases);
     return {
@@ -213,5 +243,8 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function interrupted(signal: AbortSignal): SssfError {
-  return new SssfError("interrupted", `interrupted by ${typeof signal.reason === "string" ? signal.reason : "abort"}`);
+  return new SssfError(
+    "interrupted",
+    `interrupted by ${typeof signal.reason === "string" ? signal.reason : "abort"}`,
+  );
 }

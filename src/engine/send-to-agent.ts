@@ -3,7 +3,7 @@ import path from "node:path";
 import type { AgentSendResult, Runtime, ToolCall } from "../runtimes/runtime.js";
 import type { EventRow, PhaseRow, ProcessRow } from "../trace/events.js";
 import { newId } from "../trace/ids.js";
-import type { AgentSessions, AgentSessionState } from "./agent-session.js";
+import type { AgentSessionState, AgentSessions } from "./agent-session.js";
 import type { AgentConfig } from "./config-types.js";
 import type { RunReporter } from "./reporter.js";
 import type { AgentDirs } from "./session-dirs.js";
@@ -54,7 +54,12 @@ export async function sendToAgent(context: SendContext, input: SendInput): Promi
     phaseId: phase.id,
     agent: agent.name,
     endedAt: null,
-    payload: { session_id: session.sessionId, resume: session.sends > 0, attempt: input.attempt, reason: input.reason },
+    payload: {
+      session_id: session.sessionId,
+      resume: session.sends > 0,
+      attempt: input.attempt,
+      reason: input.reason,
+    },
   });
   const processes = new Map<number, ProcessRow>();
   const result = await context.runtime.send(
@@ -124,7 +129,14 @@ export async function sendToAgent(context: SendContext, input: SendInput): Promi
         context.reporter.toolCall(phase, call);
       },
       onLog(message, details) {
-        trace.event({ type: "log", name: message, phaseId: phase.id, parentId: span.id, agent: agent.name, payload: details ?? {} });
+        trace.event({
+          type: "log",
+          name: message,
+          phaseId: phase.id,
+          parentId: span.id,
+          agent: agent.name,
+          payload: details ?? {},
+        });
       },
     },
   );

@@ -34,7 +34,11 @@ export function acquireSessionLock(file: string, adwId: string): () => void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(file, "wx");
-      const content: LockContent = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+      const content: LockContent = {
+        pid: process.pid,
+        host: hostname(),
+        started_at: new Date().toISOString(),
+      };
       writeSync(fd, JSON.stringify(content));
       closeSync(fd);
       return () => {

@@ -24,7 +24,11 @@ export type EnvelopeOf<T extends OutputType> = z.output<T["schema"]>;
  *   status: "success", summary: "Filed the ticket", ticket: "ABC-1",
  * });
  */
-export function defineOutputType<S extends z.ZodObject>(name: string, schema: S, example: z.input<S>): OutputType<S> {
+export function defineOutputType<S extends z.ZodObject>(
+  name: string,
+  schema: S,
+  example: z.input<S>,
+): OutputType<S> {
   const checked = schema.safeParse(example);
   if (!checked.success) {
     throw new TypeError(`example of output type ${name} does not match its schema: ${checked.error.message}`);

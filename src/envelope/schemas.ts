@@ -3,7 +3,9 @@ import { defineOutputType } from "./output-type.js";
 
 /** Fields every envelope carries (seed names). `status` is the only required one. */
 export const EnvelopeBase = z.object({
-  status: z.enum(["success", "fail"]).describe('"success" or "fail": an agent declaring failure fails the phase'),
+  status: z
+    .enum(["success", "fail"])
+    .describe('"success" or "fail": an agent declaring failure fails the phase'),
   summary: z.string().default("").describe("One sentence: what happened"),
   artifacts: z.array(z.string()).default([]).describe("Paths written, usually inside context_handoff/"),
   notes_for_next_agent: z.string().default("").describe("What the next agent must know"),
@@ -34,7 +36,10 @@ export const PlanOutput = defineOutputType(
 export const BuildOutput = defineOutputType(
   "BuildOutput",
   EnvelopeBase.extend({
-    changed_files: z.array(z.string()).default([]).describe("Every repo path you created, modified or deleted"),
+    changed_files: z
+      .array(z.string())
+      .default([])
+      .describe("Every repo path you created, modified or deleted"),
     commit_message: z.string().default("").describe("Imperative git subject for the code change"),
   }),
   {
@@ -74,7 +79,9 @@ export const ReviewOutput = defineOutputType(
     artifacts: [],
     notes_for_next_agent: "",
     approved: true,
-    findings: [{ requirement: "<requirement from the plan>", met: true, evidence: "<file:line or test name>" }],
+    findings: [
+      { requirement: "<requirement from the plan>", met: true, evidence: "<file:line or test name>" },
+    ],
     blocking: [],
   },
 );

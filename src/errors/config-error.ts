@@ -13,7 +13,10 @@ export class ConfigError extends SssfError {
 
   constructor(file: string, problems: ConfigProblem[]) {
     const lines = problems.map((p) => `  ${p.path ? `${p.path}: ` : ""}${p.message}`);
-    super("config_invalid", `invalid config ${file} (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines.join("\n")}`);
+    super(
+      "config_invalid",
+      `invalid config ${file} (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
+    );
     this.name = "ConfigError";
     this.file = file;
     this.problems = problems;

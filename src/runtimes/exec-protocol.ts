@@ -6,6 +6,7 @@
 
 import type { ThinkingLevel } from "./runtime.js";
 
+/** The protocol id sent in every request; a program should refuse any other. */
 export const EXEC_PROTOCOL = "sssf-exec/1";
 
 /** The one JSON object sssf writes on the command's stdin before closing it. */
@@ -55,6 +56,7 @@ export interface ExecUsageLine {
   context_tokens?: number;
 }
 
+/** A note for the trace. */
 export interface ExecLogLine {
   type: "log";
   message: string;
@@ -67,6 +69,7 @@ export interface ExecResultLine {
   error?: string;
 }
 
+/** Every stdout line sssf understands; anything else is only kept in raw_output.jsonl. */
 export type ExecStdoutLine = ExecToolCallLine | ExecUsageLine | ExecLogLine | ExecResultLine;
 
 const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);

@@ -3,6 +3,7 @@
  * queued, so a 5 MB single line costs one join, and many small lines never rescan old text.
  */
 
+/** Incremental line splitting over decoded chunks. */
 export interface LineSplitter {
   /** Feeds one chunk; calls `onLines` with the complete non-blank lines it closes. */
   push(chunk: string): void;

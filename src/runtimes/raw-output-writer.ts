@@ -7,6 +7,7 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { finished } from "node:stream/promises";
 
+/** An append-only sink for stdout lines. */
 export interface RawOutputWriter {
   /** Queues lines (without newlines) for appending. */
   write(lines: string[]): void;

@@ -18,6 +18,7 @@ import { createRawOutputWriter } from "./raw-output-writer.js";
 import type { AgentSendObserver, AgentTimeouts, ProcessEnd } from "./runtime.js";
 import { watchAgentProcess } from "./watch-agent-process.js";
 
+/** What to run and where its output goes; `observer` receives process start and end. */
 export interface SpawnAgentOptions {
   /** argv; `command[0]` is looked up on PATH. */
   command: string[];
@@ -35,6 +36,7 @@ export interface SpawnAgentOptions {
   observer: AgentSendObserver;
 }
 
+/** How the process ended; `timedOut`, `aborted` and `spawnError` say why sssf ended it. */
 export interface SpawnAgentOutcome {
   exitCode: number | null;
   signal: string | null;

@@ -7,6 +7,7 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { processGroupAlive, signalProcessGroup } from "../util/process-group.js";
 import type { AgentTimeouts } from "./runtime.js";
 
+/** The child to watch and the callback that kills its group. */
 export interface WatchAgentProcessOptions {
   /** A detached child whose stdout encoding is already set. */
   child: ChildProcessWithoutNullStreams;
@@ -16,6 +17,7 @@ export interface WatchAgentProcessOptions {
   kill(reason: "idle" | "wall" | "abort"): void;
 }
 
+/** The leader's exit and what it said on stderr. */
 export interface AgentProcessEnd {
   exitCode: number | null;
   signal: string | null;

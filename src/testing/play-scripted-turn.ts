@@ -37,14 +37,19 @@ function playToolCall(call: ScriptedToolCall, cwd: string): void {
     defaultArgs = { path: call.delete_file };
     defaultResult = "deleted";
   }
+  // A scripted duration is how long the tool takes: spend it, so every timestamp is real.
+  const remaining = (call.duration_ms ?? 0) - (Date.now() - startedAt);
+  if (remaining > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, remaining);
+  const endedAt = Date.now();
   const line: ExecToolCallLine = {
     type: "tool_call",
     tool: call.tool,
     args: call.args ?? defaultArgs,
     result: call.result ?? defaultResult,
     ok: call.ok ?? true,
-    duration_ms: call.duration_ms ?? Date.now() - startedAt,
+    duration_ms: endedAt - startedAt,
     started_at: new Date(startedAt).toISOString(),
+    ended_at: new Date(endedAt).toISOString(),
   };
   if (call.name !== undefined) line.name = call.name;
   emit(line);

@@ -85,6 +85,7 @@ export function sessionFilePath(request: ExecRequest): string {
   return join(request.session_dir, `${request.session_id}.jsonl`);
 }
 
+/** True when the request's session was created by an earlier send. */
 export function sessionExists(request: ExecRequest): boolean {
   return existsSync(sessionFilePath(request));
 }

@@ -15,6 +15,7 @@ import {
   scriptStatePath,
 } from "./scripted-turn.js";
 
+/** A scripted agent ready to be put in a roster. */
 export interface ScriptedAgent {
   /** argv for an agent with `coding_agent: exec`. */
   command: string[];
@@ -23,6 +24,7 @@ export interface ScriptedAgent {
   sends(): ScriptedSend[];
 }
 
+/** Where to write the script and what it says. */
 export interface CreateScriptedAgentOptions {
   /** Folder for the script and its state files (created if missing). */
   dir: string;

@@ -10,13 +10,14 @@ export interface ScriptedToolCall {
   args?: unknown;
   result?: string;
   ok?: boolean;
-  /** Defaults to the time the action really took. */
+  /** How long the tool takes: the agent spends at least this long on it (default: the real time). */
   duration_ms?: number;
   name?: string;
   write_file?: { path: string; content: string };
   delete_file?: string;
 }
 
+/** Counts reported in one usage line; missing fields are 0. */
 export interface ScriptedUsage {
   input_tokens?: number;
   output_tokens?: number;
@@ -60,6 +61,7 @@ export interface ScriptedTurn {
   repeat?: boolean;
 }
 
+/** The content of a script file. */
 export interface Script {
   turns: ScriptedTurn[];
 }

@@ -12,22 +12,27 @@ const NEWLINE = 0x0a;
 export function* readLinesSync(filePath: string): Generator<string> {
   const fd = openSync(filePath, "r");
   try {
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    let carry: Buffer = Buffer.alloc(0);
+    // Pieces of a line that spans chunks, joined once its end is found (linear even for huge lines).
+    let partial: Buffer[] = [];
     for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
       if (read === 0) break;
-      const data =
-        carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
       let start = 0;
-      for (let end = data.indexOf(NEWLINE, start); end !== -1; end = data.indexOf(NEWLINE, start)) {
-        if (end > start) yield data.toString("utf8", start, end);
+      for (
+        let end = chunk.indexOf(NEWLINE, start);
+        end !== -1 && end < read;
+        end = chunk.indexOf(NEWLINE, start)
+      ) {
+        const piece = chunk.subarray(start, end);
+        const line = partial.length === 0 ? piece : Buffer.concat([...partial, piece]);
+        partial = [];
+        if (line.length > 0) yield line.toString("utf8");
         start = end + 1;
       }
-      // Copy the partial line: `chunk` is reused by the next read.
-      carry = Buffer.from(data.subarray(start));
+      if (start < read) partial.push(chunk.subarray(start, read));
     }
-    if (carry.length > 0) yield carry.toString("utf8");
+    if (partial.length > 0) yield Buffer.concat(partial).toString("utf8");
   } finally {
     closeSync(fd);
   }

@@ -18,7 +18,7 @@ export interface RebuildOptions {
 export interface RebuildResult {
   /** Session directories that had an events.jsonl. */
   sessions: number;
-  /** Records stored. */
+  /** Lines stored (each an upsert, so a row rewritten three times counts three). */
   records: number;
   /** Lines that were not a storable record (malformed, truncated by a crash, unknown table, bad row). */
   skippedLines: number;

@@ -7,12 +7,12 @@ function anyCase(word: string): string {
 }
 
 const KNOWN_TOKEN = [
-  `sk-[A-Za-z0-9_-]{20,}`, // OpenAI sk-…, sk-proj-…, Anthropic sk-ant-…
-  `AIza[0-9A-Za-z_-]{35}`, // Google API keys
-  `gh[pousr]_[A-Za-z0-9]{30,}`, // GitHub classic tokens
-  `github_pat_[A-Za-z0-9_]{30,}`, // GitHub fine-grained tokens
-  `xox[abposr]-[A-Za-z0-9-]{10,}`, // Slack tokens
-  `(?:AKIA|ASIA)[0-9A-Z]{16}`, // AWS access key ids
+  "sk-[A-Za-z0-9_-]{20,}", // OpenAI sk-…, sk-proj-…, Anthropic sk-ant-…
+  "AIza[0-9A-Za-z_-]{35}", // Google API keys
+  "gh[pousr]_[A-Za-z0-9]{30,}", // GitHub classic tokens
+  "github_pat_[A-Za-z0-9_]{30,}", // GitHub fine-grained tokens
+  "xox[abposr]-[A-Za-z0-9-]{10,}", // Slack tokens
+  "(?:AKIA|ASIA)[0-9A-Z]{16}", // AWS access key ids
 ].join("|");
 
 const BEARER = String.raw`([Bb]earer\s+)[A-Za-z0-9._~+/=-]{8,}`;

@@ -1,9 +1,8 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import path from "node:path";
 import type Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { createUpserter } from "./database.js";
 import type { TraceRecord } from "./events.js";
+import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
@@ -27,11 +26,6 @@ export interface TracerStats {
 interface EachResult {
   stored: number;
   firstError: unknown;
-}
-
-interface UnwrittenBatch {
-  bytes: Buffer;
-  records: TraceRecord[];
 }
 
 function isTransient(error: unknown): boolean {
@@ -58,9 +52,8 @@ export class Tracer {
   readonly #insertBatch: Database.Transaction<(records: TraceRecord[]) => void>;
   readonly #insertEach: Database.Transaction<(records: TraceRecord[]) => EachResult>;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
-  #fd: number | null;
+  readonly #file: EventsFile;
   #queue: TraceRecord[] = [];
-  #unwritten: UnwrittenBatch | null = null;
   #pendingDb: TraceRecord[] = [];
   #timer: NodeJS.Timeout | null = null;
   #deferredError: unknown = undefined;
@@ -87,8 +80,7 @@ export class Tracer {
       }
       return result;
     });
-    mkdirSync(path.dirname(path.resolve(this.#eventsFile)), { recursive: true });
-    this.#fd = openSync(this.#eventsFile, "a");
+    this.#file = new EventsFile(this.#eventsFile);
   }
 
   /** A snapshot of the counters. */
@@ -101,7 +93,7 @@ export class Tracer {
    * Throws SssfError("internal") only when the tracer is closed.
    */
   write(record: TraceRecord): void {
-    if (this.#fd === null) {
+    if (!this.#file.isOpen) {
       throw new SssfError(
         "internal",
         `Trace record written after the tracer of ${this.#eventsFile} was closed.`,
@@ -141,7 +133,7 @@ export class Tracer {
    * could not reach the db (they are in the file; a rebuild restores them). Idempotent; never closes the db.
    */
   close(): void {
-    if (this.#fd === null) return;
+    if (!this.#file.isOpen) return;
     try {
       this.flush();
       if (this.#pendingDb.length > 0) {
@@ -152,8 +144,7 @@ export class Tracer {
     } finally {
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
-      closeSync(this.#fd);
-      this.#fd = null;
+      this.#file.close();
     }
   }
 
@@ -175,9 +166,11 @@ export class Tracer {
   }
 
   #flushNow(): void {
-    if (this.#fd === null) return;
+    if (!this.#file.isOpen) return;
     const started = performance.now();
-    this.#appendToFile(this.#fd);
+    const queued = this.#queue;
+    this.#queue = [];
+    this.#afterFile(this.#file.append(queued));
     if (this.#pendingDb.length === 0) return;
     const batch = this.#pendingDb;
     let failure: unknown;
@@ -211,27 +204,10 @@ export class Tracer {
     return true;
   }
 
-  #appendToFile(fd: number): void {
-    if (this.#queue.length === 0 && this.#unwritten === null) return;
-    const records = this.#queue;
-    this.#queue = [];
-    let text = "";
-    for (const record of records) text += `${JSON.stringify(record)}\n`;
-    const unwritten = this.#unwritten;
-    const bytes =
-      unwritten === null ? Buffer.from(text) : Buffer.concat([unwritten.bytes, Buffer.from(text)]);
-    const batch = unwritten === null ? records : unwritten.records.concat(records);
-    let offset = 0;
-    try {
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-    } catch (error) {
-      // Keep exactly the bytes the file has not taken, so a retry never duplicates or splits a line.
-      this.#unwritten = { bytes: bytes.subarray(offset), records: batch };
-      throw error;
-    }
-    this.#unwritten = null;
-    if (this.#pendingDb.length === 0) this.#pendingDb = batch;
-    else for (const record of batch) this.#pendingDb.push(record);
+  /** `records` are in the file: they are now owed to the db. */
+  #afterFile(records: TraceRecord[]): void {
+    if (this.#pendingDb.length === 0) this.#pendingDb = records;
+    else for (const record of records) this.#pendingDb.push(record);
   }
 
   #record(records: number, started: number): void {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+
 /**
  * Process-group control for every child sssf spawns (agents and code phases). Children are started
  * detached, so each leads its own group; killing `-pid` reaches grandchildren too. A registry of
@@ -29,14 +31,40 @@ export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean
   }
 }
 
-/** True while any process of the group led by `pid` is alive. */
+/**
+ * True while any process of the group led by `pid` is alive. On Linux a group whose members are all
+ * zombies counts as gone: without a reaping init (containers, sandboxes) zombies linger for seconds,
+ * and waiting on them would stretch every kill to the full grace period.
+ */
 export function processGroupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return process.platform !== "linux" || groupHasLiveMember(pid);
+}
+
+function groupHasLiveMember(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command name: state, ppid, pgrp, …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

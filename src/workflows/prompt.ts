@@ -1,5 +1,5 @@
-import { GenericOutput } from "../envelope/schemas.js";
 import { defineWorkflow } from "../engine/run-api.js";
+import { GenericOutput } from "../envelope/schemas.js";
 import { gates } from "../gates/index.js";
 
 /**
@@ -16,7 +16,12 @@ export const promptWorkflow = defineWorkflow({
     );
     const owner = run.agentOverride ?? run.config.agents[0]?.name ?? "";
     const envelope = await run.agent("prompt", { owner, description: "Answer the request" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: request, previous: null, gates: [gates.artifactsExist] }),
+      phase.call({
+        outputType: GenericOutput,
+        prompt: request,
+        previous: null,
+        gates: [gates.artifactsExist],
+      }),
     );
     return run.finish({ accepted: true, reason: envelope.summary || `${owner} succeeded` });
   },

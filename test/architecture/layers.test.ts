@@ -14,7 +14,9 @@ function filesUnder(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)].map((m) => path.resolve(path.dirname(file), m[1] ?? ""));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)].map((m) =>
+    path.resolve(path.dirname(file), m[1] ?? ""),
+  );
 }
 
 const layer = (file: string) => path.relative(src, file).split(path.sep)[0] ?? "";
@@ -26,20 +28,31 @@ describe("dependencies point down", () => {
     const leaves = new Set(["runtimes", "gates", "envelope", "trace", "errors", "util"]);
     const offenders = files
       .filter((f) => leaves.has(layer(f)))
-      .flatMap((f) => importsOf(f).filter((i) => ["engine", "cli", "workflows"].includes(layer(i))).map((i) => `${path.relative(src, f)} → ${path.relative(src, i)}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => ["engine", "cli", "workflows"].includes(layer(i)))
+          .map((i) => `${path.relative(src, f)} → ${path.relative(src, i)}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   it("nothing outside the CLI imports the CLI", () => {
     const offenders = files
       .filter((f) => layer(f) !== "cli")
-      .flatMap((f) => importsOf(f).filter((i) => layer(i) === "cli").map((i) => `${path.relative(src, f)} → ${path.relative(src, i)}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => layer(i) === "cli")
+          .map((i) => `${path.relative(src, f)} → ${path.relative(src, i)}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   it("only the runtime registry branches on runtime names", () => {
     const offenders = files
-      .filter((f) => !f.includes(`${path.sep}runtimes${path.sep}`) && !f.endsWith("config.ts") && !f.includes("config-"))
+      .filter(
+        (f) =>
+          !f.includes(`${path.sep}runtimes${path.sep}`) && !f.endsWith("config.ts") && !f.includes("config-"),
+      )
       .filter((f) => /codingAgent\s*===\s*"|coding_agent\s*===\s*"/.test(readFileSync(f, "utf8")));
     expect(offenders).toEqual([]);
   });

@@ -25,7 +25,11 @@ export function removeTempDir(dir: string): void {
 
 /** Runs git in `dir` with a fixed identity; returns stdout. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "commit.gpgsign=false", ...args], { cwd: dir, env: GIT_ENV, encoding: "utf8" });
+  return execFileSync("git", ["-c", "commit.gpgsign=false", ...args], {
+    cwd: dir,
+    env: GIT_ENV,
+    encoding: "utf8",
+  });
 }
 
 /** `git init` plus an optional first commit of `files`. */

@@ -23,7 +23,10 @@ describe("runQualitySuite", () => {
 
   it("fails on a non-zero exit and keeps the last 60 lines", async () => {
     dir = makeTempDir("quality");
-    const result = await runQualitySuite(suite("for (let i = 1; i <= 100; i++) console.log('l' + i); process.exit(2)"), dir);
+    const result = await runQualitySuite(
+      suite("for (let i = 1; i <= 100; i++) console.log('l' + i); process.exit(2)"),
+      dir,
+    );
     expect(result.passed).toBe(false);
     expect(result.exitCode).toBe(2);
     const lines = result.outputTail.split("\n");
@@ -34,7 +37,10 @@ describe("runQualitySuite", () => {
 
   it("fails a suite that times out or cannot start, saying why", async () => {
     dir = makeTempDir("quality");
-    const slow = await runQualitySuite(suite("console.log('started'); setInterval(() => {}, 1000)", 800), dir);
+    const slow = await runQualitySuite(
+      suite("console.log('started'); setInterval(() => {}, 1000)", 800),
+      dir,
+    );
     expect(slow.passed).toBe(false);
     expect(slow.outputTail).toBe("started\n[sssf] timed out after 800 ms; process group killed");
     const missing = await runQualitySuite({ ...suite(""), command: ["sssf-no-such-tool", "run"] }, dir);
@@ -47,6 +53,10 @@ describe("runQualitySuite", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
     const result = await runQualitySuite(suite("setInterval(() => {}, 1000)"), dir, controller.signal);
-    expect(result).toMatchObject({ passed: false, exitCode: null, outputTail: "[sssf] aborted; process group killed" });
+    expect(result).toMatchObject({
+      passed: false,
+      exitCode: null,
+      outputTail: "[sssf] aborted; process group killed",
+    });
   });
 });

@@ -11,7 +11,7 @@ const node = (script: string) => [process.execPath, "-e", script];
 /** Starts a grandchild that lives for a minute and prints its pid. */
 const SPAWN_GRANDCHILD =
   "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'inherit', 'inherit'] });" +
-  "console.log('grandchild ' + c.pid);";
+  "c.unref(); console.log('grandchild ' + c.pid);";
 
 function grandchildPid(output: string): number {
   const match = /grandchild (\d+)/.exec(output);
@@ -22,8 +22,18 @@ function grandchildPid(output: string): number {
 describe("runCommand", () => {
   it("reports exit codes and the combined output", async () => {
     dir = makeTempDir("run");
-    const ok = await runCommand({ command: node("console.log('out'); console.error('err')"), cwd: dir, timeoutMs: 30_000 });
-    expect(ok).toMatchObject({ exitCode: 0, signal: null, timedOut: false, aborted: false, spawnError: null });
+    const ok = await runCommand({
+      command: node("console.log('out'); console.error('err')"),
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
+    expect(ok).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      spawnError: null,
+    });
     expect(ok.outputTail.split("\n").sort()).toEqual(["", "err", "out"]);
     const failed = await runCommand({ command: node("process.exit(3)"), cwd: dir, timeoutMs: 30_000 });
     expect(failed.exitCode).toBe(3);
@@ -33,7 +43,12 @@ describe("runCommand", () => {
   it("passes the working directory and extra environment", async () => {
     dir = makeTempDir("run");
     const script = "console.log(process.cwd() + '|' + process.env.SSSF_TEST_VALUE)";
-    const result = await runCommand({ command: node(script), cwd: dir, env: { SSSF_TEST_VALUE: "42" }, timeoutMs: 30_000 });
+    const result = await runCommand({
+      command: node(script),
+      cwd: dir,
+      env: { SSSF_TEST_VALUE: "42" },
+      timeoutMs: 30_000,
+    });
     expect(result.outputTail.trim().endsWith("|42")).toBe(true);
     expect(result.outputTail).toContain(dir.split("/").pop());
   });
@@ -49,7 +64,11 @@ describe("runCommand", () => {
 
   it("kills the whole process group on timeout, grandchild included", async () => {
     dir = makeTempDir("run");
-    const result = await runCommand({ command: node(`${SPAWN_GRANDCHILD} setInterval(() => {}, 1000);`), cwd: dir, timeoutMs: 1500 });
+    const result = await runCommand({
+      command: node(`${SPAWN_GRANDCHILD} setInterval(() => {}, 1000);`),
+      cwd: dir,
+      timeoutMs: 1500,
+    });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe("SIGTERM");
@@ -69,7 +88,12 @@ describe("runCommand", () => {
     });
     expect(result).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
     expect(processAlive(grandchildPid(result.outputTail))).toBe(false);
-    const already = await runCommand({ command: node(""), cwd: dir, timeoutMs: 1000, signal: controller.signal });
+    const already = await runCommand({
+      command: node(""),
+      cwd: dir,
+      timeoutMs: 1000,
+      signal: controller.signal,
+    });
     expect(already.aborted).toBe(true);
   });
 
@@ -80,6 +104,10 @@ describe("runCommand", () => {
     expect(result.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(processAlive(grandchildPid(result.outputTail))).toBe(false);
+    // A grandchild that does not hold the pipes is ended as well before the result arrives.
+    const quiet = SPAWN_GRANDCHILD.replace("['ignore', 'inherit', 'inherit']", "'ignore'");
+    const detachedOutput = await runCommand({ command: node(quiet), cwd: dir, timeoutMs: 60_000 });
+    expect(processAlive(grandchildPid(detachedOutput.outputTail))).toBe(false);
   });
 
   it("keeps only the tail of a large output", async () => {
@@ -88,7 +116,11 @@ describe("runCommand", () => {
     const result = await runCommand({ command: node(script), cwd: dir, timeoutMs: 30_000, tailBytes: 1000 });
     expect(result.outputTail.length).toBeLessThanOrEqual(1000);
     expect(result.outputTail.endsWith("line 19999\nTHE END\n")).toBe(true);
-    const small = await runCommand({ command: node("console.log('x'.repeat(20000))"), cwd: dir, timeoutMs: 30_000 });
+    const small = await runCommand({
+      command: node("console.log('x'.repeat(20000))"),
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
     expect(small.outputTail.length).toBe(8 * 1024);
   });
 });

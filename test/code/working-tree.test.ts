@@ -18,7 +18,12 @@ async function changesDuring(root: string, phase: () => void, exclude?: string[]
 describe("snapshotWorkingTree in git", () => {
   it("reports modified, added, deleted and renamed paths, sorted", async () => {
     dir = makeTempDir("tree");
-    initRepo(dir, { "a.txt": "a\n", "b.txt": "b\n", "src/old.ts": "export const x = 1;\n", "keep.txt": "k\n" });
+    initRepo(dir, {
+      "a.txt": "a\n",
+      "b.txt": "b\n",
+      "src/old.ts": "export const x = 1;\n",
+      "keep.txt": "k\n",
+    });
     const changes = await changesDuring(dir, () => {
       fs.writeFileSync(path.join(dir, "a.txt"), "a changed\n");
       fs.rmSync(path.join(dir, "b.txt"));
@@ -43,7 +48,12 @@ describe("snapshotWorkingTree in git", () => {
   it("counts only what the phase did to files that were already dirty", async () => {
     dir = makeTempDir("tree");
     initRepo(dir, { "touched.txt": "1\n", "untouched.txt": "1\n", "reverted.txt": "1\n" });
-    writeFiles(dir, { "touched.txt": "2\n", "untouched.txt": "2\n", "reverted.txt": "2\n", "scratch.txt": "s\n" });
+    writeFiles(dir, {
+      "touched.txt": "2\n",
+      "untouched.txt": "2\n",
+      "reverted.txt": "2\n",
+      "scratch.txt": "s\n",
+    });
     const changes = await changesDuring(dir, () => {
       fs.writeFileSync(path.join(dir, "touched.txt"), "3\n");
       fs.writeFileSync(path.join(dir, "reverted.txt"), "1\n");
@@ -127,7 +137,13 @@ describe("snapshotWorkingTree in git", () => {
 describe("snapshotWorkingTree outside git", () => {
   it("walks the tree, skipping node_modules and excluded prefixes", async () => {
     dir = makeTempDir("plain");
-    writeFiles(dir, { "a.txt": "1\n", "b.txt": "b\n", "old.md": "# doc\n", "node_modules/m/i.js": "x", "data/x": "x" });
+    writeFiles(dir, {
+      "a.txt": "1\n",
+      "b.txt": "b\n",
+      "old.md": "# doc\n",
+      "node_modules/m/i.js": "x",
+      "data/x": "x",
+    });
     const before = await snapshotWorkingTree(dir, { exclude: ["data"] });
     expect(before.git).toBe(false);
     expect([...before.entries.keys()].sort()).toEqual(["a.txt", "b.txt", "old.md"]);
@@ -144,7 +160,7 @@ describe("snapshotWorkingTree outside git", () => {
 
   it("sees no change when nothing changed", async () => {
     dir = makeTempDir("plain");
-    writeFiles(dir, { "a.txt": "1\n", "empty1": "", "empty2": "" });
+    writeFiles(dir, { "a.txt": "1\n", empty1: "", empty2: "" });
     const before = await snapshotWorkingTree(dir);
     expect(diffSnapshots(before, await snapshotWorkingTree(dir))).toEqual([]);
   });

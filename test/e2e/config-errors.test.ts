@@ -31,7 +31,12 @@ async function expectConfigError(config: unknown, ...expected: (string | RegExp)
   return result.stderr;
 }
 
-const agent = (fields: Record<string, unknown> = {}) => ({ name: "a", coding_agent: "exec", command: ["node", "x.mjs"], ...fields });
+const agent = (fields: Record<string, unknown> = {}) => ({
+  name: "a",
+  coding_agent: "exec",
+  command: ["node", "x.mjs"],
+  ...fields,
+});
 
 describe("config errors stop everything with exit code 2", () => {
   it("a missing config file names the path and the fix", async () => {
@@ -49,16 +54,30 @@ describe("config errors stop everything with exit code 2", () => {
 
   it("unknown keys, with a suggestion", async () => {
     prompts("a");
-    await expectConfigError({ agents: [agent({ colour: "#fff" })], extra_section: 1 }, "agents[0].colour", '"color"', "extra_section");
+    await expectConfigError(
+      { agents: [agent({ colour: "#fff" })], extra_section: 1 },
+      "agents[0].colour",
+      '"color"',
+      "extra_section",
+    );
   });
 
   it("wrong types", async () => {
     prompts("a");
-    await expectConfigError({ agents: [agent({ writes: "src/**" })], limits: { json_fix_attempts: "two" } }, "agents[0].writes", "limits.json_fix_attempts");
+    await expectConfigError(
+      { agents: [agent({ writes: "src/**" })], limits: { json_fix_attempts: "two" } },
+      "agents[0].writes",
+      "limits.json_fix_attempts",
+    );
   });
 
   it("missing prompt files", async () => {
-    await expectConfigError({ agents: [agent()] }, "agents[0].prompt_engineering.system", "agents[0].prompt_engineering.user", "not found");
+    await expectConfigError(
+      { agents: [agent()] },
+      "agents[0].prompt_engineering.system",
+      "agents[0].prompt_engineering.user",
+      "not found",
+    );
   });
 
   it("duplicate agent names", async () => {
@@ -70,7 +89,12 @@ describe("config errors stop everything with exit code 2", () => {
     prompts("a");
     prompts("b");
     await expectConfigError(
-      { agents: [{ name: "a", coding_agent: "exec" }, { name: "b", coding_agent: "gpt-cli" }] },
+      {
+        agents: [
+          { name: "a", coding_agent: "exec" },
+          { name: "b", coding_agent: "gpt-cli" },
+        ],
+      },
       "agents[0].command",
       "agents[1].coding_agent",
     );
@@ -83,7 +107,11 @@ describe("config errors stop everything with exit code 2", () => {
   it("every problem at once", async () => {
     prompts("a");
     const stderr = await expectConfigError(
-      { defaults: { thinking: "max" }, agents: [agent({ colour: "red" }), agent({ tools: "all" })], bogus: true },
+      {
+        defaults: { thinking: "max" },
+        agents: [agent({ colour: "red" }), agent({ tools: "all" })],
+        bogus: true,
+      },
       "defaults.thinking",
       "agents[0].colour",
       "agents[1].tools",

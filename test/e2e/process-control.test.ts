@@ -54,7 +54,9 @@ describe("process control", () => {
   });
 
   it("refuses a second process on the same adw_id while the first runs, and never clobbers it", async () => {
-    sb.setup([{ name: "assistant", turns: [{ delay_ms: 2500, reply: envelopeJson({ summary: "slow but fine" }) }] }]);
+    sb.setup([
+      { name: "assistant", turns: [{ delay_ms: 2500, reply: envelopeJson({ summary: "slow but fine" }) }] },
+    ]);
     const first = sb.start(["run", "prompt", "slow", "--adw-id", "cafe1234"]);
     const firstDone = collect(first);
     await waitFor(() => sb.agent("assistant").sends().length === 1);
@@ -63,7 +65,9 @@ describe("process control", () => {
     expect(second.stderr).toMatch(/session cafe1234 is in use by another sssf process \(pid \d+\)/);
     const result = await firstDone;
     expect(result.code).toBe(0);
-    expect(sb.query<Row>("SELECT status, request FROM sessions")).toEqual([{ status: "success", request: "slow" }]);
+    expect(sb.query<Row>("SELECT status, request FROM sessions")).toEqual([
+      { status: "success", request: "slow" },
+    ]);
     expect(sb.agent("assistant").sends()).toHaveLength(1);
   });
 
@@ -72,7 +76,10 @@ describe("process control", () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     const { hostname } = await import("node:os");
     mkdirSync(sb.sessionDir("0badf00d"), { recursive: true });
-    writeFileSync(path.join(sb.sessionDir("0badf00d"), ".lock"), JSON.stringify({ pid: 2 ** 22 + 7, host: hostname(), started_at: "x" }));
+    writeFileSync(
+      path.join(sb.sessionDir("0badf00d"), ".lock"),
+      JSON.stringify({ pid: 2 ** 22 + 7, host: hostname(), started_at: "x" }),
+    );
     const result = await sb.run(["run", "prompt", "go", "--adw-id", "0badf00d"]);
     expect(result.code).toBe(0);
   });

@@ -21,7 +21,13 @@ describe("sssf run prompt (exec agents end to end)", () => {
         turns: [
           {
             reply: envelopeJson({ summary: "said hi", notes_for_next_agent: "none" }),
-            usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 5, cache_write_tokens: 7, cost: 0.01 },
+            usage: {
+              input_tokens: 100,
+              output_tokens: 20,
+              cache_read_tokens: 5,
+              cache_write_tokens: 7,
+              cost: 0.01,
+            },
           },
         ],
       },
@@ -46,7 +52,10 @@ describe("sssf run prompt (exec agents end to end)", () => {
       cache_write_tokens: 7,
       cost_usd: 0.01,
     });
-    const phases = sb.query<Row>("SELECT number, name, kind, owner, status FROM phases WHERE adw_id = ? ORDER BY number", adwId);
+    const phases = sb.query<Row>(
+      "SELECT number, name, kind, owner, status FROM phases WHERE adw_id = ? ORDER BY number",
+      adwId,
+    );
     expect(phases).toEqual([
       { number: 1, name: "request", kind: "engineer", owner: "engineer", status: "success" },
       { number: 2, name: "prompt", kind: "agent", owner: "assistant", status: "success" },
@@ -54,7 +63,11 @@ describe("sssf run prompt (exec agents end to end)", () => {
 
     const dir = sb.sessionDir(adwId);
     const agentMap = JSON.parse(readFileSync(path.join(dir, "agent_map.json"), "utf8"));
-    expect(agentMap.assistant).toEqual({ session_id: expect.stringMatching(`^sssf-${adwId}-assistant-`), model: "", coding_agent: "exec" });
+    expect(agentMap.assistant).toEqual({
+      session_id: expect.stringMatching(`^sssf-${adwId}-assistant-`),
+      model: "",
+      coding_agent: "exec",
+    });
     expect(existsSync(path.join(dir, "context_handoff"))).toBe(true);
     expect(existsSync(path.join(dir, "assistant/exec_sessions"))).toBe(true);
     const user = readFileSync(path.join(dir, "assistant/prompts/user.md"), "utf8");
@@ -69,7 +82,10 @@ describe("sssf run prompt (exec agents end to end)", () => {
       notes_for_next_agent: "none",
     });
     expect(readFileSync(path.join(dir, "assistant/raw_output.jsonl"), "utf8")).toContain('"type":"result"');
-    const records = readFileSync(path.join(dir, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const records = readFileSync(path.join(dir, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(new Set(records.map((r) => r.table))).toEqual(
       new Set(["sessions", "phases", "events", "envelopes", "gate_results", "processes", "agent_sessions"]),
     );
@@ -79,7 +95,12 @@ describe("sssf run prompt (exec agents end to end)", () => {
   });
 
   it("takes a fenced JSON block wrapped in prose", async () => {
-    sb.setup([{ name: "assistant", turns: [{ reply: `Done.\n\n\`\`\`json\n${envelopeJson({ summary: "fenced" })}\n\`\`\`\nBye.` }] }]);
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [{ reply: `Done.\n\n\`\`\`json\n${envelopeJson({ summary: "fenced" })}\n\`\`\`\nBye.` }],
+      },
+    ]);
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(0);
     expect(sb.query<Row>("SELECT status, valid FROM envelopes")).toEqual([{ status: "success", valid: 1 }]);
@@ -90,9 +111,18 @@ describe("sssf run prompt (exec agents end to end)", () => {
       {
         name: "assistant",
         turns: [
-          { reply: "I did it! {summary: 'no status here'", usage: { input_tokens: 10, output_tokens: 1, cost: 0.001 } },
-          { reply: '{"status": "great", "artifacts": "x"}', usage: { input_tokens: 20, output_tokens: 2, cost: 0.002 } },
-          { reply: envelopeJson({ summary: "third time" }), usage: { input_tokens: 30, output_tokens: 3, cost: 0.003 } },
+          {
+            reply: "I did it! {summary: 'no status here'",
+            usage: { input_tokens: 10, output_tokens: 1, cost: 0.001 },
+          },
+          {
+            reply: '{"status": "great", "artifacts": "x"}',
+            usage: { input_tokens: 20, output_tokens: 2, cost: 0.002 },
+          },
+          {
+            reply: envelopeJson({ summary: "third time" }),
+            usage: { input_tokens: 30, output_tokens: 3, cost: 0.003 },
+          },
         ],
       },
     ]);
@@ -141,7 +171,13 @@ describe("sssf run prompt (exec agents end to end)", () => {
           { reply: envelopeJson({ summary: "wrote it", artifacts: ["notes.md"] }) },
           {
             match: "artifactsExist",
-            tool_calls: [{ tool: "write", args: { path: "notes.md" }, write_file: { path: "notes.md", content: "notes\n" } }],
+            tool_calls: [
+              {
+                tool: "write",
+                args: { path: "notes.md" },
+                write_file: { path: "notes.md", content: "notes\n" },
+              },
+            ],
             reply: envelopeJson({ summary: "really wrote it", artifacts: ["notes.md"] }),
           },
         ],
@@ -156,25 +192,40 @@ describe("sssf run prompt (exec agents end to end)", () => {
     const gates = sb.query<Row>("SELECT gate, ok, checks FROM gate_results ORDER BY created_at, id");
     expect(gates.filter((g) => g.gate === "artifactsExist").map((g) => g.ok)).toEqual([0, 1]);
     expect(String(gates.at(-1)?.checks)).toContain("notes.md");
-    expect(sb.query<Row>("SELECT reason FROM envelopes ORDER BY attempt").map((r) => r.reason)).toEqual(["initial", "gate_fix"]);
-    const events = sb.query<Row>("SELECT type FROM events WHERE type IN ('gate_pass', 'gate_fail', 'tool_call') ORDER BY started_at, id");
+    expect(sb.query<Row>("SELECT reason FROM envelopes ORDER BY attempt").map((r) => r.reason)).toEqual([
+      "initial",
+      "gate_fix",
+    ]);
+    const events = sb.query<Row>(
+      "SELECT type FROM events WHERE type IN ('gate_pass', 'gate_fail', 'tool_call') ORDER BY started_at, id",
+    );
     expect(events.map((e) => e.type)).toContain("gate_fail");
     expect(events.map((e) => e.type)).toContain("tool_call");
   });
 
   it("fails when gate violations outlast the retries", async () => {
-    sb.setup([{ name: "assistant", turns: [{ reply: envelopeJson({ artifacts: ["ghost.md"] }), repeat: true }] }], {
-      limits: { retries: 2 },
-    });
+    sb.setup(
+      [{ name: "assistant", turns: [{ reply: envelopeJson({ artifacts: ["ghost.md"] }), repeat: true }] }],
+      {
+        limits: { retries: 2 },
+      },
+    );
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("ghost.md");
     expect(sb.agent("assistant").sends()).toHaveLength(3);
-    expect(sb.query<Row>("SELECT ok FROM gate_results WHERE gate = 'artifactsExist'").map((r) => r.ok)).toEqual([0, 0, 0]);
+    expect(
+      sb.query<Row>("SELECT ok FROM gate_results WHERE gate = 'artifactsExist'").map((r) => r.ok),
+    ).toEqual([0, 0, 0]);
   });
 
   it('fails the phase when the agent declares status "fail"', async () => {
-    sb.setup([{ name: "assistant", turns: [{ reply: JSON.stringify({ status: "fail", summary: "cannot reach the database" }) }] }]);
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [{ reply: JSON.stringify({ status: "fail", summary: "cannot reach the database" }) }],
+      },
+    ]);
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("cannot reach the database");
@@ -183,13 +234,43 @@ describe("sssf run prompt (exec agents end to end)", () => {
 
   it("handles a 5 MB agent output", async () => {
     sb.setup([
-      { name: "assistant", turns: [{ result_padding_bytes: 5 * 1024 * 1024, output_bytes: 1024 * 1024, reply: envelopeJson({ summary: "big" }) }] },
+      {
+        name: "assistant",
+        turns: [
+          {
+            result_padding_bytes: 5 * 1024 * 1024,
+            output_bytes: 1024 * 1024,
+            reply: envelopeJson({ summary: "big" }),
+          },
+        ],
+      },
     ]);
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(0);
     const [row] = sb.query<Row>("SELECT length(raw_text) AS n, valid FROM envelopes");
     expect(Number(row?.n)).toBeGreaterThan(5 * 1024 * 1024);
     expect(row?.valid).toBe(1);
+  });
+
+  it("cuts a reply longer than limits.max_result_bytes to its tail before parsing", async () => {
+    sb.setup(
+      [
+        {
+          name: "assistant",
+          turns: [{ result_padding_bytes: 50_000, reply: envelopeJson({ summary: "tail" }) }],
+        },
+      ],
+      {
+        limits: { max_result_bytes: 4096 },
+      },
+    );
+    const result = await sb.run(["run", "prompt", "go"]);
+    expect(result.code).toBe(0);
+    const [row] = sb.query<Row>("SELECT length(raw_text) AS n, valid FROM envelopes");
+    expect(row).toEqual({ n: 4096, valid: 1 });
+    expect(
+      sb.query<Row>("SELECT name FROM events WHERE name LIKE '%cut to its last 4096 bytes'"),
+    ).toHaveLength(1);
   });
 
   it("reads the request from a prompt file", async () => {
@@ -230,12 +311,19 @@ describe("sssf run prompt (exec agents end to end)", () => {
     const sends = sb.agent("assistant").sends();
     expect(sends.map((s) => s.resume)).toEqual([false, true]);
     expect(sends[0]?.session_id).toBe(sends[1]?.session_id);
-    const numbers = sb.query<Row>("SELECT number FROM phases WHERE adw_id = ? ORDER BY number", adwId).map((r) => r.number);
+    const numbers = sb
+      .query<Row>("SELECT number FROM phases WHERE adw_id = ? ORDER BY number", adwId)
+      .map((r) => r.number);
     expect(numbers).toEqual([1, 2, 3, 4]);
   });
 
   it("fails cleanly when the agent process fails, with stderr's tail in the error", async () => {
-    sb.setup([{ name: "assistant", turns: [{ stderr: "fatal: model quota exhausted", exit_code: 4, no_result: true }] }]);
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [{ stderr: "fatal: model quota exhausted", exit_code: 4, no_result: true }],
+      },
+    ]);
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("model quota exhausted");

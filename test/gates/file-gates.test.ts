@@ -18,7 +18,10 @@ describe("artifactsExist", () => {
   it("passes with the size of each existing artifact", async () => {
     const root = repo({ "context_handoff/plan.md": "x".repeat(312) });
     fs.mkdirSync(path.join(root, "out"));
-    const report = await gates.artifactsExist.run({ artifacts: ["context_handoff/plan.md", "out"] }, gateContext(root));
+    const report = await gates.artifactsExist.run(
+      { artifacts: ["context_handoff/plan.md", "out"] },
+      gateContext(root),
+    );
     expect(report.ok).toBe(true);
     expect(report.checks).toEqual([
       { item: "context_handoff/plan.md", ok: true, note: "exists, 312 bytes" },
@@ -85,7 +88,11 @@ describe("filesNonEmpty", () => {
 
 describe("jsonParses", () => {
   it("passes parseable .json artifacts and ignores other files", async () => {
-    const root = repo({ "out/result.json": '{"a":1,"b":[2],"c":null}', "out/list.JSON": "[1,2]", "notes.md": "{" });
+    const root = repo({
+      "out/result.json": '{"a":1,"b":[2],"c":null}',
+      "out/list.JSON": "[1,2]",
+      "notes.md": "{",
+    });
     const envelope = { artifacts: ["out/result.json", "out/list.JSON", "notes.md"] };
     const report = await gates.jsonParses.run(envelope, gateContext(root));
     expect(report.checks).toEqual([

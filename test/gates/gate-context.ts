@@ -1,6 +1,6 @@
+import { runQualitySuite } from "../../src/code/quality.js";
 import type { QualitySuiteConfig } from "../../src/engine/config-types.js";
 import type { GateContext, PathChange } from "../../src/gates/gate.js";
-import { runQualitySuite } from "../../src/code/quality.js";
 
 /** A real gate context for `repoRoot`: fixed phase changes, suites run as real processes. */
 export function gateContext(

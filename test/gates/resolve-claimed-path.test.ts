@@ -28,14 +28,23 @@ describe("resolveClaimedPath", () => {
       absolute: path.join(root, "src", "a.ts"),
       relative: "src/a.ts",
     });
-    expect(resolveClaimedPath(root, "./docs/../src/./a.ts")).toMatchObject({ ok: true, relative: "src/a.ts" });
-    expect(resolveClaimedPath(root, "not/yet/there.txt")).toMatchObject({ ok: true, relative: "not/yet/there.txt" });
+    expect(resolveClaimedPath(root, "./docs/../src/./a.ts")).toMatchObject({
+      ok: true,
+      relative: "src/a.ts",
+    });
+    expect(resolveClaimedPath(root, "not/yet/there.txt")).toMatchObject({
+      ok: true,
+      relative: "not/yet/there.txt",
+    });
     expect(resolveClaimedPath(root, ".")).toMatchObject({ ok: true, relative: "." });
   });
 
   it("accepts absolute claims inside the root, also spelled through a symlinked root", () => {
     const root = setup();
-    expect(resolveClaimedPath(root, path.join(root, "docs/b.md"))).toMatchObject({ ok: true, relative: "docs/b.md" });
+    expect(resolveClaimedPath(root, path.join(root, "docs/b.md"))).toMatchObject({
+      ok: true,
+      relative: "docs/b.md",
+    });
     const alias = path.join(dir, "alias");
     fs.symlinkSync(root, alias);
     expect(resolveClaimedPath(alias, path.join(root, "src/a.ts"))).toEqual({

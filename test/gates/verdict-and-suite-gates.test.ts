@@ -7,7 +7,10 @@ let dir = "";
 afterEach(() => removeTempDir(dir));
 
 describe("verdictConsistent", () => {
-  const context = () => gateContext((dir = makeTempDir("verdict")));
+  const context = () => {
+    dir = makeTempDir("verdict");
+    return gateContext(dir);
+  };
 
   it("passes an approval with nothing blocking and every finding met", async () => {
     const findings = [{ requirement: "GET /health returns 200", met: true, evidence: "test/health.test.ts" }];
@@ -20,7 +23,10 @@ describe("verdictConsistent", () => {
 
   it("passes a rejection that names what blocks", async () => {
     const findings = [{ requirement: "logs requests", met: false, evidence: "" }];
-    const report = await gates.verdictConsistent.run({ approved: false, blocking: ["add logging"], findings }, context());
+    const report = await gates.verdictConsistent.run(
+      { approved: false, blocking: ["add logging"], findings },
+      context(),
+    );
     expect(report.ok).toBe(true);
     expect(report.checks[0]).toEqual({ item: "approved", ok: true, note: "not approved, 1 blocking" });
   });
@@ -30,7 +36,10 @@ describe("verdictConsistent", () => {
       { requirement: "returns 200", met: true, evidence: "t" },
       { requirement: "logs requests", met: false, evidence: "" },
     ];
-    const report = await gates.verdictConsistent.run({ approved: true, blocking: ["add logging"], findings }, context());
+    const report = await gates.verdictConsistent.run(
+      { approved: true, blocking: ["add logging"], findings },
+      context(),
+    );
     expect(report.violations).toEqual([
       "approved: approved with 1 blocking: add logging",
       'finding "logs requests": not met, yet approved',
@@ -38,7 +47,10 @@ describe("verdictConsistent", () => {
   });
 
   it("fails a rejection with nothing blocking", async () => {
-    const report = await gates.verdictConsistent.run({ approved: false, blocking: [], findings: [] }, context());
+    const report = await gates.verdictConsistent.run(
+      { approved: false, blocking: [], findings: [] },
+      context(),
+    );
     expect(report.violations).toEqual(["approved: not approved, yet nothing is blocking"]);
   });
 });
@@ -46,13 +58,17 @@ describe("verdictConsistent", () => {
 describe("testsPass", () => {
   it("passes a suite that exits 0 and quotes its output", async () => {
     dir = makeTempDir("suite");
-    const context = gateContext(dir, { suites: { test: ["node", "-e", "console.log('3 passed, 0 failed')"] } });
+    const context = gateContext(dir, {
+      suites: { test: ["node", "-e", "console.log('3 passed, 0 failed')"] },
+    });
     const gate = gates.testsPass("test");
     const report = await gate.run({}, context);
     expect(gate.name).toBe("testsPass(test)");
     expect(report.ok).toBe(true);
     expect(report.checks[0]?.item).toBe("suite test");
-    expect(report.checks[0]?.note).toMatch(/^passed: exit code 0 after \d+ ms; last output:\n3 passed, 0 failed$/);
+    expect(report.checks[0]?.note).toMatch(
+      /^passed: exit code 0 after \d+ ms; last output:\n3 passed, 0 failed$/,
+    );
   });
 
   it("fails a suite that exits non-zero", async () => {
@@ -60,13 +76,17 @@ describe("testsPass", () => {
     const command = ["node", "-e", "console.error('1 failed'); process.exit(1)"];
     const report = await gates.testsPass("test").run({}, gateContext(dir, { suites: { test: command } }));
     expect(report.ok).toBe(false);
-    expect(report.violations[0]).toMatch(/^suite test: failed: exit code 1 after \d+ ms; last output:\n1 failed$/);
+    expect(report.violations[0]).toMatch(
+      /^suite test: failed: exit code 1 after \d+ ms; last output:\n1 failed$/,
+    );
   });
 
   it("fails the plain process.exit(1) suite with no output", async () => {
     dir = makeTempDir("suite");
     const command = ["node", "-e", "process.exit(1)"];
     const report = await gates.testsPass("unit").run({}, gateContext(dir, { suites: { unit: command } }));
-    expect(report.violations).toEqual([expect.stringMatching(/^suite unit: failed: exit code 1 after \d+ ms, no output$/)]);
+    expect(report.violations).toEqual([
+      expect.stringMatching(/^suite unit: failed: exit code 1 after \d+ ms, no output$/),
+    ]);
   });
 });

@@ -24,7 +24,8 @@ export interface AgentSpec {
 }
 
 const SYSTEM = "# {{adw_id}} agent\n\nDo the task, then reply with the JSON report.\n";
-const USER = "# Task\n\n## Variables\n\n### prompt\n\n{{prompt}}\n\n### previous_envelope\n\n{{previous_envelope}}\n\n## Task\n\nDo what prompt asks.\n";
+const USER =
+  "# Task\n\n## Variables\n\n### prompt\n\n{{prompt}}\n\n### previous_envelope\n\n{{previous_envelope}}\n\n## Task\n\nDo what prompt asks.\n";
 
 /** A scratch repo with a roster of scripted exec agents, and a way to run the real CLI in it. */
 export class Sandbox {
@@ -39,7 +40,11 @@ export class Sandbox {
   /** Writes the config and prompts for these agents; `top` holds extra top-level YAML sections. */
   setup(agents: AgentSpec[], top: Record<string, unknown> = {}): this {
     const roster = agents.map((spec) => {
-      const agent = createScriptedAgent({ dir: path.join(this.dir, ".agents"), name: spec.name, turns: spec.turns });
+      const agent = createScriptedAgent({
+        dir: path.join(this.dir, ".agents"),
+        name: spec.name,
+        turns: spec.turns,
+      });
       this.agents.set(spec.name, agent);
       const promptDir = path.join(this.dir, "adws/adw_data/prompt_engineering", spec.name);
       mkdirSync(promptDir, { recursive: true });
@@ -121,4 +126,5 @@ export function adwIdFrom(stdout: string): string {
   return match[1];
 }
 
-export const envelopeJson = (fields: Record<string, unknown>) => JSON.stringify({ status: "success", ...fields });
+export const envelopeJson = (fields: Record<string, unknown>) =>
+  JSON.stringify({ status: "success", ...fields });

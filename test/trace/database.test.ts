@@ -77,7 +77,11 @@ describe("createUpserter", () => {
   it("stores fields a record lacks as null and rejects unknown tables", () => {
     const db = openTraceDb(path.join(tempDir(), "sssf.db"));
     const upsert = createUpserter(db);
-    const { ended_at: _ended, duration_ms: _duration, ...partial } = eventRow("a1", "evt_1", "2025-01-01T00:00:00.000Z");
+    const {
+      ended_at: _ended,
+      duration_ms: _duration,
+      ...partial
+    } = eventRow("a1", "evt_1", "2025-01-01T00:00:00.000Z");
     upsert({ table: "events", row: partial } as unknown as TraceRecord);
     expect(readTable(db, "events")[0]).toMatchObject({ id: "evt_1", ended_at: null, duration_ms: null });
     expect(() => upsert({ table: "nope", row: {} } as unknown as TraceRecord)).toThrow(/Unknown trace table/);

@@ -9,7 +9,8 @@ describe("newId", () => {
     for (let index = 0; index < 200_000; index += 1) ids.push(newId("evt"));
     expect(new Set(ids).size).toBe(ids.length);
     for (let index = 1; index < ids.length; index += 1) {
-      if (!(ids[index - 1]! < ids[index]!)) throw new Error(`out of order at ${index}: ${ids[index - 1]} ${ids[index]}`);
+      if (!(ids[index - 1]! < ids[index]!))
+        throw new Error(`out of order at ${index}: ${ids[index - 1]} ${ids[index]}`);
     }
     expect(ids[0]).toMatch(/^evt_[0-9a-z]{21}$/);
   });
@@ -25,8 +26,14 @@ describe("newId", () => {
     const module = fileURLToPath(new URL("../../src/trace/ids.ts", import.meta.url));
     const child = spawnSync(
       process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", `const { newId } = await import(${JSON.stringify(module)});
-       console.log(JSON.stringify(Array.from({ length: 1000 }, () => newId("evt"))));`],
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `const { newId } = await import(${JSON.stringify(module)});
+       console.log(JSON.stringify(Array.from({ length: 1000 }, () => newId("evt"))));`,
+      ],
       { encoding: "utf8" },
     );
     expect(child.status, child.stderr).toBe(0);

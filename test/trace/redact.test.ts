@@ -65,7 +65,11 @@ describe("redactJsonText", () => {
   it("keeps a JSON payload valid when a secret breaks the string form", () => {
     const payload = JSON.stringify({ a: "token:", b: "c", nested: { password: "hunter", list: ["sk-x"] } });
     const redacted = redactJsonText(payload);
-    expect(JSON.parse(redacted)).toEqual({ a: "token:", b: "c", nested: { password: REDACTED, list: ["sk-x"] } });
+    expect(JSON.parse(redacted)).toEqual({
+      a: "token:",
+      b: "c",
+      nested: { password: REDACTED, list: ["sk-x"] },
+    });
   });
 
   it("redacts inside string values and returns clean text unchanged", () => {

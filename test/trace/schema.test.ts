@@ -30,7 +30,10 @@ describe("migrate", () => {
     migrate(db);
     const rows = rowsByTable();
     expect([...rows.keys()].sort()).toEqual([...TRACE_TABLES].sort());
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all();
     expect(tables).toEqual([...TRACE_TABLES].sort());
     for (const table of TRACE_TABLES) {
       const info = db.pragma(`table_info(${table})`) as ColumnInfo[];
@@ -44,9 +47,13 @@ describe("migrate", () => {
       const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk);
       expect(keys.map((column) => column.name)).toEqual(PRIMARY_KEYS[table]);
     }
-    const costs = (db.pragma("table_info(sessions)") as ColumnInfo[]).find((column) => column.name === "cost_usd");
+    const costs = (db.pragma("table_info(sessions)") as ColumnInfo[]).find(
+      (column) => column.name === "cost_usd",
+    );
     expect(costs?.type).toBe("REAL");
-    const endedAt = (db.pragma("table_info(phases)") as ColumnInfo[]).find((column) => column.name === "ended_at");
+    const endedAt = (db.pragma("table_info(phases)") as ColumnInfo[]).find(
+      (column) => column.name === "ended_at",
+    );
     expect(endedAt?.notnull).toBe(0);
     db.close();
   });
@@ -57,7 +64,9 @@ describe("migrate", () => {
     const indexed = (table: string): string[] =>
       (db.pragma(`index_list(${table})`) as { name: string; origin: string }[])
         .filter((index) => index.origin === "c")
-        .map((index) => (db.pragma(`index_info(${index.name})`) as { name: string }[]).map((c) => c.name).join(","))
+        .map((index) =>
+          (db.pragma(`index_info(${index.name})`) as { name: string }[]).map((c) => c.name).join(","),
+        )
         .sort();
     expect(indexed("events")).toEqual(["adw_id,started_at", "phase_id"]);
     expect(indexed("phases")).toEqual(["adw_id,number"]);
@@ -72,7 +81,9 @@ describe("migrate", () => {
     const file = path.join(tempDir(), "trace.db");
     const db = new Database(file);
     migrate(db);
-    db.prepare("INSERT INTO events (id, adw_id, type, name, started_at, payload) VALUES ('e1', 'a', 'log', 'n', 't', '{}')").run();
+    db.prepare(
+      "INSERT INTO events (id, adw_id, type, name, started_at, payload) VALUES ('e1', 'a', 'log', 'n', 't', '{}')",
+    ).run();
     migrate(db);
     db.close();
     const reopened = new Database(file);

@@ -40,7 +40,11 @@ export function at(base: number, offsetMs: number): string {
   return new Date(base + offsetMs).toISOString();
 }
 
-export function sessionRow(adwId: string, startedAt: string, overrides: Partial<SessionRow> = {}): SessionRow {
+export function sessionRow(
+  adwId: string,
+  startedAt: string,
+  overrides: Partial<SessionRow> = {},
+): SessionRow {
   return {
     adw_id: adwId,
     workflow: "build-test",
@@ -62,7 +66,12 @@ export function sessionRow(adwId: string, startedAt: string, overrides: Partial<
   };
 }
 
-export function phaseRow(adwId: string, number: number, startedAt: string, overrides: Partial<PhaseRow> = {}): PhaseRow {
+export function phaseRow(
+  adwId: string,
+  number: number,
+  startedAt: string,
+  overrides: Partial<PhaseRow> = {},
+): PhaseRow {
   return {
     id: `ph_${adwId}_${number}`,
     adw_id: adwId,
@@ -86,7 +95,12 @@ export function phaseRow(adwId: string, number: number, startedAt: string, overr
   };
 }
 
-export function eventRow(adwId: string, id: string, startedAt: string, overrides: Partial<EventRow> = {}): EventRow {
+export function eventRow(
+  adwId: string,
+  id: string,
+  startedAt: string,
+  overrides: Partial<EventRow> = {},
+): EventRow {
   return {
     id,
     adw_id: adwId,
@@ -128,12 +142,18 @@ export function sessionRecords(adwId: string, base: number): TraceRecord[] {
           phase_id: phase.id,
           parent_id: agentSpan.id,
           type: "tool_call",
-          name: call === 0 ? "bash: curl -H 'Authorization: Bearer abcdefgh12345678' api" : `bash: ls -la src/${call}`,
+          name:
+            call === 0
+              ? "bash: curl -H 'Authorization: Bearer abcdefgh12345678' api"
+              : `bash: ls -la src/${call}`,
           agent: "builder",
           ok: 1,
           ended_at: at(base, start + 20 + call),
           duration_ms: 10,
-          payload: JSON.stringify({ args: { command: `ANTHROPIC_API_KEY=sk-ant-api03-${"x".repeat(24)} pi` }, call }),
+          payload: JSON.stringify({
+            args: { command: `ANTHROPIC_API_KEY=sk-ant-api03-${"x".repeat(24)} pi` },
+            call,
+          }),
         }),
       });
     }
@@ -164,7 +184,8 @@ export function sessionRecords(adwId: string, base: number): TraceRecord[] {
       valid: attempt === 2 ? 1 : 0,
       status: attempt === 2 ? "success" : null,
       envelope_json: attempt === 2 ? '{"status":"success","summary":"done"}' : null,
-      raw_text: attempt === 1 ? "not json, token: ghp_abcdefghijklmnopqrstuvwxyz0123456789" : '{"status":"success"}',
+      raw_text:
+        attempt === 1 ? "not json, token: ghp_abcdefghijklmnopqrstuvwxyz0123456789" : '{"status":"success"}',
       errors: attempt === 1 ? '["invalid JSON"]' : "[]",
       created_at: at(base, start + 100 + attempt),
     }));
@@ -194,11 +215,23 @@ export function sessionRecords(adwId: string, base: number): TraceRecord[] {
     records.push({ table: "agent_sessions", row: agentSession });
     records.push({
       table: "events",
-      row: { ...agentSpan, id: `${agentSpan.id}_end`, type: "agent_end", ok: 1, started_at: at(base, start + 400) },
+      row: {
+        ...agentSpan,
+        id: `${agentSpan.id}_end`,
+        type: "agent_end",
+        ok: 1,
+        started_at: at(base, start + 400),
+      },
     });
     records.push({
       table: "processes",
-      row: { ...processRow, status: "exited", exit_code: 0, ended_at: at(base, start + 400), stderr_tail: "warn: x" },
+      row: {
+        ...processRow,
+        status: "exited",
+        exit_code: 0,
+        ended_at: at(base, start + 400),
+        stderr_tail: "warn: x",
+      },
     });
     const failed = number === 3;
     records.push({

@@ -1,5 +1,11 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { defineWorkflow, type EngineerPhase, type CodePhase, type Finished, type AgentPhase } from "../../src/engine/run-api.js";
+import {
+  type AgentPhase,
+  type CodePhase,
+  defineWorkflow,
+  type EngineerPhase,
+  type Finished,
+} from "../../src/engine/run-api.js";
 import { BuildOutput, GenericOutput } from "../../src/envelope/schemas.js";
 
 describe("the workflow API enforces its rules in types", () => {
@@ -42,7 +48,10 @@ describe("the workflow API enforces its rules in types", () => {
   });
 
   it("finish() is the only way a workflow ends", () => {
-    expectTypeOf(defineWorkflow).parameter(0).toHaveProperty("run").returns.resolves.toEqualTypeOf<Finished>();
+    expectTypeOf(defineWorkflow)
+      .parameter(0)
+      .toHaveProperty("run")
+      .returns.resolves.toEqualTypeOf<Finished>();
     defineWorkflow({
       name: "t",
       description: "",

@@ -1,0 +1,130 @@
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { isSssfError } from "../../src/errors/index.js";
+import { openTraceDb } from "../../src/trace/database.js";
+import { TRACE_TABLES } from "../../src/trace/events.js";
+import { readTable } from "../../src/trace/queries.js";
+import { rebuildDatabase } from "../../src/trace/rebuild.js";
+import { Tracer } from "../../src/trace/tracer.js";
+import { eventRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
+
+const tempDir = useTempDir("rebuild");
+const ADW_IDS = ["a1b2c3d4", "b2c3d4e5", "c3d4e5f6"];
+
+/** Traces three sessions the way the engine does: one db, one tracer and events.jsonl per session. */
+function traceThreeSessions(): { sessionsDir: string; dbPath: string } {
+  const sessionsDir = path.join(tempDir(), "adw_data", "sessions");
+  const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
+  const db = openTraceDb(dbPath);
+  const tracers = ADW_IDS.map(
+    (adwId) => new Tracer({ db, eventsFile: path.join(sessionsDir, adwId, "events.jsonl"), maxBatch: 7 }),
+  );
+  const streams = ADW_IDS.map((adwId, index) => sessionRecords(adwId, Date.UTC(2025, 0, 1 + index)));
+  // Interleave the sessions, as concurrent runs would.
+  for (let step = 0; streams.some((stream) => step < stream.length); step += 1) {
+    streams.forEach((stream, index) => {
+      const record = stream[step];
+      if (record !== undefined) tracers[index]!.write(record);
+    });
+  }
+  for (const tracer of tracers) tracer.close();
+  db.close();
+  return { sessionsDir, dbPath };
+}
+
+function snapshot(dbPath: string): Record<string, unknown[]> {
+  const db = openTraceDb(dbPath, { readonly: true });
+  const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readTable(db, table)]));
+  db.close();
+  return tables;
+}
+
+describe("rebuildDatabase", () => {
+  it("rebuilds a database equal to the traced one, table by table", () => {
+    const { sessionsDir, dbPath } = traceThreeSessions();
+    const rebuiltPath = path.join(tempDir(), "rebuilt", "sssf.db");
+    const result = rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
+    expect(result).toMatchObject({ sessions: 3, skippedLines: 0, backupPath: null });
+    expect(result.records).toBe(ADW_IDS.length * sessionRecords("x", 0).length);
+    const original = snapshot(dbPath);
+    expect(original.sessions).toHaveLength(3);
+    expect(original.events!.length).toBeGreaterThan(50);
+    expect(snapshot(rebuiltPath)).toEqual(original);
+  });
+
+  it("moves an existing database aside before rebuilding over it", () => {
+    const { sessionsDir, dbPath } = traceThreeSessions();
+    const before = snapshot(dbPath);
+    const db = openTraceDb(dbPath);
+    db.prepare("UPDATE sessions SET archived = 1").run();
+    db.close();
+    const result = rebuildDatabase({ sessionsDir, dbPath });
+    expect(result.backupPath).toMatch(/sssf\.db\.bak-\d{8}T\d{9}Z$/);
+    expect(existsSync(`${result.backupPath}-wal`)).toBe(false);
+    const backup = snapshot(result.backupPath!);
+    expect(backup.sessions!.every((row) => (row as { archived: number }).archived === 1)).toBe(true);
+    expect(snapshot(dbPath)).toEqual(before);
+    const second = rebuildDatabase({ sessionsDir, dbPath });
+    expect(second.backupPath).not.toBe(result.backupPath);
+    expect(
+      readdirSync(path.dirname(dbPath)).filter(
+        (name) => name.includes(".bak-") && !/-(?:wal|shm)$/.test(name),
+      ),
+    ).toHaveLength(2);
+  });
+
+  it("moves a damaged database aside untouched", () => {
+    const { sessionsDir } = traceThreeSessions();
+    const dbPath = path.join(tempDir(), "damaged.db");
+    writeFileSync(dbPath, "not a database at all");
+    const result = rebuildDatabase({ sessionsDir, dbPath });
+    expect(readFileSync(result.backupPath!, "utf8")).toBe("not a database at all");
+    expect(snapshot(dbPath).sessions).toHaveLength(3);
+  });
+
+  it("skips and counts a truncated last line and other bad lines", () => {
+    const { sessionsDir } = traceThreeSessions();
+    const file = path.join(sessionsDir, ADW_IDS[0]!, "events.jsonl");
+    const extra = eventRow(ADW_IDS[0]!, "evt_extra", "2025-02-01T00:00:00.000Z");
+    appendFileSync(file, `${JSON.stringify({ table: "events", row: extra })}\n`);
+    appendFileSync(
+      file,
+      '{"table":"nope","row":{}}\n[1,2]\n{"table":"events","row":{"id":"evt_no_fields"}}\n\n',
+    );
+    appendFileSync(
+      file,
+      JSON.stringify({ table: "events", row: eventRow(ADW_IDS[0]!, "evt_cut", "t") }).slice(0, 40),
+    );
+    const rebuiltPath = path.join(tempDir(), "rebuilt.db");
+    const result = rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
+    expect(result.skippedLines).toBe(4);
+    const events = snapshot(rebuiltPath).events as { id: string }[];
+    expect(events.some((row) => row.id === "evt_extra")).toBe(true);
+    expect(events.some((row) => row.id === "evt_cut" || row.id === "evt_no_fields")).toBe(false);
+  });
+
+  it("ignores directories without events.jsonl and refuses a missing sessions directory", () => {
+    const sessionsDir = path.join(tempDir(), "sessions");
+    mkdirSync(path.join(sessionsDir, "empty-session"), { recursive: true });
+    mkdirSync(path.join(sessionsDir, "one"), { recursive: true });
+    writeFileSync(
+      path.join(sessionsDir, "one", "events.jsonl"),
+      `${JSON.stringify({ table: "events", row: eventRow("one", "evt_1", "2025-01-01T00:00:00.000Z") })}`,
+    );
+    const dbPath = path.join(tempDir(), "sssf.db");
+    expect(rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({
+      sessions: 1,
+      records: 1,
+      skippedLines: 0,
+    });
+    let thrown: unknown;
+    try {
+      rebuildDatabase({ sessionsDir: path.join(tempDir(), "nowhere"), dbPath });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isSssfError(thrown) && thrown.code === "usage").toBe(true);
+    expect(snapshot(dbPath).events).toHaveLength(1);
+  });
+});
