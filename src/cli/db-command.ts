@@ -5,7 +5,7 @@ import { reportError } from "./report-error.js";
 /** `sssf db rebuild`: the database is a mirror of the session files; recreate it from them. */
 export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
   try {
-    const { dbPath, sessionsDir } = tracePaths(options);
+    const { dbPath, sessionsDir } = await tracePaths(options);
     const result = rebuildDatabase({ dbPath, sessionsDir });
     process.stdout.write(
       `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)` +

@@ -78,8 +78,9 @@ function writeDemoRepo(dir: string): void {
   writeFileSync(path.join(dir, "README.md"), "# Demo repo\n\nA scratch repository created by `sssf demo`.\n");
   writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/system.md"), SYSTEM_PROMPT);
   writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/user.md"), USER_PROMPT);
+  // The script lives in the data dir: sssf's own area, never a phase's change, never committed.
   const agent = createScriptedAgent({
-    dir: path.join(dir, ".sssf-demo"),
+    dir: path.join(dir, "adws/adw_data/demo-agent"),
     name: "assistant",
     turns: DEMO_TURNS,
   });

@@ -1,7 +1,14 @@
 import { UsageError } from "../errors/usage-error.js";
 import type { EventType } from "../trace/events.js";
 import { EVENT_TYPES } from "../trace/events.js";
-import { getSession, listEnvelopes, listEvents, listPhases, listSessions } from "../trace/queries.js";
+import {
+  getSession,
+  listEnvelopes,
+  listEvents,
+  listPhases,
+  listSessions,
+  listSessionsJson,
+} from "../trace/queries.js";
 import { formatCost, formatDuration, formatTokens, table, truncate } from "./format.js";
 import { openReadDb, type ReadOptions } from "./read-context.js";
 import { reportError } from "./report-error.js";
@@ -40,13 +47,17 @@ export async function listCommand(
   options: ListOptions,
 ): Promise<number> {
   try {
-    const db = openReadDb(options);
+    const db = await openReadDb(options);
     try {
       if (adwId !== undefined && !getSession(db, adwId))
         throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       const print = (rows: unknown[], render: () => string) =>
-        process.stdout.write(options.json ? `${JSON.stringify(rows, null, 2)}\n` : `${render()}\n`);
-      if (name === "sessions") {
+        process.stdout.write(options.json ? `${JSON.stringify(rows)}\n` : `${render()}\n`);
+      if (name === "sessions" && options.json) {
+        // Built by SQLite in one string: no object per row for large listings.
+        const query = { limit: parseLimit(options.limit), includeArchived: Boolean(options.all) };
+        process.stdout.write(`${listSessionsJson(db, query)}\n`);
+      } else if (name === "sessions") {
         const rows = listSessions(db, {
           limit: parseLimit(options.limit),
           includeArchived: Boolean(options.all),

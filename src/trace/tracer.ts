@@ -14,6 +14,8 @@ export interface TracerOptions {
   flushIntervalMs?: number;
   /** Queue length that triggers an immediate flush (default 1000). */
   maxBatch?: number;
+  /** Called after each committed transaction with its records (for latency measurements). */
+  onCommit?: (records: readonly TraceRecord[]) => void;
 }
 
 /** Counters of a {@link Tracer}: records stored in the db, flushes that stored them, slowest flush. */
@@ -49,6 +51,7 @@ export class Tracer {
   readonly #eventsFile: string;
   readonly #flushIntervalMs: number;
   readonly #maxBatch: number;
+  readonly #onCommit: ((records: readonly TraceRecord[]) => void) | undefined;
   readonly #insertBatch: Database.Transaction<(records: TraceRecord[]) => void>;
   readonly #insertEach: Database.Transaction<(records: TraceRecord[]) => EachResult>;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
@@ -63,6 +66,7 @@ export class Tracer {
     this.#eventsFile = options.eventsFile;
     this.#flushIntervalMs = options.flushIntervalMs ?? 10;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
+    this.#onCommit = options.onCommit;
     const upsert = createUpserter(options.db);
     this.#insertBatch = options.db.transaction((records: TraceRecord[]) => {
       for (const record of records) upsert(record);
@@ -178,6 +182,7 @@ export class Tracer {
       this.#insertBatch.immediate(batch);
       this.#pendingDb = [];
       this.#record(batch.length, started);
+      this.#onCommit?.(batch);
       return;
     } catch (error) {
       if (this.#keepForRetry(error)) return;

@@ -30,10 +30,13 @@ const USER =
 /** A scratch repo with a roster of scripted exec agents, and a way to run the real CLI in it. */
 export class Sandbox {
   readonly dir: string;
+  /** Scripts and their state live outside the repo, so they never count as a phase's changes. */
+  readonly agentsDir: string;
   readonly agents = new Map<string, ScriptedAgent>();
 
   constructor() {
     this.dir = mkdtempSync(path.join(tmpdir(), "sssf-e2e-"));
+    this.agentsDir = mkdtempSync(path.join(tmpdir(), "sssf-e2e-agents-"));
     writeFileSync(path.join(this.dir, "README.md"), "# sandbox\n");
   }
 
@@ -101,6 +104,7 @@ export class Sandbox {
 
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.agentsDir, { recursive: true, force: true });
   }
 }
 

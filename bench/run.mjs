@@ -1,0 +1,32 @@
+// `npm run bench [name…]`: runs the benchmarks and prints their figures with the targets.
+// Targets are goals, not assertions; on a shared machine compare medians and ratios.
+import { cpus, loadavg } from "node:os";
+import { fmt } from "./lib.mjs";
+
+const suites = {
+  "engine-overhead": () => import("./engine-overhead.mjs"),
+  "trace-ingest": () => import("./trace-ingest.mjs"),
+  "cli-startup": () => import("./cli-startup.mjs"),
+  "sessions-list": () => import("./sessions-list.mjs"),
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")} (available: ${Object.keys(suites).join(", ")})`);
+  process.exit(2);
+}
+console.log(
+  `node ${process.version} · ${cpus().length} cores · load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+for (const name of wanted.length ? wanted : Object.keys(suites)) {
+  const { run } = await suites[name]();
+  console.log(`\n${name}`);
+  for (const figure of await run()) {
+    const target = figure.target ? `   (target ${figure.target} ${figure.unit})` : "";
+    const digits = figure.unit === "events/s" ? 0 : 2;
+    console.log(`  ${figure.label}: ${fmt(figure.value, digits)} ${figure.unit}${target}`);
+  }
+}
