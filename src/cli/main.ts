@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { reportError } from "./report-error.js";
 
@@ -9,10 +10,23 @@ export interface GlobalOptions {
 
 const program = new Command("sssf")
   .description("Super Simple Software Factory: AI coding agents as bounded nodes in workflows that code owns")
-  .version(process.env.npm_package_version ?? "0.1.0", "-V, --version")
+  .version(packageVersion(), "-V, --version")
   .option("--verbose", "print stack traces and extra detail on errors")
   .showHelpAfterError("(run sssf --help for usage)")
   .exitOverride();
+
+// A closed pipe (`sssf run … | head`) must not crash a run: it keeps going and finalizes its session.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+}
+
+function packageVersion(): string {
+  // dist/cli/main.js and src/cli/main.ts both sit two levels below package.json.
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(manifest.version);
+}
 
 const configOption = () =>
   new Option("--config <path>", "config file (default adws/adw_sssf_config/sssf.config.yaml)");

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../engine/config.js";
 import { runWorkflow } from "../engine/run-workflow.js";
+import { UsageError } from "../errors/usage-error.js";
+import { terminateAllProcessGroups } from "../util/process-group.js";
 import { findWorkflow } from "../workflows/index.js";
 import { reportError } from "./report-error.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
@@ -33,16 +35,17 @@ export async function runCommand(
   const verbose = process.argv.includes("--verbose");
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
-    if (!existsSync(cwd))
-      throw new (await import("../errors/usage-error.js")).UsageError(
-        `--cwd: ${cwd} does not exist`,
-        "--cwd",
-      );
+    if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const workflow = findWorkflow(workflowName);
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) {
+        // A second signal means "now": kill every agent group without grace and leave.
+        process.stderr.write(`sssf: second ${signal}: killing agents and exiting without finalizing\n`);
+        void terminateAllProcessGroups(0).finally(() => process.exit(1));
+        return;
+      }
       process.stderr.write(`sssf: ${signal} received: stopping agents and finalizing the session\n`);
       controller.abort(signal);
     };

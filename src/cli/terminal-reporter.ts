@@ -42,7 +42,7 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       );
     },
     log(message) {
-      write(`   ${message}`);
+      write(`   ${paint(out, "yellow", truncate(message, 300))}`);
     },
     finished(session: SessionRow, phases: PhaseRow[]) {
       const accepted = session.accepted === 1;

@@ -150,6 +150,9 @@ export async function callAgent<T extends OutputType>(
         ok: false,
         payload: { problems: parsed.problems },
       });
+      context.reporter.log(
+        `! invalid ${type.name} (${formatProblems(parsed.problems)}): correction ${fix + 1}/${context.jsonFixAttempts} in the same session`,
+      );
       message = jsonCorrectionMessage(type, parsed.problems);
       reason = "json_fix";
     }
@@ -177,6 +180,9 @@ export async function callAgent<T extends OutputType>(
       const violations = failed.flatMap((r) => r.violations.map((v) => `${r.gate}: ${v}`));
       fail(`gate violations after ${round} correction(s): ${violations.join("; ")}`);
     }
+    context.reporter.log(
+      `! ${failed.map((r) => `${r.gate}: ${r.violations.join("; ")}`).join(" | ")}: correction ${round + 1}/${context.retries} in the same session`,
+    );
     message = gateCorrectionMessage(type, reports);
     reason = "gate_fix";
   }
