@@ -72,13 +72,17 @@ describe("process control", () => {
   });
 
   it("keeps running and finalizes when its output pipe closes early (sssf run … | head)", async () => {
-    sb.setup([{ name: "assistant", turns: [{ delay_ms: 300, reply: envelopeJson({ summary: "done anyway" }) }] }]);
+    sb.setup([
+      { name: "assistant", turns: [{ delay_ms: 300, reply: envelopeJson({ summary: "done anyway" }) }] },
+    ]);
     const child = sb.start(["run", "prompt", "go"]);
     child.stdout?.once("data", () => child.stdout?.destroy());
     const result = await collect(child);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(sb.query<Row>("SELECT status, reason FROM sessions")).toEqual([{ status: "success", reason: "done anyway" }]);
+    expect(sb.query<Row>("SELECT status, reason FROM sessions")).toEqual([
+      { status: "success", reason: "done anyway" },
+    ]);
   });
 
   it("takes over a lock left by a dead process", async () => {
