@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -78,6 +79,14 @@ function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => R
   };
 }
 
+function hasRecords(file: string): boolean {
+  try {
+    return statSync(file).size > 0;
+  } catch {
+    return false;
+  }
+}
+
 function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
   const row = db
     .prepare(
@@ -111,6 +120,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     db = openTraceDb(config.dbPath);
     tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
     const existing = getSession(db, adwId);
+    if (!existing && hasRecords(dirs.eventsFile)) {
+      // Joining without the db's record would restart phase numbers over the files' history.
+      throw new UsageError(
+        `--adw-id ${adwId}: the session's files exist but ${config.dbPath} has no record of it; run "sssf db rebuild" first`,
+        "--adw-id",
+      );
+    }
     const startedAt = new Date();
     const session: SessionRow = existing
       ? {

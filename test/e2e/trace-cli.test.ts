@@ -99,3 +99,27 @@ describe("trace commands", () => {
     expect(existsSync(path.join(sb.dir, "adws"))).toBe(false);
   });
 });
+
+describe("joining a session whose database record is gone", () => {
+  it("refuses and points to sssf db rebuild; after the rebuild the join continues the numbering", async () => {
+    const { rmSync } = await import("node:fs");
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [{ reply: envelopeJson({ summary: "one" }) }, { reply: envelopeJson({ summary: "two" }) }],
+      },
+    ]);
+    const first = await sb.run(["run", "prompt", "one"]);
+    const adwId = adwIdFrom(first.stdout);
+    for (const suffix of ["", "-wal", "-shm"])
+      rmSync(path.join(sb.dir, `adws/adw_data/sssf.db${suffix}`), { force: true });
+    const refused = await sb.run(["run", "prompt", "two", "--adw-id", adwId]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("sssf db rebuild");
+    expect((await sb.run(["db", "rebuild"])).code).toBe(0);
+    const joined = await sb.run(["run", "prompt", "two", "--adw-id", adwId]);
+    expect(joined.code).toBe(0);
+    const phases = JSON.parse((await sb.run(["phases", adwId, "--json"])).stdout);
+    expect(phases.map((p: { number: number }) => p.number)).toEqual([1, 2, 3, 4]);
+  });
+});
