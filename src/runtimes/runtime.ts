@@ -128,6 +128,23 @@ export interface AgentSendResult {
   exitCode?: number | null | undefined;
 }
 
+/** One finding of `sssf doctor` about an agent's runtime. */
+export interface RuntimeCheck {
+  ok: boolean;
+  /** What was checked: `binary`, `version`, `model`, `ANTHROPIC_API_KEY`… (names only, never values). */
+  item: string;
+  detail: string;
+}
+
+/** What `sssf doctor` tells a runtime about one agent. */
+export interface RuntimeDoctorRequest {
+  agent: string;
+  model: string;
+  command?: string[] | undefined;
+  env: Record<string, string>;
+  cwd: string;
+}
+
 /**
  * A coding-agent runtime. Contract: `send` never throws for anything the agent or its process does;
  * failures, timeouts and aborts come back as `{ ok: false, errorKind, error }`, after the whole
@@ -137,4 +154,9 @@ export interface Runtime {
   readonly id: string;
   readonly specVersion: "sssf-runtime/1";
   send(request: AgentSendRequest, observer: AgentSendObserver): Promise<AgentSendResult>;
+  /**
+   * Optional: checks for `sssf doctor` — the binary found and its version, the model resolvable, the
+   * API-key variables present. Never throws; never spawns a model request.
+   */
+  doctor?(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]>;
 }

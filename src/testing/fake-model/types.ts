@@ -1,0 +1,129 @@
+/**
+ * Public types of the fake model server: the script it plays, what it records, and its handle.
+ * Script and log fields are wire names (JSON files, control endpoints), kept to single words or the
+ * camelCase the script format was specified with.
+ */
+
+/** The four wire APIs the fake serves. */
+export type FakeApi = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+
+/** Token counts a step reports; missing ones are estimated from the request and reply sizes. */
+export interface FakeUsage {
+  /** Uncached input tokens (OpenAI and Gemini totals add `cacheRead` and `cacheWrite` to this). */
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** Conditions a request must meet for a step to answer it; all given ones must hold. */
+export interface FakeMatch {
+  /** Substring of the last user text (tool results are not user text). */
+  text?: string;
+  /** The conversation ends with a tool result (true) or does not (false). */
+  afterToolResult?: boolean;
+  /** The request offers at least one tool (true) or none (false): skips title and router calls. */
+  hasTools?: boolean;
+  api?: FakeApi;
+  /** Exact model id (from the body, or from the URL for Gemini). */
+  model?: string;
+}
+
+/**
+ * One scripted answer. `reply` and one of `tool`/`writeFile` may be combined (text, then the call);
+ * `error` and `hang` stand alone. A step with none of them gives the default reply with its `usage`.
+ */
+export interface FakeStep {
+  match?: FakeMatch;
+  /** Assistant text. */
+  reply?: string;
+  /** A raw tool call by exact tool name; a freeform (custom) tool gets `args.input` as its input. */
+  tool?: { name: string; args: Record<string, unknown> };
+  /** "Write this file": the server picks the write tool and its argument names from the request. */
+  writeFile?: { path: string; content: string };
+  /** Answer with this HTTP status and message, in the API's error shape. */
+  error?: { status: number; message: string };
+  /** Accept the request and never answer it. */
+  hang?: boolean;
+  usage?: FakeUsage;
+  /** Keep the step after it answers (default: consumed). */
+  repeat?: boolean;
+}
+
+/** Steps tried in order; `fallback` says what answers a request no step matches (default `echo`). */
+export interface FakeScript {
+  steps: FakeStep[];
+  fallback?: "echo" | "error";
+}
+
+/** The headers worth keeping; keys are truncated to 12 characters. */
+export interface LoggedHeaders {
+  "user-agent"?: string;
+  "x-api-key"?: string;
+  "x-goog-api-key"?: string;
+  authorization?: string;
+  "anthropic-beta"?: string;
+  "anthropic-version"?: string;
+}
+
+/** One request the fake received (control endpoints under `/__` are not logged). */
+export interface LoggedRequest {
+  kind: "request";
+  /** ISO time the request was answered (or, for a hang, accepted). */
+  time: string;
+  method: string;
+  /** Path and query as received (an absolute-URI request through the proxy is reduced to its path). */
+  path: string;
+  headers: LoggedHeaders;
+  /** The parsed JSON body, the raw text when it is not JSON, or null when empty. */
+  body: unknown;
+  /** The wire API the route belongs to, or null (model list, unknown route). */
+  api: FakeApi | null;
+  /** Index of the step that answered, "default" when none matched, null for non-generation routes. */
+  step: number | "default" | null;
+  /** HTTP status sent, or null while the request hangs. */
+  status: number | null;
+}
+
+/** A refused attempt to reach a host other than loopback through the proxy. */
+export interface EgressAttempt {
+  kind: "egress";
+  time: string;
+  /** `CONNECT` or the method of an absolute-URI request. */
+  method: string;
+  /** `host:port` for CONNECT, the absolute URL otherwise. */
+  target: string;
+}
+
+/** Options of `createFakeModelServer`. */
+export interface CreateFakeModelServerOptions {
+  /** Initial script (default: no steps, echo fallback). */
+  script?: FakeScript;
+  /** Port on 127.0.0.1; 0 or absent picks a free one. */
+  port?: number;
+  /** JSONL file every logged request and egress attempt is appended to (created with its folder). */
+  logFile?: string;
+}
+
+/** A running fake model server bound to 127.0.0.1. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  url: string;
+  port: number;
+  /** Every logged request so far, oldest first (a copy). */
+  requests(): LoggedRequest[];
+  /** Every refused egress attempt so far, oldest first (a copy). */
+  egress(): EgressAttempt[];
+  /** Replaces the script; all its steps start unconsumed. Throws on an invalid script. */
+  setScript(script: FakeScript): void;
+  /** Appends steps to the current script. Throws on an invalid step. */
+  enqueue(...steps: FakeStep[]): void;
+  /** Clears both logs in memory (not the log file), un-consumes every step and turns `hang` off. */
+  reset(): void;
+  /** While on, every model request is accepted and never answered. */
+  hang(on: boolean): void;
+  /** Stops listening and drops open connections (hanging requests included). Idempotent. */
+  close(): Promise<void>;
+  /** Resolves once the server has closed, by `close()` or by `POST /__shutdown`. */
+  closed: Promise<void>;
+}
