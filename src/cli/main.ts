@@ -88,6 +88,16 @@ program
   });
 
 program
+  .command("doctor")
+  .description("check every agent's runtime, model, API-key variables and prompts, and the quality suites")
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (options) => {
+    const { doctorCommand } = await import("./doctor-command.js");
+    process.exitCode = await doctorCommand(options);
+  });
+
+program
   .command("fake-model")
   .description("serve a scripted fake model API (and an egress trap) on 127.0.0.1 for testing agent CLIs")
   .option("--script <file>", "JSON script of steps to play (default: every request gets the echo reply)")

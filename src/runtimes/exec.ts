@@ -5,6 +5,7 @@
  */
 
 import { mkdirSync } from "node:fs";
+import { findExecutable } from "../util/find-executable.js";
 import { EXEC_PROTOCOL, type ExecRequest, type ExecToolCallLine, parseExecLine } from "./exec-protocol.js";
 import {
   type AgentSendObserver,
@@ -13,6 +14,8 @@ import {
   addUsage,
   emptyUsage,
   type Runtime,
+  type RuntimeCheck,
+  type RuntimeDoctorRequest,
   type SendErrorKind,
   type ToolCall,
 } from "./runtime.js";
@@ -162,9 +165,30 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
   };
 }
 
+/** `sssf doctor` for an exec agent: a command is configured and its program can be found. */
+async function doctorExec(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]> {
+  const program = request.command?.[0];
+  if (program === undefined) {
+    return [
+      {
+        ok: false,
+        item: "command",
+        detail: "no command configured (coding_agent: exec needs command: [program, …args])",
+      },
+    ];
+  }
+  const found = findExecutable(program, { cwd: request.cwd, env: { ...process.env, ...request.env } });
+  return [
+    found === null
+      ? { ok: false, item: "command", detail: `${program} not found (on PATH or relative to ${request.cwd})` }
+      : { ok: true, item: "command", detail: found },
+  ];
+}
+
 /** Runtime `exec`. Contract: `send` never throws; every failure is `{ ok: false, errorKind, error }`. */
 export const execRuntime: Runtime = {
   id: "exec",
   specVersion: "sssf-runtime/1",
   send: sendExec,
+  doctor: doctorExec,
 };

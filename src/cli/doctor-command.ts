@@ -1,0 +1,108 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { loadConfig } from "../engine/config.js";
+import type { AgentConfig, SssfConfig } from "../engine/config-types.js";
+import { getRuntime, registeredRuntimeIds } from "../runtimes/index.js";
+import type { RuntimeCheck } from "../runtimes/runtime.js";
+import { findExecutable } from "../util/find-executable.js";
+import { paint } from "./format.js";
+import { reportError } from "./report-error.js";
+
+interface Section {
+  title: string;
+  subject: string;
+  checks: RuntimeCheck[];
+}
+
+function promptChecks(agent: AgentConfig): RuntimeCheck[] {
+  return [agent.systemPromptPath, agent.userPromptPath].map((file) => {
+    const item = path.basename(file);
+    try {
+      const size = statSync(file).size;
+      return size > 0
+        ? { ok: true, item, detail: `${file} (${size} bytes)` }
+        : { ok: false, item, detail: `${file} is empty` };
+    } catch {
+      return { ok: false, item, detail: `${file} not found` };
+    }
+  });
+}
+
+async function agentSection(config: SssfConfig, agent: AgentConfig): Promise<Section> {
+  const title = `agent ${agent.name} (${agent.codingAgent}${agent.model ? `, model ${agent.model}` : ""})`;
+  const runtime = getRuntime(agent.codingAgent);
+  const checks: RuntimeCheck[] = [];
+  if (!runtime) {
+    checks.push({
+      ok: false,
+      item: "runtime",
+      detail: `no runtime "${agent.codingAgent}" (available: ${registeredRuntimeIds().join(", ")})`,
+    });
+  } else if (runtime.doctor) {
+    checks.push(
+      ...(await runtime.doctor({
+        agent: agent.name,
+        model: agent.model,
+        command: agent.command,
+        env: agent.env,
+        cwd: config.repoRoot,
+      })),
+    );
+  }
+  checks.push(...promptChecks(agent));
+  return { title, subject: `agents.${agent.name}`, checks };
+}
+
+function qualitySection(config: SssfConfig): Section | null {
+  const suites = Object.values(config.quality);
+  if (suites.length === 0) return null;
+  const checks = suites.map((suite): RuntimeCheck => {
+    const program = suite.command[0] ?? "";
+    const found = findExecutable(program, { cwd: config.repoRoot, env: { ...process.env, ...suite.env } });
+    return found === null
+      ? {
+          ok: false,
+          item: suite.name,
+          detail: `${program} not found (on PATH or relative to ${config.repoRoot})`,
+        }
+      : { ok: true, item: suite.name, detail: `${suite.command.join(" ")} (${found})` };
+  });
+  return { title: "quality suites", subject: "quality", checks };
+}
+
+/**
+ * `sssf doctor`: for every agent, its runtime's checks (binary and version, model, API-key variable
+ * names — never values), its prompts; then the quality suites' programs. Exit 1 with one line per
+ * problem; a broken config is exit 2 as everywhere.
+ */
+export async function doctorCommand(options: { config?: string; cwd?: string }): Promise<number> {
+  try {
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    const out = process.stdout;
+    out.write(`sssf doctor · config ${path.relative(cwd, config.file ?? "") || config.file}\n`);
+    const sections = await Promise.all(config.agents.map((agent) => agentSection(config, agent)));
+    const quality = qualitySection(config);
+    if (quality) sections.push(quality);
+    const problems: string[] = [];
+    for (const section of sections) {
+      out.write(`${section.title}\n`);
+      const width = Math.max(...section.checks.map((c) => c.item.length));
+      for (const check of section.checks) {
+        const mark = check.ok ? paint(out, "green", "✔") : paint(out, "red", "✘");
+        out.write(`  ${mark} ${check.item.padEnd(width)}  ${check.detail}\n`);
+        if (!check.ok) problems.push(`${section.subject}: ${check.item}: ${check.detail}`);
+      }
+    }
+    if (problems.length === 0) {
+      out.write("no problems found\n");
+      return 0;
+    }
+    out.write(
+      `${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}\n`,
+    );
+    return 1;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

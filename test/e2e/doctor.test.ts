@@ -1,0 +1,51 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/sandbox.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = new Sandbox();
+});
+afterEach(() => sb.cleanup());
+
+describe("sssf doctor", () => {
+  it("passes when every agent's program, prompts and quality suites are there", async () => {
+    sb.setup([{ name: "assistant", turns: [] }], {
+      quality: { check: { command: [process.execPath, "-e", "0"] } },
+    });
+    const result = await sb.run(["doctor"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("agent assistant (exec)");
+    expect(result.stdout).toMatch(/✔ command\s+\/.*node/);
+    expect(result.stdout).toMatch(/✔ system\.md/);
+    expect(result.stdout).toContain("no problems found");
+  });
+
+  it("lists one line per problem and exits 1", async () => {
+    sb.setup(
+      [
+        { name: "assistant", turns: [] },
+        { name: "broken", turns: [], extra: { command: ["./no-such-agent"] } },
+      ],
+      { quality: { lint: { command: ["no-such-linter-xyz", "."] } } },
+    );
+    writeFileSync(path.join(sb.dir, "adws/adw_data/prompt_engineering/assistant/user.md"), "");
+    const result = await sb.run(["doctor"]);
+    expect(result.code).toBe(1);
+    const problems = result.stdout.slice(result.stdout.indexOf("problems:"));
+    expect(problems).toContain("agents.broken: command: ./no-such-agent not found");
+    expect(problems).toContain("agents.assistant: user.md:");
+    expect(problems).toContain("is empty");
+    expect(problems).toContain("quality: lint: no-such-linter-xyz not found");
+    expect(problems.trim().split("\n")).toHaveLength(4);
+  });
+
+  it("a broken config is exit 2, as everywhere", async () => {
+    sb.writeConfig({ agents: [] });
+    const result = await sb.run(["doctor"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("agents");
+  });
+});
