@@ -44,6 +44,8 @@ export interface CliInvocation {
   /** Added to the environment: telemetry and auto-update switches, endpoint settings. */
   env: Record<string, string>;
   parser: CliStreamParser;
+  /** Rewrites stdout lines before they are stored and parsed (see `SpawnAgentOptions.transformLine`). */
+  transformLine?: (line: string) => string | null;
   /** Runs after the process ended (removes temporary prompt files). */
   cleanup?: () => void;
 }
@@ -108,6 +110,7 @@ export async function runCliSend(
     rawOutputPath: request.rawOutputPath,
     timeouts: request.timeouts,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(invocation.transformLine === undefined ? {} : { transformLine: invocation.transformLine }),
     onLine(line) {
       try {
         invocation.parser.line(line);

@@ -33,6 +33,11 @@ export interface SpawnAgentOptions {
   signal?: AbortSignal;
   /** Called for each non-blank stdout line, in order, after it was queued for raw_output.jsonl. */
   onLine(line: string): void;
+  /**
+   * Rewrites each stdout line before it is stored and parsed (null drops it): for CLIs whose streams
+   * repeat bulky state on every delta. Output still resets the idle timer before any rewrite.
+   */
+  transformLine?(line: string): string | null;
   observer: AgentSendObserver;
 }
 
@@ -46,6 +51,24 @@ export interface SpawnAgentOutcome {
   aborted: boolean;
   /** Why the command could not be started (names the command), else null. */
   spawnError: string | null;
+}
+
+function rewriteLines(
+  lines: string[],
+  transform: (line: string) => string | null,
+  log: (m: string) => void,
+): string[] {
+  const kept: string[] = [];
+  for (const line of lines) {
+    try {
+      const rewritten = transform(line);
+      if (rewritten !== null) kept.push(rewritten);
+    } catch (error) {
+      log(`stdout line rewrite failed: ${error instanceof Error ? error.message : String(error)}`);
+      kept.push(line);
+    }
+  }
+  return kept;
 }
 
 /** How long a SIGTERMed group gets before SIGKILL. */
@@ -80,7 +103,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
   };
 
   const raw = createRawOutputWriter(options.rawOutputPath, log);
-  const splitter = createLineSplitter((lines) => {
+  const transform = options.transformLine;
+  const splitter = createLineSplitter((received) => {
+    const lines = transform === undefined ? received : rewriteLines(received, transform, log);
+    if (lines.length === 0) return;
     raw.write(lines);
     for (const line of lines) {
       try {

@@ -1,0 +1,113 @@
+/**
+ * `sssf doctor` for a pi agent: the binary and its version, the model resolvable, models.json
+ * readable, and the provider's credentials present (names only). Runs `pi --version` once; never a
+ * model request.
+ */
+
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { PI_ENV } from "./pi-args.js";
+import { piCredentialCheck } from "./pi-credentials.js";
+import { locatePi, PI_PACKAGE, piCommand } from "./pi-install.js";
+import { resolvePiModel } from "./pi-model-resolve.js";
+import { loadPiModelCatalog, type PiModelCatalog } from "./pi-models.js";
+import type { RuntimeCheck, RuntimeDoctorRequest } from "./runtime.js";
+
+const VERSION_TIMEOUT_MS = 20_000;
+
+function versionOf(
+  command: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<RuntimeCheck> {
+  const [program, ...rest] = command;
+  return new Promise((resolve) => {
+    execFile(
+      program ?? "pi",
+      [...rest, "--version"],
+      { cwd, env, timeout: VERSION_TIMEOUT_MS, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => {
+        // pi prints its version through console.log, which its print-mode stdout guard sends to stderr.
+        const printed = `${String(stdout)}\n${String(stderr)}`.trim().split("\n");
+        const version = printed.find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))?.trim() ?? "";
+        if (error === null && version !== "") resolve({ ok: true, item: "version", detail: version });
+        else {
+          const why = error?.message ?? `printed no version: ${printed.join(" ").slice(0, 300)}`;
+          resolve({ ok: false, item: "version", detail: `\`pi --version\` failed: ${why}` });
+        }
+      },
+    );
+  });
+}
+
+/** The `provider/id` pi would pick with no `--model`, when settings.json names one. */
+function settingsDefault(catalog: PiModelCatalog): string | null {
+  try {
+    const settings = JSON.parse(readFileSync(path.join(catalog.agentDir, "settings.json"), "utf8")) as {
+      defaultProvider?: unknown;
+      defaultModel?: unknown;
+    };
+    const { defaultProvider: provider, defaultModel: model } = settings;
+    return typeof provider === "string" && typeof model === "string" ? `${provider}/${model}` : null;
+  } catch {
+    return null;
+  }
+}
+
+function modelChecks(
+  request: RuntimeDoctorRequest,
+  catalog: PiModelCatalog,
+  env: Record<string, string | undefined>,
+): RuntimeCheck[] {
+  const checks: RuntimeCheck[] = catalog.problems.map((problem) => ({
+    ok: false,
+    item: "models.json",
+    detail: problem,
+  }));
+  let chosen: string | null;
+  if (request.model.trim() === "") {
+    chosen = settingsDefault(catalog);
+    const detail =
+      chosen === null
+        ? `pi's default (no defaultProvider/defaultModel in ${catalog.agentDir}/settings.json: the first provider with credentials)`
+        : `pi's default: ${chosen} (from settings.json)`;
+    checks.push({ ok: true, item: "model", detail });
+  } else {
+    const resolved = resolvePiModel(request.model, catalog);
+    if (!resolved.ok) return [...checks, { ok: false, item: "model", detail: resolved.error }];
+    chosen = resolved.model;
+    const detail = resolved.verified
+      ? resolved.model
+      : `${resolved.model} (unchecked: built-in catalog not found)`;
+    checks.push({ ok: true, item: "model", detail });
+  }
+  const slash = chosen?.indexOf("/") ?? -1;
+  if (chosen !== null && slash > 0) checks.push(piCredentialCheck(chosen.slice(0, slash), catalog, env));
+  return checks;
+}
+
+/** Checks for one pi agent. Never throws. */
+export async function doctorPi(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]> {
+  try {
+    const command = piCommand(request.command);
+    const env = { ...process.env, ...PI_ENV, ...request.env };
+    const install = locatePi(command, { cwd: request.cwd, env });
+    if (install === null) {
+      const hint = `install ${PI_PACKAGE}, or set the agent's command: [path/to/pi]`;
+      return [
+        {
+          ok: false,
+          item: "binary",
+          detail: `${command[0]} not found (on PATH or relative to ${request.cwd}); ${hint}`,
+        },
+      ];
+    }
+    const checks: RuntimeCheck[] = [{ ok: true, item: "binary", detail: install.binary }];
+    checks.push(await versionOf(command, request.cwd, env));
+    const catalog = await loadPiModelCatalog(install, env);
+    return [...checks, ...modelChecks(request, catalog, env)];
+  } catch (error) {
+    return [{ ok: false, item: "pi", detail: `doctor failed: ${(error as Error).message}` }];
+  }
+}
