@@ -3,13 +3,14 @@
  * name: the engine asks this registry, users and benchmarks add their own runtimes here.
  */
 
+import { claudeCodeRuntime } from "./claude-code.js";
 import { codexRuntime } from "./codex.js";
 import { execRuntime } from "./exec.js";
 import { piRuntime } from "./pi.js";
 import type { Runtime } from "./runtime.js";
 
 const runtimes = new Map<string, Runtime>(
-  [piRuntime, codexRuntime, execRuntime].map((runtime) => [runtime.id, runtime]),
+  [piRuntime, claudeCodeRuntime, codexRuntime, execRuntime].map((runtime) => [runtime.id, runtime]),
 );
 
 /** The runtime registered under `id`, or undefined. Never throws. */
