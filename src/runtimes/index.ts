@@ -6,11 +6,15 @@
 import { claudeCodeRuntime } from "./claude-code.js";
 import { codexRuntime } from "./codex.js";
 import { execRuntime } from "./exec.js";
+import { opencodeRuntime } from "./opencode.js";
 import { piRuntime } from "./pi.js";
 import type { Runtime } from "./runtime.js";
 
 const runtimes = new Map<string, Runtime>(
-  [piRuntime, claudeCodeRuntime, codexRuntime, execRuntime].map((runtime) => [runtime.id, runtime]),
+  [piRuntime, claudeCodeRuntime, codexRuntime, opencodeRuntime, execRuntime].map((runtime) => [
+    runtime.id,
+    runtime,
+  ]),
 );
 
 /** The runtime registered under `id`, or undefined. Never throws. */
