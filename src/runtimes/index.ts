@@ -6,12 +6,13 @@
 import { claudeCodeRuntime } from "./claude-code.js";
 import { codexRuntime } from "./codex.js";
 import { execRuntime } from "./exec.js";
+import { geminiRuntime } from "./gemini.js";
 import { opencodeRuntime } from "./opencode.js";
 import { piRuntime } from "./pi.js";
 import type { Runtime } from "./runtime.js";
 
 const runtimes = new Map<string, Runtime>(
-  [piRuntime, claudeCodeRuntime, codexRuntime, opencodeRuntime, execRuntime].map((runtime) => [
+  [piRuntime, claudeCodeRuntime, codexRuntime, geminiRuntime, opencodeRuntime, execRuntime].map((runtime) => [
     runtime.id,
     runtime,
   ]),
