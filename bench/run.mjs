@@ -8,6 +8,7 @@ const suites = {
   "trace-ingest": () => import("./trace-ingest.mjs"),
   "cli-startup": () => import("./cli-startup.mjs"),
   "sessions-list": () => import("./sessions-list.mjs"),
+  "stream-memory": () => import("./stream-memory.mjs"),
 };
 
 const wanted = process.argv.slice(2);
