@@ -28,4 +28,6 @@ for (const [location, entry] of Object.entries(lock.packages)) {
   }
 }
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(added.length ? `added ${added.length} entries:\n  ${added.join("\n  ")}` : "lockfile already complete");
+console.log(
+  added.length ? `added ${added.length} entries:\n  ${added.join("\n  ")}` : "lockfile already complete",
+);
