@@ -11,25 +11,24 @@ const EVENTS = 200_000;
 const RATE = 50_000;
 
 /** Runs the flood agent once; `rate` 0 means unpaced. Returns throughput and per-event commit latencies. */
-async function ingest(rate) {
+async function ingest(rate, count = EVENTS) {
   const { dir, cleanup } = scratch("ingest");
   try {
     const db = openTraceDb(path.join(dir, "sssf.db"));
     const latencies = [];
-    const notified = [];
     const steady = [];
     let firstEmit = Number.POSITIVE_INFINITY;
     let lastCommit = 0;
     const tracer = new Tracer({
       db,
       eventsFile: path.join(dir, "sessions/bench/events.jsonl"),
-      onCommit(records, committedAt) {
-        const now = Date.now();
+      // Called right after each transaction commits.
+      onCommit(records) {
+        const committedAt = Date.now();
         lastCommit = committedAt;
         for (const record of records) {
           const emitted = Date.parse(record.row.ended_at);
           latencies.push(committedAt - emitted);
-          notified.push(now - emitted);
           if (emitted - firstEmit >= 1000) steady.push(committedAt - emitted);
         }
       },
@@ -48,7 +47,7 @@ async function ingest(rate) {
         systemPrompt: "",
         prompt: "flood",
         cwd: dir,
-        command: [process.execPath, path.join(root, "bench/agents/flood.mjs"), String(EVENTS), String(rate)],
+        command: [process.execPath, path.join(root, "bench/agents/flood.mjs"), String(count), String(rate)],
         timeouts: { idleMs: 60_000, wallMs: 600_000 },
       },
       {
@@ -77,18 +76,25 @@ async function ingest(rate) {
     tracer.close();
     const stored = db.prepare("SELECT count(*) AS n FROM events").get().n;
     db.close();
-    if (!result.ok || stored !== EVENTS)
+    if (!result.ok || stored !== count)
       throw new Error(`ingest bench: ok=${result.ok} stored=${stored} ${result.error ?? ""}`);
-    return { perSecond: EVENTS / ((lastCommit - firstEmit) / 1000), latencies, notified, steady };
+    return { perSecond: count / ((lastCommit - firstEmit) / 1000), latencies, steady };
   } finally {
     cleanup();
   }
 }
 
 export async function run() {
+  const typical = await ingest(1_000, 5_000);
   const paced = await ingest(RATE);
   const unpaced = await ingest(0);
   return [
+    {
+      label: "agent stdout line → committed trace row at 1,000 events/s, p99",
+      value: percentile(typical.latencies, 99),
+      unit: "ms",
+      target: "≤ 50",
+    },
     {
       label: `trace ingest, agent paced at ${RATE} events/s, sustained`,
       value: paced.perSecond,
@@ -110,12 +116,6 @@ export async function run() {
     {
       label: "  emit → committed row at that rate, p99 after the first second",
       value: percentile(paced.steady, 99),
-      unit: "ms",
-      target: "",
-    },
-    {
-      label: "  emit → this thread told of the commit, p99",
-      value: percentile(paced.notified, 99),
       unit: "ms",
       target: "",
     },
