@@ -11,6 +11,11 @@ import { finished } from "node:stream/promises";
 export interface RawOutputWriter {
   /** Queues lines (without newlines) for appending. */
   write(lines: string[]): void;
+  /**
+   * When the disk is behind (more than the stream's buffer is queued), calls `resume` once it caught
+   * up and returns true: the reader should pause until then. Returns false when nothing is queued up.
+   */
+  backlogged(resume: () => void): boolean;
   /** Resolves once every queued line is written and the file is closed. Never rejects. */
   close(): Promise<void>;
 }
@@ -31,7 +36,7 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
     mkdirSync(dirname(path), { recursive: true });
   } catch (error) {
     fail(error);
-    return { write() {}, close: async () => {} };
+    return { write() {}, backlogged: () => false, close: async () => {} };
   }
   const stream = createWriteStream(path, { flags: "a" });
   stream.on("error", fail);
@@ -39,6 +44,17 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
     write(lines) {
       if (failed || lines.length === 0) return;
       stream.write(`${lines.join("\n")}\n`);
+    },
+    backlogged(resume) {
+      if (failed || !stream.writableNeedDrain) return false;
+      const done = () => {
+        stream.off("drain", done);
+        stream.off("error", done);
+        resume();
+      };
+      stream.on("drain", done);
+      stream.on("error", done);
+      return true;
     },
     async close() {
       if (!stream.destroyed) stream.end();

@@ -159,7 +159,12 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
   };
   child.stdout.setEncoding("utf8");
   const ended = watchAgentProcess({ child, timeouts: options.timeouts, signal: options.signal, kill });
-  child.stdout.on("data", (chunk: string) => splitter.push(chunk));
+  child.stdout.on("data", (chunk: string) => {
+    splitter.push(chunk);
+    // Backpressure: an agent that prints faster than raw_output.jsonl is written waits in its pipe,
+    // not in sssf's memory.
+    if (raw.backlogged(() => child.stdout.resume())) child.stdout.pause();
+  });
 
   const end = await ended;
   splitter.end();
