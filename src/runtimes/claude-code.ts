@@ -19,37 +19,10 @@ import { doctorClaudeCode } from "./claude-code-doctor.js";
 import { createClaudeStreamParser } from "./claude-code-events.js";
 import { planClaudeSession, recordClaudeSession } from "./claude-code-session.js";
 import { claudeTmpDir, removeClaudeSocket } from "./claude-code-tmp.js";
-import { runCliSend } from "./cli-runtime.js";
-import {
-  type AgentSendObserver,
-  type AgentSendRequest,
-  type AgentSendResult,
-  emptyUsage,
-  type Runtime,
-  type SendErrorKind,
-} from "./runtime.js";
+import { noteToObserver, refuseSend, runCliSend } from "./cli-runtime.js";
+import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "./runtime.js";
 
 const LABEL = "claude_code";
-
-function refuse(request: AgentSendRequest, kind: SendErrorKind, message: string): AgentSendResult {
-  return {
-    ok: false,
-    text: "",
-    usage: emptyUsage(),
-    contextTokens: null,
-    errorKind: kind,
-    error: `agent ${request.agent} (${LABEL}): ${message}`,
-    exitCode: null,
-  };
-}
-
-function note(observer: AgentSendObserver, message: string): void {
-  try {
-    observer.onLog?.(message);
-  } catch {
-    // The observer's failure is not the send's.
-  }
-}
 
 /** Writes this send's system prompt where `--system-prompt-file` reads it; removed after the call. */
 function writeSystemPrompt(request: AgentSendRequest, uuid: string): string {
@@ -66,27 +39,30 @@ async function sendClaudeCode(
 ): Promise<AgentSendResult> {
   const problems = validateClaudeCodeSettings(request);
   const first = problems[0];
-  if (first !== undefined) return refuse(request, first.kind, problems.map((one) => one.message).join("; "));
+  if (first !== undefined)
+    return refuseSend(request, LABEL, first.kind, problems.map((one) => one.message).join("; "));
   const command = claudeCommand(request.command);
   const env = { ...process.env, ...request.env };
   if (findExecutable(command[0] ?? "", { cwd: request.cwd, env }) === null) {
     const fix = `install ${CLAUDE_PACKAGE}, or set the agent's command: [path/to/claude]`;
-    return refuse(
+    return refuseSend(
       request,
+      LABEL,
       "spawn_failed",
       `${command[0]} not found (on PATH or relative to ${request.cwd}); ${fix}`,
     );
   }
   const session = planClaudeSession(request);
-  if (!session.ok) return refuse(request, "spawn_failed", session.error);
-  for (const message of session.notes) note(observer, message);
+  if (!session.ok) return refuseSend(request, LABEL, "spawn_failed", session.error);
+  for (const message of session.notes) noteToObserver(observer, message);
   let systemPromptFile: string;
   try {
     systemPromptFile = writeSystemPrompt(request, session.uuid);
     mkdirSync(claudeTmpDir(request.sessionDir), { recursive: true });
   } catch (error) {
-    return refuse(
+    return refuseSend(
       request,
+      LABEL,
       "spawn_failed",
       `could not write to ${request.sessionDir}: ${(error as Error).message}`,
     );

@@ -6,12 +6,13 @@
  */
 
 import { formatDuration } from "./exec.js";
-import type {
-  AgentSendObserver,
-  AgentSendRequest,
-  AgentSendResult,
-  SendErrorKind,
-  Usage,
+import {
+  type AgentSendObserver,
+  type AgentSendRequest,
+  type AgentSendResult,
+  emptyUsage,
+  type SendErrorKind,
+  type Usage,
 } from "./runtime.js";
 import { type SpawnAgentOutcome, spawnAgent } from "./spawn-agent.js";
 
@@ -136,4 +137,31 @@ export async function runCliSend(
   };
   if (failure === null) return { ok: true, ...common };
   return { ok: false, ...common, errorKind: failure.kind, error: failure.message };
+}
+
+/** A send refused before anything was spawned (bad tool name, unknown model, missing binary). */
+export function refuseSend(
+  request: AgentSendRequest,
+  label: string,
+  kind: SendErrorKind,
+  message: string,
+): AgentSendResult {
+  return {
+    ok: false,
+    text: "",
+    usage: emptyUsage(),
+    contextTokens: null,
+    errorKind: kind,
+    error: `agent ${request.agent} (${label}): ${message}`,
+    exitCode: null,
+  };
+}
+
+/** Puts a note in the trace; an observer that throws is not the send's failure. */
+export function noteToObserver(observer: AgentSendObserver, message: string): void {
+  try {
+    observer.onLog?.(message);
+  } catch {
+    // The observer's failure is not the send's.
+  }
 }

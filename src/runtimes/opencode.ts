@@ -7,43 +7,16 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "../util/find-executable.js";
-import { runCliSend } from "./cli-runtime.js";
+import { noteToObserver, refuseSend, runCliSend } from "./cli-runtime.js";
 import { OPENCODE_ENV, opencodeArgs, opencodeConfigContent, validateOpencodeTools } from "./opencode-args.js";
 import { readOpencodeConfig, stripJsonc } from "./opencode-config-files.js";
 import { doctorOpencode, opencodeCommand } from "./opencode-doctor.js";
 import { createOpencodeStreamParser } from "./opencode-events.js";
 import { loadOpencodeModelSources, resolveOpencodeModel } from "./opencode-models.js";
 import { planOpencodeSession, recordOpencodeSession } from "./opencode-session.js";
-import {
-  type AgentSendObserver,
-  type AgentSendRequest,
-  type AgentSendResult,
-  emptyUsage,
-  type Runtime,
-  type SendErrorKind,
-} from "./runtime.js";
+import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "./runtime.js";
 
 const LABEL = "opencode";
-
-function refuse(request: AgentSendRequest, kind: SendErrorKind, message: string): AgentSendResult {
-  return {
-    ok: false,
-    text: "",
-    usage: emptyUsage(),
-    contextTokens: null,
-    errorKind: kind,
-    error: `agent ${request.agent} (${LABEL}): ${message}`,
-    exitCode: null,
-  };
-}
-
-function note(observer: AgentSendObserver, message: string): void {
-  try {
-    observer.onLog?.(message);
-  } catch {
-    // The observer's failure is not the send's.
-  }
-}
 
 /** A caller-set OPENCODE_CONFIG_CONTENT, kept under sssf's agent definition when it is a JSON object. */
 function baseConfigContent(raw: string | undefined, observer: AgentSendObserver): Record<string, unknown> {
@@ -55,7 +28,7 @@ function baseConfigContent(raw: string | undefined, observer: AgentSendObserver)
   } catch {
     // Reported below.
   }
-  note(observer, "ignoring OPENCODE_CONFIG_CONTENT from the environment: not a JSON object");
+  noteToObserver(observer, "ignoring OPENCODE_CONFIG_CONTENT from the environment: not a JSON object");
   return {};
 }
 
@@ -85,22 +58,22 @@ async function sendOpencode(
   const env = { ...process.env, ...request.env };
   const config = readOpencodeConfig(request.cwd, env);
   const tools = validateOpencodeTools(request.tools, config.permission);
-  if (!tools.ok) return refuse(request, "spawn_failed", tools.error);
+  if (!tools.ok) return refuseSend(request, LABEL, "spawn_failed", tools.error);
   let model: string | null = null;
   if (request.model.trim() !== "") {
     const binary = findExecutable(command[0] ?? LABEL, { cwd: request.cwd, env });
     const sources = loadOpencodeModelSources(request.cwd, env, binary, config);
     const resolved = resolveOpencodeModel(request.model, sources);
-    if (!resolved.ok) return refuse(request, "model_unknown", resolved.error);
+    if (!resolved.ok) return refuseSend(request, LABEL, "model_unknown", resolved.error);
     if (!resolved.verified)
-      note(observer, `opencode model ${resolved.model} passed unchecked (${resolved.source})`);
+      noteToObserver(observer, `opencode model ${resolved.model} passed unchecked (${resolved.source})`);
     model = resolved.model;
   }
   const session = planOpencodeSession(request);
-  if (!session.ok) return refuse(request, "spawn_failed", session.error);
-  if (session.note !== undefined) note(observer, session.note);
+  if (!session.ok) return refuseSend(request, LABEL, "spawn_failed", session.error);
+  if (session.note !== undefined) noteToObserver(observer, session.note);
   const prompt = writeSystemPrompt(request);
-  if ("error" in prompt) return refuse(request, "spawn_failed", prompt.error);
+  if ("error" in prompt) return refuseSend(request, LABEL, "spawn_failed", prompt.error);
 
   const configContent = opencodeConfigContent(
     prompt.file,
@@ -130,7 +103,7 @@ async function sendOpencode(
   const nativeSessionId = session.session ?? result.nativeSessionId;
   if (nativeSessionId !== undefined) {
     const problem = recordOpencodeSession(request.sessionDir, request.sessionId, nativeSessionId);
-    if (problem !== null) note(observer, problem);
+    if (problem !== null) noteToObserver(observer, problem);
   }
   return { ...result, nativeSessionId };
 }

@@ -5,7 +5,7 @@
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { runCliSend } from "./cli-runtime.js";
+import { noteToObserver, refuseSend, runCliSend } from "./cli-runtime.js";
 import { PI_ENV, piArgs, piToolArgs } from "./pi-args.js";
 import { doctorPi } from "./pi-doctor.js";
 import { createPiStreamParser } from "./pi-events.js";
@@ -14,36 +14,9 @@ import { resolvePiModel } from "./pi-model-resolve.js";
 import { loadPiModelCatalog } from "./pi-models.js";
 import { planPiSession } from "./pi-session.js";
 import { compactPiLine } from "./pi-stream-filter.js";
-import {
-  type AgentSendObserver,
-  type AgentSendRequest,
-  type AgentSendResult,
-  emptyUsage,
-  type Runtime,
-  type SendErrorKind,
-} from "./runtime.js";
+import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "./runtime.js";
 
 const LABEL = "pi";
-
-function refuse(request: AgentSendRequest, kind: SendErrorKind, message: string): AgentSendResult {
-  return {
-    ok: false,
-    text: "",
-    usage: emptyUsage(),
-    contextTokens: null,
-    errorKind: kind,
-    error: `agent ${request.agent} (${LABEL}): ${message}`,
-    exitCode: null,
-  };
-}
-
-function note(observer: AgentSendObserver, message: string): void {
-  try {
-    observer.onLog?.(message);
-  } catch {
-    // The observer's failure is not the send's.
-  }
-}
 
 /** The `provider/id` to pass, null for pi's default, or the refusal. */
 async function modelFor(
@@ -57,7 +30,7 @@ async function modelFor(
   const resolved = resolvePiModel(request.model, catalog);
   if (!resolved.ok) return { error: resolved.error };
   if (!resolved.verified) {
-    note(
+    noteToObserver(
       observer,
       `pi's built-in model catalog was not found next to ${install.binary}; model passed unchecked`,
     );
@@ -81,25 +54,27 @@ async function sendPi(request: AgentSendRequest, observer: AgentSendObserver): P
   const install = locatePi(command, { cwd: request.cwd, env });
   if (install === null) {
     const fix = `install ${PI_PACKAGE}, or set the agent's command: [path/to/pi]`;
-    return refuse(
+    return refuseSend(
       request,
+      LABEL,
       "spawn_failed",
       `${command[0]} not found (on PATH or relative to ${request.cwd}); ${fix}`,
     );
   }
   const tools = piToolArgs(request.tools);
-  if (!tools.ok) return refuse(request, "spawn_failed", tools.error);
+  if (!tools.ok) return refuseSend(request, LABEL, "spawn_failed", tools.error);
   const model = await modelFor(request, install, env, observer);
-  if ("error" in model) return refuse(request, "model_unknown", model.error);
+  if ("error" in model) return refuseSend(request, LABEL, "model_unknown", model.error);
   const session = planPiSession(request);
-  if (!session.ok) return refuse(request, "spawn_failed", session.error);
-  for (const message of session.notes) note(observer, message);
+  if (!session.ok) return refuseSend(request, LABEL, "spawn_failed", session.error);
+  for (const message of session.notes) noteToObserver(observer, message);
   let files: { system: string };
   try {
     files = writeSendFiles(request, session.file);
   } catch (error) {
-    return refuse(
+    return refuseSend(
       request,
+      LABEL,
       "spawn_failed",
       `could not write to ${request.sessionDir}: ${(error as Error).message}`,
     );
