@@ -4,7 +4,6 @@
  * once; never a model request.
  */
 
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "../util/find-executable.js";
@@ -17,35 +16,10 @@ import {
   validateClaudeCodeSettings,
 } from "./claude-code-args.js";
 import { claudeConfigDir } from "./claude-code-session.js";
+import { cliVersionCheck } from "./cli-version.js";
 import type { RuntimeCheck, RuntimeDoctorRequest } from "./runtime.js";
 
 const VERSION_TIMEOUT_MS = 30_000;
-
-function versionOf(
-  command: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-): Promise<RuntimeCheck> {
-  const [program, ...rest] = command;
-  return new Promise((resolve) => {
-    execFile(
-      program ?? "claude",
-      [...rest, "--version"],
-      { cwd, env, timeout: VERSION_TIMEOUT_MS, killSignal: "SIGKILL" },
-      (error, stdout) => {
-        const version = /\d+\.\d+\.\d+\S*/.exec(String(stdout))?.[0];
-        if (error !== null || version === undefined) {
-          const why = error?.message ?? `printed no version: ${String(stdout).slice(0, 300)}`;
-          resolve({ ok: false, item: "version", detail: `\`claude --version\` failed: ${why}` });
-          return;
-        }
-        const tested =
-          version === CLAUDE_TESTED_VERSION ? "" : ` (sssf was tested with ${CLAUDE_TESTED_VERSION})`;
-        resolve({ ok: true, item: "version", detail: `${version}${tested}` });
-      },
-    );
-  });
-}
 
 /** What claude will do with the agent's model name. */
 export function claudeModelCheck(model: string): RuntimeCheck {
@@ -108,7 +82,12 @@ export async function doctorClaudeCode(request: RuntimeDoctorRequest): Promise<R
     }
     return [
       { ok: true, item: "binary", detail: binary },
-      await versionOf(command, request.cwd, env),
+      await cliVersionCheck(command, {
+        cwd: request.cwd,
+        env,
+        timeoutMs: VERSION_TIMEOUT_MS,
+        tested: CLAUDE_TESTED_VERSION,
+      }),
       claudeModelCheck(request.model),
       claudeCredentialCheck(env),
     ];

@@ -3,10 +3,10 @@
  * model resolved against codex's catalog, and the credential variable names (never their values).
  */
 
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "../util/find-executable.js";
+import { cliVersionCheck } from "./cli-version.js";
 import { loadCodexCatalog } from "./codex-catalog.js";
 import { type CodexConfig, type CodexEnv, readCodexConfig, usesCustomEndpoint } from "./codex-config.js";
 import { resolveCodexModel } from "./codex-model.js";
@@ -14,26 +14,6 @@ import { codexCommand } from "./codex-prepare.js";
 import type { RuntimeCheck, RuntimeDoctorRequest } from "./runtime.js";
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-function version(command: string[], cwd: string, env: CodexEnv): Promise<RuntimeCheck> {
-  const [program = "codex", ...prefix] = command;
-  return new Promise((resolve) => {
-    execFile(
-      program,
-      [...prefix, "--version"],
-      { cwd, env: { ...process.env, ...env, RUST_BACKTRACE: "0" }, timeout: 15_000, killSignal: "SIGKILL" },
-      (error, stdout) => {
-        if (error)
-          resolve({
-            ok: false,
-            item: "version",
-            detail: `\`${command.join(" ")} --version\` failed: ${error.message}`,
-          });
-        else resolve({ ok: true, item: "version", detail: stdout.trim() });
-      },
-    );
-  });
-}
 
 function credentials(config: CodexConfig, env: CodexEnv): RuntimeCheck {
   const set = (name: string) => (env[name] ?? "") !== "";
@@ -107,7 +87,11 @@ export async function doctorCodex(request: RuntimeDoctorRequest): Promise<Runtim
     const config = readCodexConfig(env);
     return [
       { ok: true, item: "binary", detail: found },
-      await version(command, request.cwd, env),
+      await cliVersionCheck(command, {
+        cwd: request.cwd,
+        env: { ...process.env, ...env, RUST_BACKTRACE: "0" },
+        timeoutMs: 15_000,
+      }),
       {
         ok: true,
         item: "config",

@@ -4,11 +4,11 @@
  * names and file names only, never values). Never a model request.
  */
 
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findExecutable } from "../util/find-executable.js";
+import { cliVersionCheck } from "./cli-version.js";
 import { OPENCODE_ENV } from "./opencode-args.js";
 import {
   loadOpencodeModelSources,
@@ -24,26 +24,6 @@ const VERSION_TIMEOUT_MS = 30_000;
 /** argv prefix for opencode: the agent's `command`, else `opencode` on PATH. */
 export function opencodeCommand(command: string[] | undefined): string[] {
   return command !== undefined && command.length > 0 ? command : ["opencode"];
-}
-
-function versionCheck(command: string[], cwd: string, env: Env): Promise<RuntimeCheck> {
-  const [program, ...rest] = command;
-  return new Promise((resolve) => {
-    execFile(
-      program ?? "opencode",
-      [...rest, "--version"],
-      { cwd, env, timeout: VERSION_TIMEOUT_MS, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => {
-        const version = String(stdout).trim().split("\n").at(-1)?.trim() ?? "";
-        if (error === null && /^\d+\.\d+/.test(version))
-          resolve({ ok: true, item: "version", detail: version });
-        else {
-          const why = error?.message ?? `printed no version: ${`${stdout}${stderr}`.slice(0, 300)}`;
-          resolve({ ok: false, item: "version", detail: `\`${program} --version\` failed: ${why}` });
-        }
-      },
-    );
-  });
 }
 
 /** Provider ids with credentials saved by `opencode auth login` (`$XDG_DATA_HOME/opencode/auth.json`). */
@@ -111,7 +91,11 @@ export async function doctorOpencode(request: RuntimeDoctorRequest): Promise<Run
       return [
         { ok: false, item: "binary", detail: `${program} not found (on PATH or relative to ${request.cwd})` },
       ];
-    const version = await versionCheck(command, request.cwd, env);
+    const version = await cliVersionCheck(command, {
+      cwd: request.cwd,
+      env: env,
+      timeoutMs: VERSION_TIMEOUT_MS,
+    });
     const sources = loadOpencodeModelSources(request.cwd, env, binary);
     return [{ ok: true, item: "binary", detail: binary }, version, ...modelChecks(request, sources, env)];
   } catch (error) {

@@ -4,9 +4,9 @@
  * model request.
  */
 
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { cliVersionCheck } from "./cli-version.js";
 import { PI_ENV } from "./pi-args.js";
 import { piCredentialCheck } from "./pi-credentials.js";
 import { locatePi, PI_PACKAGE, piCommand } from "./pi-install.js";
@@ -15,31 +15,6 @@ import { loadPiModelCatalog, type PiModelCatalog } from "./pi-models.js";
 import type { RuntimeCheck, RuntimeDoctorRequest } from "./runtime.js";
 
 const VERSION_TIMEOUT_MS = 20_000;
-
-function versionOf(
-  command: string[],
-  cwd: string,
-  env: Record<string, string | undefined>,
-): Promise<RuntimeCheck> {
-  const [program, ...rest] = command;
-  return new Promise((resolve) => {
-    execFile(
-      program ?? "pi",
-      [...rest, "--version"],
-      { cwd, env, timeout: VERSION_TIMEOUT_MS, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => {
-        // pi prints its version through console.log, which its print-mode stdout guard sends to stderr.
-        const printed = `${String(stdout)}\n${String(stderr)}`.trim().split("\n");
-        const version = printed.find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))?.trim() ?? "";
-        if (error === null && version !== "") resolve({ ok: true, item: "version", detail: version });
-        else {
-          const why = error?.message ?? `printed no version: ${printed.join(" ").slice(0, 300)}`;
-          resolve({ ok: false, item: "version", detail: `\`pi --version\` failed: ${why}` });
-        }
-      },
-    );
-  });
-}
 
 /** The `provider/id` pi would pick with no `--model`, when settings.json names one. */
 function settingsDefault(catalog: PiModelCatalog): string | null {
@@ -104,7 +79,7 @@ export async function doctorPi(request: RuntimeDoctorRequest): Promise<RuntimeCh
       ];
     }
     const checks: RuntimeCheck[] = [{ ok: true, item: "binary", detail: install.binary }];
-    checks.push(await versionOf(command, request.cwd, env));
+    checks.push(await cliVersionCheck(command, { cwd: request.cwd, env, timeoutMs: VERSION_TIMEOUT_MS }));
     const catalog = await loadPiModelCatalog(install, env);
     return [...checks, ...modelChecks(request, catalog, env)];
   } catch (error) {

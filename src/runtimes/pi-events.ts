@@ -49,7 +49,7 @@ function resultText(result: unknown): string {
     .join("\n");
 }
 
-/** `grep: TODO in src`, `find: *.ts`, `ls: src`: the pattern says more than the generic rendering. */
+/** `grep: runWorkflow in src`, `find: *.ts`, `ls: src`: the pattern says more than the generic rendering. */
 export function piToolCallName(call: ToolCall): string {
   const args = (call.args ?? {}) as { pattern?: unknown; path?: unknown };
   if (call.tool === "ls") return toolCallName("ls", typeof args.path === "string" ? args.path : ".");
