@@ -113,11 +113,16 @@ export async function demoCommand(options: { dir?: string }): Promise<number> {
       config,
       reporter: createTerminalReporter(process.stdout, dir),
     });
+    // The command that ran this demo, so the hint works whether sssf is installed or run from a clone.
+    const script = process.argv[1] ?? "sssf";
+    const relative = path.relative(process.cwd(), script);
+    const sssf = `node ${relative.startsWith("..") ? script : relative}`;
     process.stdout.write(
       `\nscratch repo: ${dir}\n` +
         `session files: ${outcome.sessionDir}\n` +
         `trace database: ${config.dbPath}\n` +
-        `inspect it: cd ${dir} && npx sssf phases ${outcome.adwId} && npx sssf envelopes ${outcome.adwId}\n`,
+        `inspect it: ${sssf} phases ${outcome.adwId} --cwd ${dir}\n` +
+        `            ${sssf} envelopes ${outcome.adwId} --cwd ${dir}\n`,
     );
     return outcome.exitCode;
   } catch (error) {
