@@ -6,7 +6,7 @@ import type { PathChange, SuiteResult } from "../gates/gate.js";
 import type { SssfConfig } from "./config-types.js";
 
 /** Paths sssf itself writes during a phase; they are never the phase's changes. */
-function engineOwnedPrefixes(config: SssfConfig): string[] {
+export function engineOwnedPrefixes(config: SssfConfig): string[] {
   const db = path.relative(config.repoRoot, config.dbPath);
   const prefixes = [
     path.relative(config.repoRoot, config.dataDir),

@@ -1,6 +1,6 @@
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import type { VerifyOutput } from "../envelope/schemas.js";
-import type { Gate } from "../gates/gate.js";
+import type { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
+import type { Gate, PathChange } from "../gates/gate.js";
 import type { SssfConfig } from "./config-types.js";
 
 declare const finishedBrand: unique symbol;
@@ -63,11 +63,30 @@ export interface AgentPhase extends PhaseBase {
   call<T extends OutputType>(options: CallOptions<T>): Promise<EnvelopeOf<T>>;
 }
 
+/** A commit a code phase made. */
+export interface CommitResult {
+  /** The new commit id. */
+  commit: string;
+  message: string;
+  /** Exactly the paths the commit holds. */
+  files: PathChange[];
+}
+
 export interface CodePhase extends PhaseBase {
   /** Runs a quality suite from the config and returns its result as a `VerifyOutput` envelope. */
   runSuite(name: string): Promise<EnvelopeOf<typeof VerifyOutput>>;
   /** Hands a code result to later agents through the envelope door (it becomes `previous`). */
   handOff<T extends OutputType>(outputType: T, envelope: EnvelopeOf<T>): EnvelopeOf<T>;
+  /**
+   * Captures what the run changed since its start or its last commit as a `ChangesOutput` (the full
+   * diff saved under the session's `changes/`), and hands it off like `handOff`.
+   */
+  captureChanges(): Promise<EnvelopeOf<typeof ChangesOutput>>;
+  /**
+   * Commits exactly the run's own changes since its start or its last commit (never the operator's
+   * other uncommitted work, staged or not). Resolves to null when there is nothing to commit.
+   */
+  commit(message: string): Promise<CommitResult | null>;
 }
 
 /** What a workflow's `run` receives. */
@@ -76,7 +95,10 @@ export interface Run {
   readonly workflow: string;
   /** The engineer's request. */
   readonly request: string;
+  /** The working tree agents and code phases act on: the run's worktree, or the checkout with `--in-place`. */
   readonly repoRoot: string;
+  /** The operator's checkout the run was started from (equal to `repoRoot` in place). */
+  readonly checkoutRoot: string;
   readonly contextHandoffDir: string;
   readonly config: SssfConfig;
   /** `--agent` from the command line, when given. */
@@ -97,6 +119,13 @@ export interface Workflow {
   description: string;
   /** Roster agents the workflow needs; checked before anything starts. */
   agents: readonly string[];
+  /**
+   * Quality suites (`quality:` in the config) the workflow runs; a missing one is a config error before
+   * anything starts. `"*"` means "every configured suite, at least one".
+   */
+  suites?: readonly string[];
+  /** Phase names in order, for `sssf list` (loops may repeat some). */
+  phases?: readonly string[];
   run(run: Run, request: string): Promise<Finished>;
 }
 

@@ -1,5 +1,5 @@
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import type { VerifyOutput } from "../envelope/schemas.js";
+import { ChangesOutput, type VerifyOutput } from "../envelope/schemas.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import type { GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
@@ -14,12 +14,14 @@ import type {
   AgentPhaseOptions,
   CodePhase,
   CodePhaseOptions,
+  CommitResult,
   EngineerPhase,
   Finished,
   FinishOptions,
   PhaseOptions,
   Run,
 } from "./run-api.js";
+import { type RunChanges, saveDiff } from "./run-changes.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
 import type { SessionTrace } from "./session-trace.js";
 
@@ -39,6 +41,10 @@ export interface RunEngineOptions {
   lastPhaseNumber: number;
   /** Re-hydrated on joins: the last accepted envelope of the session. */
   lastEnvelope: object | null;
+  /** The operator's checkout (equal to `config.repoRoot` for an in-place run). */
+  checkoutRoot: string;
+  /** The run's own changes since its start or its last commit. */
+  changes: RunChanges;
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -47,6 +53,7 @@ export class RunEngine implements Run {
   readonly workflow: string;
   readonly request: string;
   readonly repoRoot: string;
+  readonly checkoutRoot: string;
   readonly contextHandoffDir: string;
   readonly config: SssfConfig;
   readonly agentOverride: string | undefined;
@@ -54,6 +61,8 @@ export class RunEngine implements Run {
   outcome: { accepted: boolean; reason: string } | null = null;
   lastEnvelope: object | null;
   private phaseNumber: number;
+  /** Code phases that ran to the end but whose result is a failure (a failing suite), with why. */
+  private readonly softFailures = new Map<string, string>();
   private readonly options: RunEngineOptions;
 
   constructor(options: RunEngineOptions) {
@@ -63,6 +72,7 @@ export class RunEngine implements Run {
     this.request = options.request;
     this.config = options.config;
     this.repoRoot = options.config.repoRoot;
+    this.checkoutRoot = options.checkoutRoot;
     this.contextHandoffDir = options.dirs.contextHandoff;
     this.agentOverride = options.agentOverride;
     this.phaseNumber = options.lastPhaseNumber;
@@ -129,7 +139,8 @@ export class RunEngine implements Run {
     row.status = "fail";
     try {
       const result = await body(row);
-      row.status = "success";
+      row.status = this.softFailures.has(row.id) ? "fail" : "success";
+      if (row.status === "fail") row.error = this.softFailures.get(row.id) ?? null;
       return result;
     } catch (error) {
       row.error =
@@ -240,6 +251,17 @@ export class RunEngine implements Run {
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {
     return this.runPhase("code", name, options.owner ?? "code", options, (row) => {
+      const handOff: CodePhase["handOff"] = (outputType, envelope) => {
+        const checked = outputType.schema.parse(envelope) as typeof envelope;
+        this.lastEnvelope = checked;
+        this.trace.event({
+          type: "handoff",
+          name: `${outputType.name} from ${name}`,
+          phaseId: row.id,
+          payload: { envelope: checked },
+        });
+        return checked;
+      };
       const handle: CodePhase = {
         name,
         number: row.number,
@@ -261,6 +283,8 @@ export class RunEngine implements Run {
             output_tail: result.outputTail,
           };
           this.lastEnvelope = envelope;
+          // The phase did its job, but what it found is a failure: show it as one, let the workflow go on.
+          if (!result.passed) this.softFailures.set(row.id, envelope.summary);
           this.trace.event({
             type: "log",
             name: envelope.summary,
@@ -270,16 +294,44 @@ export class RunEngine implements Run {
           });
           return envelope;
         },
-        handOff: (outputType, envelope) => {
-          const checked = outputType.schema.parse(envelope) as typeof envelope;
-          this.lastEnvelope = checked;
-          this.trace.event({
-            type: "handoff",
-            name: `${outputType.name} from ${name}`,
-            phaseId: row.id,
-            payload: { envelope: checked },
+        handOff,
+        captureChanges: async () => {
+          const captured = await this.options.changes.capture();
+          const stem = `p${String(row.number).padStart(2, "0")}-${name}`;
+          const diffPath = saveDiff(this.options.dirs.root, stem, captured.diff);
+          const count = captured.files.length;
+          return handOff(ChangesOutput, {
+            status: "success",
+            summary: count === 0 ? "no changes" : `${count} file${count === 1 ? "" : "s"} changed`,
+            artifacts: [],
+            notes_for_next_agent: count === 0 ? "" : `The full diff is in ${diffPath}.`,
+            base_ref: captured.base,
+            files: captured.files.map((f) => ({
+              path: f.path,
+              change: f.change,
+              ...(f.previousPath ? { previous_path: f.previousPath } : {}),
+            })),
+            diff_path: diffPath,
+            diff_stat: captured.stat,
           });
-          return checked;
+        },
+        commit: async (message: string): Promise<CommitResult | null> => {
+          const text = message.trim();
+          if (text === "") throw new SssfError("internal", `phase ${name}: empty commit message`);
+          const made = await this.options.changes.commit(text);
+          if (made === null) {
+            this.trace.event({ type: "log", name: "nothing to commit", phaseId: row.id, payload: {} });
+            return null;
+          }
+          const result: CommitResult = { commit: made.commit, message: text, files: made.files };
+          this.trace.event({
+            type: "log",
+            name: `committed ${made.commit.slice(0, 12)}: ${text.split("\n")[0]}`,
+            phaseId: row.id,
+            ok: true,
+            payload: { commit: made.commit, message: text, files: made.files },
+          });
+          return result;
         },
       };
       return body(handle);

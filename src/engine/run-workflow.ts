@@ -11,9 +11,11 @@ import { Tracer } from "../trace/tracer.js";
 import { terminateAllProcessGroups } from "../util/process-group.js";
 import { checkAdwId, mintAdwId } from "./adw-id.js";
 import { AgentSessions } from "./agent-session.js";
+import { engineOwnedPrefixes } from "./code-support.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
 import { type RunReporter, silentReporter } from "./reporter.js";
 import type { Workflow } from "./run-api.js";
+import { RunChanges } from "./run-changes.js";
 import { RunEngine } from "./run-engine.js";
 import { ensureSessionDirs, sessionDirs } from "./session-dirs.js";
 import { acquireSessionLock } from "./session-lock.js";
@@ -64,6 +66,21 @@ function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
   });
 }
 
+/** A workflow that needs a quality suite the config lacks must fail before anything runs. */
+function checkSuites(workflow: Workflow, config: SssfConfig): void {
+  const defined = Object.keys(config.quality);
+  const where = config.file ?? "the config";
+  for (const suite of workflow.suites ?? []) {
+    if (suite === "*" ? defined.length > 0 : defined.includes(suite)) continue;
+    const need = suite === "*" ? "at least one quality suite" : `the quality suite "${suite}"`;
+    throw new SssfError(
+      "config_invalid",
+      `workflow ${workflow.name} needs ${need}, but ${where} defines ${defined.length ? defined.join(", ") : "none"}: add it under quality: (e.g. ${suite === "*" ? "test" : suite}: { command: [npm, ${suite === "*" || suite === "test" ? "test" : `run, ${suite}`}] })`,
+      { exitCode: 2 },
+    );
+  }
+}
+
 function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => Runtime {
   const extra = new Map((options.runtimes ?? []).map((r) => [r.id, r]));
   return (agent) => {
@@ -107,6 +124,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     throw new UsageError("the prompt is empty: pass a request or a prompt file");
   const resolveRuntime = runtimeResolver(options);
   for (const agent of agentsNeeded(options)) resolveRuntime(agent);
+  checkSuites(workflow, config);
 
   const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
   const dirs = sessionDirs(config.sessionsDir, adwId);
@@ -173,6 +191,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       resolveRuntime,
       lastPhaseNumber: maxPhaseNumber(db, adwId),
       lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
+      checkoutRoot: config.repoRoot,
+      changes: new RunChanges({
+        root: config.repoRoot,
+        exclude: engineOwnedPrefixes(config),
+        ownsTree: false,
+      }),
     });
     trace.event({
       type: "log",

@@ -9,6 +9,9 @@ export type SssfErrorCode =
   | "runtime_unknown"
   | "unsupported_capability"
   | "path_escape"
+  | "git_failed"
+  | "not_a_git_repo"
+  | "write_boundary"
   | "interrupted"
   | "internal";
 

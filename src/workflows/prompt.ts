@@ -10,6 +10,7 @@ export const promptWorkflow = defineWorkflow({
   name: "prompt",
   description: "One agent answers one prompt with a GenericOutput envelope",
   agents: [],
+  phases: ["request", "prompt"],
   async run(run, request) {
     await run.engineer("request", { description: "Capture the engineer's request" }, (phase) =>
       phase.log("request captured", { request }),

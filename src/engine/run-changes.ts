@@ -1,0 +1,90 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { locateGitRepo } from "../code/git.js";
+import { commitChanges, diffChanges } from "../code/git-commit.js";
+import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
+import { SssfError } from "../errors/sssf-error.js";
+import type { PathChange } from "../gates/gate.js";
+
+export interface RunChangesOptions {
+  root: string;
+  /** Prefixes sssf owns (data dir, db files, linked dependency folders): never the run's changes. */
+  exclude: string[];
+  /**
+   * True when the run owns the whole working tree (its own worktree): everything that differs from
+   * HEAD is the run's. False in place: only what changed after the run started is.
+   */
+  ownsTree: boolean;
+}
+
+export interface CapturedChanges {
+  files: PathChange[];
+  diff: string;
+  stat: string;
+  base: string;
+}
+
+/**
+ * The run's own changes: what differs between a baseline (run start, or the last commit the run made)
+ * and the working tree now. Commits and captured diffs hold exactly these paths, so the operator's
+ * uncommitted work in an in-place run is never swept into a factory commit.
+ */
+export class RunChanges {
+  private baseline: Promise<TreeSnapshot>;
+
+  constructor(private readonly options: RunChangesOptions) {
+    this.baseline = this.initialBaseline();
+  }
+
+  private async initialBaseline(): Promise<TreeSnapshot> {
+    const { root, exclude, ownsTree } = this.options;
+    const now = await snapshotWorkingTree(root, { exclude });
+    if (!ownsTree || !now.git) return now;
+    // Nothing differs from HEAD in a clean snapshot: every dirty path then counts as the run's.
+    return { ...now, entries: new Map(), headEntries: new Map() };
+  }
+
+  /** What the run changed since its baseline, sorted by path. */
+  async pending(): Promise<PathChange[]> {
+    const after = await snapshotWorkingTree(this.options.root, { exclude: this.options.exclude });
+    return diffSnapshots(await this.baseline, after);
+  }
+
+  /** The pending changes with their diff against HEAD. */
+  async capture(): Promise<CapturedChanges> {
+    const files = await this.pending();
+    const { diff, stat, base } = await this.requireGit("capture changes", () =>
+      diffChanges(this.options.root, files),
+    );
+    return { files, diff, stat, base };
+  }
+
+  /** Commits the pending changes; null when there are none. The baseline moves to the new commit. */
+  async commit(message: string): Promise<{ commit: string; files: PathChange[] } | null> {
+    const files = await this.pending();
+    if (files.length === 0) return null;
+    const commit = await this.requireGit("commit", () => commitChanges(this.options.root, files, message));
+    this.baseline = snapshotWorkingTree(this.options.root, { exclude: this.options.exclude });
+    await this.baseline;
+    return { commit, files };
+  }
+
+  private async requireGit<T>(what: string, body: () => Promise<T>): Promise<T> {
+    if ((await locateGitRepo(this.options.root)) === null) {
+      throw new SssfError(
+        "not_a_git_repo",
+        `cannot ${what}: ${this.options.root} is not a git work tree (run "git init" and commit once)`,
+      );
+    }
+    return body();
+  }
+}
+
+/** Saves a captured diff as `<session>/changes/<stem>.diff`; returns its path. */
+export function saveDiff(sessionRoot: string, stem: string, diff: string): string {
+  const dir = path.join(sessionRoot, "changes");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${stem}.diff`);
+  writeFileSync(file, diff);
+  return file;
+}

@@ -1,0 +1,24 @@
+import { defineWorkflow } from "../engine/run-api.js";
+import { build, captureRequest, commit, verifyLoop } from "./steps.js";
+
+/** Build, then test with bounded fixes (the last fix re-tested); committed only when the tests pass. */
+export const buildTestWorkflow = defineWorkflow({
+  name: "build-test",
+  description: "Implement the request, run the tests, let the builder fix failures, commit",
+  agents: ["builder"],
+  suites: ["test"],
+  phases: ["request", "build", "test", "fix", "test", "commit"],
+  async run(run, request) {
+    await captureRequest(run, request);
+    const built = await build(run, { name: "build", description: "Implement the request", prompt: request });
+    const verified = await verifyLoop(run, request, ["test"]);
+    if (!verified.passed) {
+      return run.finish({
+        accepted: false,
+        reason: `tests still fail after ${verified.fixes.length} fix(es)`,
+      });
+    }
+    await commit(run, "commit", built);
+    return run.finish({ accepted: true, reason: verified.last?.summary ?? "tests pass" });
+  },
+});

@@ -1,0 +1,31 @@
+import { defineWorkflow } from "../engine/run-api.js";
+import { build, captureRequest, commit, configuredSuites, plan, verifyLoop } from "./steps.js";
+
+/** plan-build-test, then every configured suite with bounded fixes (each fix re-runs them all). */
+export const planBuildTestQualityWorkflow = defineWorkflow({
+  name: "plan-build-test-quality",
+  description: "Plan, implement, test, then run every quality suite with bounded fixes, commit",
+  agents: ["planner", "builder"],
+  suites: ["test", "*"],
+  phases: ["request", "plan", "build", "test", "fix", "<suite>…", "fix", "commit"],
+  async run(run, request) {
+    await captureRequest(run, request);
+    const planned = await plan(run, request);
+    const built = await build(run, {
+      name: "build",
+      description: "Implement the plan exactly",
+      prompt: request,
+      previous: planned,
+    });
+    const tested = await verifyLoop(run, request, ["test"]);
+    if (!tested.passed) {
+      return run.finish({ accepted: false, reason: `tests still fail after ${tested.fixes.length} fix(es)` });
+    }
+    const checked = await verifyLoop(run, request, configuredSuites(run));
+    if (!checked.passed) {
+      return run.finish({ accepted: false, reason: checked.last?.summary ?? "a quality suite still fails" });
+    }
+    await commit(run, "commit", built);
+    return run.finish({ accepted: true, reason: `${configuredSuites(run).join(", ")} pass` });
+  },
+});

@@ -1,0 +1,22 @@
+import { defineWorkflow } from "../engine/run-api.js";
+import { build, captureRequest, commit, plan } from "./steps.js";
+
+/** Plan, then build from the plan; one commit with the builder's message (plan file included). */
+export const planBuildWorkflow = defineWorkflow({
+  name: "plan-build",
+  description: "Plan the request, implement the plan, commit",
+  agents: ["planner", "builder"],
+  phases: ["request", "plan", "build", "commit"],
+  async run(run, request) {
+    await captureRequest(run, request);
+    const planned = await plan(run, request);
+    const built = await build(run, {
+      name: "build",
+      description: "Implement the plan exactly",
+      prompt: request,
+      previous: planned,
+    });
+    await commit(run, "commit", built);
+    return run.finish({ accepted: true, reason: built.summary || "built" });
+  },
+});

@@ -1,0 +1,25 @@
+import { defineWorkflow } from "../engine/run-api.js";
+import { captureRequest, commit, configuredSuites, verifyLoop } from "./steps.js";
+
+/** Every configured suite; the builder fixes failures (each fix re-checked) and the fixes are committed. */
+export const qualityWorkflow = defineWorkflow({
+  name: "quality",
+  description: "Run every quality suite and let the builder fix what fails",
+  agents: ["builder"],
+  suites: ["*"],
+  phases: ["request", "<suite>…", "fix", "<suite>…", "commit"],
+  async run(run, request) {
+    await captureRequest(run, request);
+    const suites = configuredSuites(run);
+    const verified = await verifyLoop(run, request, suites);
+    const lastFix = verified.fixes.at(-1);
+    if (!verified.passed) {
+      return run.finish({ accepted: false, reason: verified.last?.summary ?? "a suite still fails" });
+    }
+    if (lastFix) await commit(run, "commit", lastFix);
+    return run.finish({
+      accepted: true,
+      reason: `${suites.join(", ")} pass${verified.fixes.length ? ` after ${verified.fixes.length} fix(es)` : ""}`,
+    });
+  },
+});

@@ -1,0 +1,226 @@
+/**
+ * The phases the built-in workflows are made of. Sequencing only: every decision a step takes is a
+ * bound (`maxFixes`, `maxRevisions`) or a fact (a suite's exit code, a review's `approved`).
+ */
+
+import type { CommitResult, Run } from "../engine/run-api.js";
+import type { EnvelopeOf } from "../envelope/output-type.js";
+import {
+  BuildOutput,
+  type ChangesOutput,
+  DocumentOutput,
+  PlanOutput,
+  ReviewOutput,
+  ScoutOutput,
+  type VerifyOutput,
+} from "../envelope/schemas.js";
+import { gates } from "../gates/index.js";
+
+export type Plan = EnvelopeOf<typeof PlanOutput>;
+export type Build = EnvelopeOf<typeof BuildOutput>;
+export type Review = EnvelopeOf<typeof ReviewOutput>;
+export type Verify = EnvelopeOf<typeof VerifyOutput>;
+export type Changes = EnvelopeOf<typeof ChangesOutput>;
+export type Scout = EnvelopeOf<typeof ScoutOutput>;
+export type Document = EnvelopeOf<typeof DocumentOutput>;
+
+/** Fix rounds after a failing suite, and revise rounds after a rejected review, unless a workflow says otherwise. */
+export const DEFAULT_MAX_FIXES = 2;
+export const DEFAULT_MAX_REVISIONS = 2;
+
+export function captureRequest(run: Run, request: string): Promise<void> {
+  return run.engineer("request", { description: "Capture the engineer's request" }, (phase) =>
+    phase.log("request captured", { request, workflow: run.workflow }),
+  );
+}
+
+export function scout(run: Run, request: string): Promise<Scout> {
+  return run.agent(
+    "scout",
+    { owner: "scout", description: "Explore the code the request touches" },
+    (phase) =>
+      phase.call({ outputType: ScoutOutput, prompt: request, previous: null, gates: [gates.artifactsExist] }),
+  );
+}
+
+/** `previous` left out: the session's last envelope (a scout's findings, or one re-hydrated on a rejoin). */
+export function plan(run: Run, request: string, previous?: object | null): Promise<Plan> {
+  return run.agent("plan", { owner: "planner", description: "Turn the request into a plan file" }, (phase) =>
+    phase.call({
+      outputType: PlanOutput,
+      prompt: request,
+      ...withPrevious(previous),
+      gates: [gates.artifactsExist, gates.filesNonEmpty],
+    }),
+  );
+}
+
+/** `undefined` keeps the engine's default (the session's last envelope); anything else is passed. */
+function withPrevious(previous: object | null | undefined): { previous?: object | null } {
+  return previous === undefined ? {} : { previous };
+}
+
+export interface BuildStep {
+  /** Phase name (`build`, `fix`, `revise`). */
+  name: string;
+  description: string;
+  prompt: string;
+  /** Left out: the session's last envelope. */
+  previous?: object | null;
+}
+
+/** A builder phase; its `changed_files` must equal what the phase really changed. */
+export function build(run: Run, step: BuildStep): Promise<Build> {
+  return run.agent(step.name, { owner: "builder", description: step.description }, (phase) =>
+    phase.call({
+      outputType: BuildOutput,
+      prompt: step.prompt,
+      ...withPrevious(step.previous),
+      gates: [gates.diffMatchesClaims],
+    }),
+  );
+}
+
+/** Runs one suite as a code phase named after it; the result is the next agent's `previous`. */
+export function runSuite(run: Run, suite: string): Promise<Verify> {
+  return run.code(suite, { owner: "quality", description: `Run the ${suite} suite` }, (phase) =>
+    phase.runSuite(suite),
+  );
+}
+
+/** The configured suites a `"*"` workflow runs, `test` first so behaviour is checked before style. */
+export function configuredSuites(run: Run): string[] {
+  const names = Object.keys(run.config.quality);
+  return [...names.filter((n) => n === "test"), ...names.filter((n) => n !== "test")];
+}
+
+export interface VerifyResult {
+  passed: boolean;
+  /** The last suite result seen: the failing one, or the last passing one. */
+  last: Verify | null;
+  /** The builder's fix envelopes, in order. */
+  fixes: Build[];
+}
+
+/**
+ * Runs `suites` in order; on the first failure the builder fixes it (the failing `VerifyOutput` is its
+ * `previous`) and every suite runs again, so the last fix is always re-tested. Stops after
+ * `maxFixes` fixes that did not make every suite pass.
+ */
+export async function verifyLoop(
+  run: Run,
+  request: string,
+  suites: readonly string[],
+  maxFixes = DEFAULT_MAX_FIXES,
+): Promise<VerifyResult> {
+  const fixes: Build[] = [];
+  for (;;) {
+    let failed: Verify | null = null;
+    let last: Verify | null = null;
+    for (const suite of suites) {
+      last = await runSuite(run, suite);
+      if (!last.passed) {
+        failed = last;
+        break;
+      }
+    }
+    if (failed === null) return { passed: true, last, fixes };
+    if (fixes.length >= maxFixes) return { passed: false, last: failed, fixes };
+    fixes.push(
+      await build(run, {
+        name: "fix",
+        description: `Fix the failing ${failed.suite} suite (round ${fixes.length + 1}/${maxFixes})`,
+        prompt: `${request}\n\nThe ${failed.suite} suite fails after the change (exit ${failed.exit_code ?? "none"}); its output tail is in previous_envelope.output_tail. Fix the code so it passes. Do not weaken, skip or delete tests.`,
+        previous: failed,
+      }),
+    );
+  }
+}
+
+/** Captures the run's changes so far as a `ChangesOutput` (diff saved in the session directory). */
+export function captureChanges(run: Run, name = "changes"): Promise<Changes> {
+  return run.code(name, { owner: "git", description: "Capture the run's diff for the next agent" }, (phase) =>
+    phase.captureChanges(),
+  );
+}
+
+export function review(run: Run, request: string, changes: Changes): Promise<Review> {
+  return run.agent(
+    "review",
+    { owner: "reviewer", description: "Review the change against the request" },
+    (phase) =>
+      phase.call({
+        outputType: ReviewOutput,
+        prompt: request,
+        previous: changes,
+        gates: [gates.verdictConsistent],
+      }),
+  );
+}
+
+export interface ReviewResult {
+  approved: boolean;
+  review: Review;
+  /** The change the last review saw. */
+  changes: Changes;
+  /** False when a revision broke a suite that its fixes could not repair. */
+  suitesPassed: boolean;
+}
+
+/**
+ * Review → (revise → re-verify → review)*: a rejected review's `blocking` items go to the builder, the
+ * revision is re-tested with `suites`, and the reviewer sees the new diff. At most `maxRevisions` rounds.
+ */
+export async function reviewLoop(
+  run: Run,
+  request: string,
+  suites: readonly string[],
+  maxRevisions = DEFAULT_MAX_REVISIONS,
+): Promise<ReviewResult> {
+  for (let round = 0; ; round++) {
+    const changes = await captureChanges(run);
+    const verdict = await review(run, request, changes);
+    if (verdict.approved || round >= maxRevisions) {
+      return { approved: verdict.approved, review: verdict, changes, suitesPassed: true };
+    }
+    await build(run, {
+      name: "revise",
+      description: `Address the review's blocking items (round ${round + 1}/${maxRevisions})`,
+      prompt: `${request}\n\nThe reviewer did not approve. Fix every item of previous_envelope.blocking, nothing else.`,
+      previous: verdict,
+    });
+    if (suites.length > 0) {
+      const verified = await verifyLoop(run, request, suites);
+      if (!verified.passed) return { approved: false, review: verdict, changes, suitesPassed: false };
+    }
+  }
+}
+
+export function document(run: Run, request: string, previous?: object | null): Promise<Document> {
+  return run.agent("document", { owner: "documenter", description: "Write up the change" }, (phase) =>
+    phase.call({
+      outputType: DocumentOutput,
+      prompt: request,
+      ...withPrevious(previous),
+      gates: [gates.artifactsExist, gates.filesNonEmpty],
+    }),
+  );
+}
+
+/** The envelope's own commit message, or `sssf(<adw_id>): <summary>` when it gave none. */
+export function commitMessage(run: Run, envelope: { commit_message?: string; summary: string }): string {
+  const own = envelope.commit_message?.trim() ?? "";
+  if (own !== "") return own;
+  return `sssf(${run.adwId}): ${envelope.summary.trim() || run.request.split("\n")[0]}`;
+}
+
+/** A `git` code phase committing exactly the run's own changes since its last commit. */
+export function commit(
+  run: Run,
+  name: string,
+  envelope: { commit_message?: string; summary: string },
+): Promise<CommitResult | null> {
+  return run.code(name, { owner: "git", description: "Commit the run's own changes" }, (phase) =>
+    phase.commit(commitMessage(run, envelope)),
+  );
+}
