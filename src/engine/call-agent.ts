@@ -5,11 +5,13 @@ import { type EnvelopeProblem, parseEnvelope } from "../envelope/parse-envelope.
 import { outputJsonSchema, reportSection } from "../envelope/report-section.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { GateContext } from "../gates/gate.js";
-import type { AgentSendResult } from "../runtimes/runtime.js";
 import { applyGates } from "./apply-gates.js";
 import { renderPrompt } from "./prompts.js";
 import type { CallOptions } from "./run-api.js";
-import { type SendContext, sendToAgent } from "./send-to-agent.js";
+import type { SendContext } from "./send-to-agent.js";
+import type { WriteBoundary } from "./write-boundary.js";
+import { breachReason } from "./write-boundary-breach.js";
+import { sendWithinBoundary } from "./write-boundary-send.js";
 
 export interface CallContext extends SendContext {
   jsonFixAttempts: number;
@@ -20,6 +22,8 @@ export interface CallContext extends SendContext {
   /** The run's last accepted envelope, the default `previous`. */
   lastEnvelope: object | null;
   gateContext: GateContext;
+  /** The agent's write boundary, settled after every send; null enforces nothing. */
+  boundary: WriteBoundary | null;
 }
 
 function keepTail(text: string, maxBytes: number): string {
@@ -57,7 +61,9 @@ function renderCall<T extends OutputType>(
  * The agent call (DESIGN §3): render → send → extract and validate the envelope, correcting invalid
  * JSON in the same session at most `jsonFixAttempts` times per round → `status: "fail"` fails the
  * phase → gates, whose violations go back into the same session at most `retries` times. Every
- * attempt is an `envelopes` row. Throws `PhaseFailedError` when the phase cannot succeed.
+ * attempt is an `envelopes` row. The write boundary is settled after every send, whatever its outcome;
+ * a breach fails the phase once that attempt's row is recorded. Throws `PhaseFailedError` when the
+ * phase cannot succeed.
  */
 export async function callAgent<T extends OutputType>(
   context: CallContext,
@@ -88,12 +94,13 @@ export async function callAgent<T extends OutputType>(
     let envelopeRowId = "";
     for (let fix = 0; envelope === undefined; fix++) {
       attempt += 1;
-      const result: AgentSendResult = await sendToAgent(context, {
+      const { result, breaches } = await sendWithinBoundary(context, context.boundary, {
         systemPrompt: rendered.system,
         prompt: message,
         attempt,
         reason,
       });
+      const breached = breaches.length > 0 ? breachReason(agent.name, breaches) : null;
       if (!result.ok) {
         trace.envelope({
           phase_id: phase.id,
@@ -107,7 +114,8 @@ export async function callAgent<T extends OutputType>(
           raw_text: result.text,
           errors: JSON.stringify([{ path: "", message: result.error ?? "agent call failed" }]),
         });
-        fail(`agent ${agent.name} call failed (${result.errorKind}): ${result.error ?? "no detail"}`);
+        const failure = `call failed (${result.errorKind}): ${result.error ?? "no detail"}`;
+        fail(breached === null ? `agent ${agent.name} ${failure}` : `${breached}; the ${failure}`);
       }
       const text = keepTail(result.text, context.maxResultBytes);
       if (text !== result.text) {
@@ -132,6 +140,7 @@ export async function callAgent<T extends OutputType>(
         raw_text: text,
         errors: JSON.stringify(parsed.ok ? [] : parsed.problems),
       });
+      if (breached !== null) fail(breached);
       if (parsed.ok) {
         envelope = parsed.envelope;
         envelopeRowId = row.id;

@@ -24,6 +24,7 @@ import type {
 import { type RunChanges, saveDiff } from "./run-changes.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
 import type { SessionTrace } from "./session-trace.js";
+import { type WriteBoundary, writeBoundaryFor } from "./write-boundary.js";
 
 export interface RunEngineOptions {
   config: SssfConfig;
@@ -64,6 +65,8 @@ export class RunEngine implements Run {
   /** Code phases that ran to the end but whose result is a failure (a failing suite), with why. */
   private readonly softFailures = new Map<string, string>();
   private readonly options: RunEngineOptions;
+  /** One write boundary per agent, kept for the run so blobs stored once are not stored again. */
+  private readonly boundaries = new Map<string, WriteBoundary>();
 
   constructor(options: RunEngineOptions) {
     this.options = options;
@@ -238,6 +241,7 @@ export class RunEngine implements Run {
               contextHandoffDir: this.contextHandoffDir,
               lastEnvelope: this.lastEnvelope,
               gateContext,
+              boundary: this.boundaryOf(agent),
             },
             callOptions,
           );
@@ -247,6 +251,15 @@ export class RunEngine implements Run {
       };
       return body(handle);
     });
+  }
+
+  private boundaryOf(agent: AgentConfig): WriteBoundary {
+    let boundary = this.boundaries.get(agent.name);
+    if (!boundary) {
+      boundary = writeBoundaryFor(this.config, agent, this.options.dirs.root);
+      this.boundaries.set(agent.name, boundary);
+    }
+    return boundary;
   }
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {

@@ -3,8 +3,8 @@
  * actions. Used only by the scripted agent program.
  */
 
-import { spawn } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type {
   ExecRequest,
@@ -25,6 +25,7 @@ function playToolCall(call: ScriptedToolCall, cwd: string): void {
   const startedAt = Date.now();
   let defaultArgs: unknown = {};
   let defaultResult = "";
+  let defaultOk = true;
   if (call.write_file !== undefined) {
     const path = resolve(cwd, call.write_file.path);
     mkdirSync(dirname(path), { recursive: true });
@@ -37,6 +38,23 @@ function playToolCall(call: ScriptedToolCall, cwd: string): void {
     defaultArgs = { path: call.delete_file };
     defaultResult = "deleted";
   }
+  if (call.rename_file !== undefined) {
+    const to = resolve(cwd, call.rename_file.to);
+    mkdirSync(dirname(to), { recursive: true });
+    renameSync(resolve(cwd, call.rename_file.from), to);
+    defaultArgs = { from: call.rename_file.from, to: call.rename_file.to };
+    defaultResult = "renamed";
+  }
+  if (call.bash !== undefined) {
+    const run = spawnSync("/bin/sh", ["-c", call.bash], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    defaultArgs = { command: call.bash };
+    defaultResult = run.stdout ?? "";
+    defaultOk = run.status === 0;
+  }
   // A scripted duration is how long the tool takes: spend it, so every timestamp is real.
   const remaining = (call.duration_ms ?? 0) - (Date.now() - startedAt);
   if (remaining > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, remaining);
@@ -46,7 +64,7 @@ function playToolCall(call: ScriptedToolCall, cwd: string): void {
     tool: call.tool,
     args: call.args ?? defaultArgs,
     result: call.result ?? defaultResult,
-    ok: call.ok ?? true,
+    ok: call.ok ?? defaultOk,
     duration_ms: endedAt - startedAt,
     started_at: new Date(startedAt).toISOString(),
     ended_at: new Date(endedAt).toISOString(),

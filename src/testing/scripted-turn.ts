@@ -3,18 +3,30 @@
  * next to the script file. Field names are snake_case: scripts are JSON on disk.
  */
 
-/** One scripted tool call; `write_file`/`delete_file` really happen (relative to the request's cwd). */
+/**
+ * One scripted tool call. Its actions really happen, relative to the request's cwd, in this order:
+ * `write_file`, `delete_file`, `rename_file`, `bash`.
+ */
 export interface ScriptedToolCall {
   tool: string;
-  /** Defaults to `{ path }` for file actions, else `{}`. */
+  /**
+   * Defaults to `{ path }` for `write_file`/`delete_file`, `{ from, to }` for `rename_file`,
+   * `{ command }` for `bash`, else `{}`.
+   */
   args?: unknown;
+  /** Defaults to what the action did (`bash`: its stdout). */
   result?: string;
+  /** Defaults to true (`bash`: its exit status is 0). */
   ok?: boolean;
   /** How long the tool takes: the agent spends at least this long on it (default: the real time). */
   duration_ms?: number;
   name?: string;
   write_file?: { path: string; content: string };
   delete_file?: string;
+  /** Moves a file or folder (creating the target's folders). */
+  rename_file?: { from: string; to: string };
+  /** A shell command run with `/bin/sh -c` in the request's cwd. */
+  bash?: string;
 }
 
 /** Counts reported in one usage line; missing fields are 0. */

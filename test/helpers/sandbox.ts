@@ -44,7 +44,7 @@ export class Sandbox {
   setup(agents: AgentSpec[], top: Record<string, unknown> = {}): this {
     const roster = agents.map((spec) => {
       const agent = createScriptedAgent({
-        dir: path.join(this.dir, ".agents"),
+        dir: this.agentsDir,
         name: spec.name,
         turns: spec.turns,
       });

@@ -1,0 +1,93 @@
+/**
+ * The repository's object database as a store of exact file contents: write blobs before an agent
+ * runs, read them back to restore. Every call runs in `cwd` (any directory inside the work tree).
+ */
+
+import { execFile } from "node:child_process";
+
+/** Output of `cat-file`: the largest file ever restored. */
+const MAX_BUFFER = 1024 * 1024 * 1024;
+
+function gitRun(cwd: string, args: string[], input: string | null): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      "git",
+      args,
+      {
+        cwd,
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_LITERAL_PATHSPECS: "1" },
+        maxBuffer: MAX_BUFFER,
+        encoding: "buffer",
+      },
+      (error, stdout) => resolve(error ? null : stdout),
+    );
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(input ?? "");
+  });
+}
+
+async function hashBatch(cwd: string, files: readonly string[]): Promise<string[] | null> {
+  const output = await gitRun(
+    cwd,
+    ["hash-object", "-w", "--no-filters", "--stdin-paths"],
+    `${files.join("\n")}\n`,
+  );
+  if (output === null) return null;
+  const ids = output.toString("utf8").split("\n").filter(Boolean);
+  return ids.length === files.length ? ids : null;
+}
+
+/**
+ * Writes the raw bytes of each regular file (absolute paths, symlinks followed) into the object
+ * database with one `git hash-object -w --no-filters --stdin-paths`, and maps each path to its blob
+ * id. A file that cannot be read is left out of the map (one bad path makes git stop, so the batch is
+ * then retried file by file). Never rejects.
+ */
+export async function storeBlobs(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
+  const stored = new Map<string, string>();
+  const usable = files.filter((file) => !file.includes("\n"));
+  if (usable.length === 0) return stored;
+  const ids = await hashBatch(cwd, usable);
+  if (ids !== null) {
+    for (const [i, file] of usable.entries()) stored.set(file, ids[i] as string);
+    return stored;
+  }
+  for (const file of usable) {
+    const one = await hashBatch(cwd, [file]);
+    if (one?.[0] !== undefined) stored.set(file, one[0]);
+  }
+  return stored;
+}
+
+/** The exact content of blob `oid`, or null when the object database lacks it. Never rejects. */
+export function readBlob(cwd: string, oid: string): Promise<Buffer | null> {
+  return gitRun(cwd, ["cat-file", "blob", oid], null);
+}
+
+/** One entry of a commit's tree: its mode (`100644`, `100755`, `120000`, `160000`) and object id. */
+export interface TreeEntry {
+  mode: string;
+  oid: string;
+}
+
+/**
+ * The entries of `commit` at `paths` (relative to `cwd`, files or directories; a directory is expanded
+ * to every file below it). Paths the commit lacks are absent from the map; an empty map when
+ * `commit` is null or git fails. Never rejects.
+ */
+export async function treeEntriesAt(
+  cwd: string,
+  commit: string | null,
+  paths: readonly string[],
+): Promise<Map<string, TreeEntry>> {
+  const entries = new Map<string, TreeEntry>();
+  if (commit === null || paths.length === 0) return entries;
+  const output = await gitRun(cwd, ["ls-tree", "-r", "-z", commit, "--", ...paths], null);
+  for (const record of (output?.toString("utf8") ?? "").split("\0")) {
+    const tab = record.indexOf("\t");
+    if (tab < 0) continue;
+    const [mode, , oid] = record.slice(0, tab).split(" ");
+    if (mode !== undefined && oid !== undefined) entries.set(record.slice(tab + 1), { mode, oid });
+  }
+  return entries;
+}

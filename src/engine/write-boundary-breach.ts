@@ -1,0 +1,51 @@
+import type { PathChange } from "../gates/gate.js";
+import type { BoundaryRule } from "./write-boundary-rules.js";
+
+/**
+ * One change an agent made outside its boundary during one send, and whether sssf undid it. `path`
+ * is repo-relative inside the run root, `../name` in the run root's parent folder, absolute elsewhere.
+ */
+export interface BoundaryBreach {
+  path: string;
+  change: PathChange["change"];
+  /** The other side of a rename. */
+  previousPath?: string;
+  rule: BoundaryRule;
+  restored: boolean;
+  /** Why the path was not restored, or a limit worth knowing. */
+  note?: string;
+}
+
+/** `.env (modified, protected)`, `b.txt (renamed from a.txt, outside_writes)`: the breach in one phrase. */
+export function breachLabel(breach: BoundaryBreach): string {
+  const change =
+    breach.change === "renamed" && breach.previousPath
+      ? `renamed from ${breach.previousPath}`
+      : breach.change;
+  return `${breach.path} (${change}, ${breach.rule})`;
+}
+
+/** The `error` event's name for one breach. */
+export function breachEventName(breach: BoundaryBreach): string {
+  return `write outside boundary: ${breachLabel(breach)}`;
+}
+
+/** The `error` event's payload for one breach (snake_case wire fields). */
+export function breachPayload(breach: BoundaryBreach): Record<string, unknown> {
+  return {
+    path: breach.path,
+    change: breach.change,
+    ...(breach.previousPath ? { previous_path: breach.previousPath } : {}),
+    rule: breach.rule,
+    restored: breach.restored,
+    ...(breach.note ? { note: breach.note } : {}),
+  };
+}
+
+/** The phase failure reason naming every breached path and whether it was restored. */
+export function breachReason(agent: string, breaches: readonly BoundaryBreach[]): string {
+  const items = breaches.map(
+    (b) => `${breachLabel(b)} ${b.restored ? "restored" : `NOT restored${b.note ? `: ${b.note}` : ""}`}`,
+  );
+  return `${agent} wrote outside its boundary: ${items.join("; ")}`;
+}

@@ -1,0 +1,51 @@
+import picomatch from "picomatch";
+
+/** Why a write breaks an agent's boundary: a protected file, a path its `writes` do not cover, or a path outside the run root. */
+export type BoundaryRule = "protected" | "outside_writes" | "outside_root";
+
+/** The globs one agent's boundary is made of. */
+export interface BoundaryGlobs {
+  /** The agent's `writes` (repo-relative globs; `["**"]` by default). */
+  writes: readonly string[];
+  /** The roster's `protected_files`: never writable, whatever `writes` says. */
+  protectedFiles: readonly string[];
+}
+
+/** Decides one repo-relative POSIX path: null when the agent may write it, else the rule it breaks. */
+export type BoundaryJudge = (relativePath: string) => BoundaryRule | null;
+
+const NEVER = (): boolean => false;
+
+function matcher(globs: readonly string[]): (file: string) => boolean {
+  const usable = globs.map((g) => g.trim().replace(/^\.\//, "")).filter((g) => g !== "");
+  // dot: true, so "**" covers .github/ and `.env*` globs see dotfiles; an empty list matches nothing.
+  return usable.length === 0 ? NEVER : picomatch(usable, { dot: true });
+}
+
+/**
+ * Compiles an agent's boundary once. The judge never throws; protected wins over `writes`; an empty
+ * `writes` list allows nothing. Paths are matched as given (repo-relative, POSIX separators, no
+ * leading "./"); a path starting with "../" or "/" is `outside_root`.
+ *
+ * @example
+ * const judge = compileBoundary({ writes: ["src/**"], protectedFiles: [".env"] });
+ * judge("src/a.ts"); // null
+ * judge("README.md"); // "outside_writes"
+ * judge(".env"); // "protected"
+ */
+export function compileBoundary(globs: BoundaryGlobs): BoundaryJudge {
+  const isProtected = matcher(globs.protectedFiles);
+  const isWritable = matcher(globs.writes);
+  return (relativePath) => {
+    const file = relativePath.replace(/^\.\//, "");
+    if (file === "" || file === ".." || file.startsWith("../") || file.startsWith("/")) return "outside_root";
+    if (isProtected(file)) return "protected";
+    return isWritable(file) ? null : "outside_writes";
+  };
+}
+
+/** The stronger of two rules for one change (a rename judged on both sides): protected wins. */
+export function worseRule(a: BoundaryRule | null, b: BoundaryRule | null): BoundaryRule | null {
+  if (a === "protected" || b === "protected") return "protected";
+  return a ?? b;
+}

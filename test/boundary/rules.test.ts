@@ -1,0 +1,97 @@
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { breachLabel, breachReason } from "../../src/engine/write-boundary-breach.js";
+import { isWithin, resolveToolPath, toolCallPaths } from "../../src/engine/write-boundary-paths.js";
+import { compileBoundary, worseRule } from "../../src/engine/write-boundary-rules.js";
+
+describe("compileBoundary", () => {
+  it("allows everything but protected files with the default writes", () => {
+    const judge = compileBoundary({
+      writes: ["**"],
+      protectedFiles: [".env", ".env.*", "adws/adw_sssf_config/**"],
+    });
+    expect(judge("src/a.ts")).toBeNull();
+    expect(judge(".github/workflows/ci.yml")).toBeNull();
+    expect(judge(".env")).toBe("protected");
+    expect(judge(".env.local")).toBe("protected");
+    expect(judge("adws/adw_sssf_config/sssf.config.yaml")).toBe("protected");
+    // A protected glob without a slash names the top level only.
+    expect(judge("packages/api/.env")).toBeNull();
+  });
+
+  it("limits writes to the globs, with dotfiles matched and protected winning", () => {
+    const judge = compileBoundary({
+      writes: ["src/**", "test/*.test.ts", "./docs/*.md"],
+      protectedFiles: ["src/secret/**"],
+    });
+    expect(judge("src/a/b/c.ts")).toBeNull();
+    expect(judge("src/.hidden")).toBeNull();
+    expect(judge("./src/a.ts")).toBeNull();
+    expect(judge("test/a.test.ts")).toBeNull();
+    expect(judge("test/deep/a.test.ts")).toBe("outside_writes");
+    expect(judge("docs/readme.md")).toBeNull();
+    expect(judge("README.md")).toBe("outside_writes");
+    expect(judge("src/secret/key.pem")).toBe("protected");
+  });
+
+  it("allows nothing with empty writes and calls paths above the root outside_root", () => {
+    const judge = compileBoundary({ writes: [], protectedFiles: [] });
+    expect(judge("a.txt")).toBe("outside_writes");
+    expect(compileBoundary({ writes: ["**"], protectedFiles: [] })("../x")).toBe("outside_root");
+    expect(compileBoundary({ writes: ["**"], protectedFiles: [" ", ""] })("x")).toBeNull();
+  });
+
+  it("judges a rename by its worse side", () => {
+    expect(worseRule(null, null)).toBeNull();
+    expect(worseRule("outside_writes", null)).toBe("outside_writes");
+    expect(worseRule(null, "protected")).toBe("protected");
+    expect(worseRule("outside_writes", "protected")).toBe("protected");
+  });
+});
+
+describe("tool call paths", () => {
+  it("finds the path arguments of every runtime's file tools", () => {
+    expect(toolCallPaths({ path: "a.txt" })).toEqual(["a.txt"]);
+    expect(toolCallPaths({ file_path: "/abs/b.txt", content: "x" })).toEqual(["/abs/b.txt"]);
+    expect(toolCallPaths({ filePath: "c.txt" })).toEqual(["c.txt"]);
+    expect(toolCallPaths({ notebook_path: "n.ipynb" })).toEqual(["n.ipynb"]);
+    expect(toolCallPaths({ from: "a", to: "b" })).toEqual(["a", "b"]);
+    expect(
+      toolCallPaths({ path: "x, y", changes: [{ path: "/r/x", kind: "add" }, { path: "/r/y" }] }),
+    ).toEqual(["x, y", "/r/x", "/r/y"]);
+    expect(toolCallPaths({ paths: ["p", 3, ""] })).toEqual(["p"]);
+    expect(toolCallPaths({ command: "rm -rf /" })).toEqual([]);
+    expect(toolCallPaths("just text")).toEqual([]);
+    expect(toolCallPaths(null)).toEqual([]);
+  });
+
+  it("resolves them against the run root, with ~ as the home folder", () => {
+    expect(resolveToolPath("../x.txt", "/work/repo")).toBe("/work/x.txt");
+    expect(resolveToolPath("/etc/hosts", "/work/repo")).toBe("/etc/hosts");
+    expect(resolveToolPath("~/notes.md", "/work/repo")).toBe(path.join(os.homedir(), "notes.md"));
+    expect(isWithin("/work/repo/a", "/work/repo")).toBe(true);
+    expect(isWithin("/work/repo", "/work/repo")).toBe(true);
+    expect(isWithin("/work/repo2/a", "/work/repo")).toBe(false);
+  });
+});
+
+describe("breach wording", () => {
+  it("names each path, its change and rule, and whether it came back", () => {
+    const breaches = [
+      { path: ".env", change: "modified" as const, rule: "protected" as const, restored: true },
+      {
+        path: "b.md",
+        change: "renamed" as const,
+        previousPath: "a.md",
+        rule: "outside_writes" as const,
+        restored: false,
+        note: "disk full",
+      },
+    ];
+    expect(breachLabel(breaches[1] as (typeof breaches)[1])).toBe("b.md (renamed from a.md, outside_writes)");
+    expect(breachReason("builder", breaches)).toBe(
+      "builder wrote outside its boundary: .env (modified, protected) restored; b.md (renamed from a.md, outside_writes) NOT restored: disk full",
+    );
+  });
+});
