@@ -61,33 +61,90 @@ export async function locateGitRepo(root: string): Promise<GitLocation | null> {
   };
 }
 
+/** What `git status` says of `root` in one process: HEAD, and each differing path with HEAD's object id. */
+export interface GitStatus {
+  /** HEAD commit id, or null in a repository without commits. */
+  head: string | null;
+  /** Relative path (to `root`) -> HEAD's object id of it, or null when HEAD lacks it. */
+  paths: Map<string, string | null>;
+}
+
+/** Where each kind of porcelain v2 record keeps its HEAD object id and its path. */
+const V2_FIELDS: Record<string, { head: number; path: number }> = {
+  "1": { head: 6, path: 8 },
+  "2": { head: 6, path: 9 },
+  u: { head: 7, path: 10 },
+};
+const ZERO_OID = /^0+$/;
+
 /**
- * Paths (relative to `root`) that differ from HEAD in the index or work tree, plus untracked files not
- * ignored. Null when git fails.
+ * Paths under `root` that differ from HEAD in the index or work tree (untracked, not ignored, files
+ * included), each with HEAD's object id, and HEAD itself, from ONE `git status --porcelain=v2`. Null
+ * when git fails. Paths with spaces are safe (-z); renames are reported as delete plus add.
  */
-export async function dirtyPaths(root: string, location: GitLocation): Promise<string[] | null> {
-  const args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."];
+export async function gitStatus(root: string, location: GitLocation): Promise<GitStatus | null> {
+  const args = [
+    "status",
+    "--porcelain=v2",
+    "--branch",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--",
+    ".",
+  ];
   const output = await git(root, args);
   if (output === null) return null;
-  const fields = output.split("\0");
-  const paths = new Set<string>();
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i] ?? "";
-    if (field.length < 4) continue;
-    const status = field.slice(0, 2);
-    paths.add(field.slice(3));
-    // Copy and rename entries carry the original path as the next field.
-    if (/[RC]/.test(status)) paths.add(fields[++i] ?? "");
-  }
-  const underRoot: string[] = [];
-  for (const path of paths) {
+  let head: string | null = null;
+  const paths = new Map<string, string | null>();
+  const add = (file: string, headOid: string | null) => {
     // A nested repository is listed as "dir/"; keep it as a plain path like any other.
-    const relative = path.startsWith(location.prefix)
-      ? path.slice(location.prefix.length).replace(/\/$/, "")
+    const relative = file.startsWith(location.prefix)
+      ? file.slice(location.prefix.length).replace(/\/$/, "")
       : "";
-    if (relative !== "") underRoot.push(relative);
+    if (relative !== "") paths.set(relative, headOid);
+  };
+  for (const record of output.split("\0")) {
+    if (record.startsWith("# branch.oid ")) {
+      const oid = record.slice("# branch.oid ".length).trim();
+      head = oid === "(initial)" ? null : oid;
+      continue;
+    }
+    if (record.startsWith("? ")) {
+      add(record.slice(2), null);
+      continue;
+    }
+    const layout = V2_FIELDS[record.slice(0, 1)];
+    if (!layout || record[1] !== " ") continue;
+    const fields = record.split(" ");
+    const headOid = fields[layout.head] ?? "";
+    add(fields.slice(layout.path).join(" "), ZERO_OID.test(headOid) ? null : headOid);
   }
-  return underRoot;
+  return { head, paths };
+}
+
+const locations = new Map<string, Omit<GitLocation, "head">>();
+
+/**
+ * `locateGitRepo` for roots looked at again and again (a snapshot before and after every send): the
+ * prefix and object format of a work tree do not change, so only the first call spawns git. HEAD is
+ * not included; read it from `gitStatus`.
+ */
+export async function locateGitRepoCached(root: string): Promise<Omit<GitLocation, "head"> | null> {
+  const known = locations.get(root);
+  if (known) return known;
+  const info = await git(root, [
+    "rev-parse",
+    "--is-inside-work-tree",
+    "--show-prefix",
+    "--show-object-format",
+  ]);
+  if (info === null) return null;
+  const [inside, prefix = "", format = "sha1"] = info.split("\n");
+  if (inside !== "true") return null;
+  const location = { prefix, format: format === "sha256" ? ("sha256" as const) : ("sha1" as const) };
+  locations.set(root, location);
+  return location;
 }
 
 /** Parses `git ls-tree -r -z` output into path -> object id. */
@@ -100,11 +157,6 @@ export function parseTree(output: string | null): Map<string, string> {
     if (oid !== undefined) tree.set(record.slice(tab + 1), oid);
   }
   return tree;
-}
-
-/** HEAD-side object ids under `root` for `commit`. Never rejects; an empty map on failure. */
-export async function readTree(root: string, commit: string | null): Promise<Map<string, string>> {
-  return commit === null ? new Map() : parseTree(await git(root, ["ls-tree", "-r", "-z", commit]));
 }
 
 /** Synchronous `readTree`. */

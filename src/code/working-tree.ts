@@ -3,7 +3,7 @@ import { SssfError } from "../errors/index.js";
 import type { PathChange } from "../gates/gate.js";
 import { isExcluded, normalizeExcludes } from "./exclude-prefixes.js";
 import { ABSENT, DIRECTORY, EMPTY_CONTENT, gitBlobFingerprint } from "./fingerprint.js";
-import { dirtyPaths, locateGitRepo, readTree, readTreeSync } from "./git.js";
+import { gitStatus, locateGitRepoCached, readTreeSync } from "./git.js";
 import { mapLimited } from "./map-limited.js";
 import { walkTree } from "./walk-tree.js";
 
@@ -42,28 +42,27 @@ export async function snapshotWorkingTree(
 ): Promise<TreeSnapshot> {
   const absoluteRoot = path.resolve(root);
   const exclude = normalizeExcludes(absoluteRoot, options.exclude);
-  const location = await locateGitRepo(absoluteRoot);
+  const location = await locateGitRepoCached(absoluteRoot);
   if (location === null) {
     return { root: absoluteRoot, entries: await walkTree(absoluteRoot, exclude), git: false, exclude };
   }
-  const dirty = await dirtyPaths(absoluteRoot, location);
-  if (dirty === null) throw new SssfError("internal", `git status failed in ${absoluteRoot}`);
-  const paths = dirty.filter((file) => !isExcluded(file, exclude));
+  const status = await gitStatus(absoluteRoot, { ...location, head: null });
+  if (status === null) throw new SssfError("internal", `git status failed in ${absoluteRoot}`);
+  const paths = [...status.paths.keys()].filter((file) => !isExcluded(file, exclude));
   const fingerprints = await mapLimited(paths, 32, (file) =>
     gitBlobFingerprint(path.join(absoluteRoot, file), location.format),
   );
-  const tree = paths.length > 0 ? await readTree(absoluteRoot, location.head) : new Map<string, string>();
   const entries = new Map<string, string>();
   const headEntries = new Map<string, string>();
   paths.forEach((file, i) => {
     const fingerprint = fingerprints[i] ?? ABSENT;
-    const inHead = tree.get(file) ?? ABSENT;
+    const inHead = status.paths.get(file) ?? ABSENT;
     // Listed by status yet equal to HEAD (mode change, staged-then-reverted): not a difference.
     if (fingerprint === inHead) return;
     entries.set(file, fingerprint);
     headEntries.set(file, inHead);
   });
-  return { root: absoluteRoot, entries, git: true, headCommit: location.head, headEntries, exclude };
+  return { root: absoluteRoot, entries, git: true, headCommit: status.head, headEntries, exclude };
 }
 
 /**

@@ -27,7 +27,7 @@ export const PlanOutput = defineOutputType(
   {
     status: "success",
     summary: "<one sentence on the plan>",
-    artifacts: ["<context_handoff_dir>/plan.md"],
+    artifacts: ["specs/add-health-endpoint.md"],
     notes_for_next_agent: "<what the builder must know>",
     commit_message: "Add plan for <feature>",
   },

@@ -1,6 +1,6 @@
 import { claimedList } from "./claimed-list.js";
 import { defineGate, type Gate } from "./gate.js";
-import { resolveClaimedPath } from "./resolve-claimed-path.js";
+import { resolveArtifactPath } from "./resolve-claimed-path.js";
 import { statPath } from "./stat-path.js";
 
 /** Any envelope with an `artifacts` list (every seed envelope has one). */
@@ -22,7 +22,7 @@ export const artifactsExist: Gate<ArtifactsClaim> = defineGate<ArtifactsClaim>(
       return;
     }
     for (const claimed of artifacts) {
-      const resolved = resolveClaimedPath(context.repoRoot, claimed);
+      const resolved = resolveArtifactPath(context.repoRoot, context.contextHandoffDir, claimed);
       if (!resolved.ok) {
         report.check(claimed, false, resolved.reason);
         continue;

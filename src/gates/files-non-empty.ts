@@ -1,6 +1,6 @@
 import { claimedList } from "./claimed-list.js";
 import { defineGate, type Gate } from "./gate.js";
-import { resolveClaimedPath } from "./resolve-claimed-path.js";
+import { resolveArtifactPath, resolveClaimedPath } from "./resolve-claimed-path.js";
 import { statPath } from "./stat-path.js";
 
 /** Any envelope with `artifacts` and/or `changed_files` lists. */
@@ -30,7 +30,9 @@ export const filesNonEmpty: Gate<FilesClaim> = defineGate<FilesClaim>(
       ...changed.map((claimed) => ({ claimed, mustExist: false })),
     ];
     for (const { claimed, mustExist } of claims) {
-      const resolved = resolveClaimedPath(context.repoRoot, claimed);
+      const resolved = mustExist
+        ? resolveArtifactPath(context.repoRoot, context.contextHandoffDir, claimed)
+        : resolveClaimedPath(context.repoRoot, claimed);
       if (!resolved.ok) {
         report.check(claimed, false, resolved.reason);
         continue;

@@ -10,7 +10,7 @@ export type { ChangedFilesClaim } from "./diff-matches-claims.js";
 export type { FilesClaim } from "./files-non-empty.js";
 export * from "./gate.js";
 export type { JsonArtifactsClaim } from "./json-parses.js";
-export { type ResolvedClaimedPath, resolveClaimedPath } from "./resolve-claimed-path.js";
+export { type ResolvedClaimedPath, resolveArtifactPath, resolveClaimedPath } from "./resolve-claimed-path.js";
 export type { VerdictClaim } from "./verdict-consistent.js";
 
 /**

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { claimedList } from "./claimed-list.js";
 import { defineGate, type Gate } from "./gate.js";
-import { resolveClaimedPath } from "./resolve-claimed-path.js";
+import { resolveArtifactPath } from "./resolve-claimed-path.js";
 
 /** Any envelope with an `artifacts` list. */
 export interface JsonArtifactsClaim {
@@ -22,7 +22,7 @@ export const jsonParses: Gate<JsonArtifactsClaim> = defineGate<JsonArtifactsClai
       return;
     }
     for (const claimed of jsonArtifacts) {
-      const resolved = resolveClaimedPath(context.repoRoot, claimed);
+      const resolved = resolveArtifactPath(context.repoRoot, context.contextHandoffDir, claimed);
       if (!resolved.ok) {
         report.check(claimed, false, resolved.reason);
         continue;

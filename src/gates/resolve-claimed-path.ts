@@ -34,6 +34,23 @@ export function resolveClaimedPath(repoRoot: string, claimed: string): ResolvedC
   return { ok: true, absolute, relative: relative === "" ? "." : relative.split(path.sep).join("/") };
 }
 
+/**
+ * Resolves an artifact an agent claimed: a path in the repo as `resolveClaimedPath` accepts it, or an
+ * absolute path inside the session's `context_handoff/` (the one place agents write files for later
+ * agents, which lies outside the repo root when the run works in its own worktree). Never throws.
+ */
+export function resolveArtifactPath(
+  repoRoot: string,
+  contextHandoffDir: string,
+  claimed: string,
+): ResolvedClaimedPath {
+  const inRepo = resolveClaimedPath(repoRoot, claimed);
+  if (inRepo.ok || !path.isAbsolute(claimed)) return inRepo;
+  const handoff = resolveClaimedPath(contextHandoffDir, claimed);
+  if (!handoff.ok) return inRepo;
+  return { ok: true, absolute: handoff.absolute, relative: handoff.absolute.split(path.sep).join("/") };
+}
+
 /** `target` relative to `base` when it lies inside (or is) `base`, else null. */
 function insideRelative(base: string, target: string): string | null {
   const relative = path.relative(base, target);

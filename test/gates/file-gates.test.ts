@@ -55,6 +55,31 @@ describe("artifactsExist", () => {
   });
 });
 
+describe("artifacts in context_handoff outside the repo (worktree runs)", () => {
+  it("accepts absolute paths inside the session's context_handoff, still refuses other outside paths", async () => {
+    const root = repo({});
+    const session = makeTempDir("session");
+    try {
+      writeFiles(session, { "context_handoff/notes.md": "notes" });
+      const handoff = path.join(session, "context_handoff");
+      const context = { ...gateContext(root), contextHandoffDir: handoff };
+      const artifacts = [path.join(handoff, "notes.md"), path.join(session, "other.md"), "../x"];
+      const exists = await gates.artifactsExist.run({ artifacts }, context);
+      expect(exists.violations).toEqual([
+        `${path.join(session, "other.md")}: escapes the repo root`,
+        "../x: escapes the repo root",
+      ]);
+      const nonEmpty = await gates.filesNonEmpty.run(
+        { artifacts: [path.join(handoff, "notes.md")] },
+        context,
+      );
+      expect(nonEmpty.ok).toBe(true);
+    } finally {
+      removeTempDir(session);
+    }
+  });
+});
+
 describe("filesNonEmpty", () => {
   it("passes non-empty files and skips a claimed deletion with a note", async () => {
     const root = repo({ "plan.md": "plan", "src/a.ts": "export {};\n" });
