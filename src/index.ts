@@ -26,4 +26,10 @@ export * from "./errors/index.js";
 export * from "./gates/index.js";
 export { getRuntime, registeredRuntimeIds, registerRuntime } from "./runtimes/index.js";
 export type * from "./runtimes/runtime.js";
-export { builtinWorkflows, findWorkflow } from "./workflows/index.js";
+export {
+  builtinWorkflows,
+  type DiscoverOptions,
+  findWorkflow,
+  type ListedWorkflow,
+  listWorkflows,
+} from "./workflows/index.js";

@@ -1,131 +1,123 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadConfig } from "../engine/config.js";
-import { runWorkflow } from "../engine/run-workflow.js";
-import { createScriptedAgent } from "../testing/scripted-agent-kit.js";
-import { promptWorkflow } from "../workflows/prompt.js";
+import { DEMO_MODEL } from "../demo/demo-pi.js";
+import { DEMO_REQUEST } from "../demo/demo-story-files.js";
+import { type DemoOutcome, demoDataDir, runDemo } from "../demo/run-demo.js";
+import type { PhaseRow } from "../trace/events.js";
+import { terminateAllProcessGroups } from "../util/process-group.js";
+import { defaultAgents } from "../workflows/prompts/default-prompts.js";
+import { formatCost, formatDuration, formatTokens, table } from "./format.js";
+import { renderInitConfig } from "./init-config.js";
+import { GITIGNORE_LINES } from "./init-files.js";
 import { reportError } from "./report-error.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
 
-const SYSTEM_PROMPT = `# Assistant
+/** `sssf demo` flags, plus what main.ts knows about the build. */
+export interface DemoCommandOptions {
+  dir?: string;
+  /** Whether this build registers `sssf ui` (main.ts knows; the hint is printed only then). */
+  ui?: boolean;
+}
 
-## Purpose
-Answer the engineer's request inside this repository.
+const write = (text = "") => process.stdout.write(`${text}\n`);
 
-## Instructions
-- Write files only where the request asks.
-- End with the JSON report the user prompt asks for, and nothing else.
-`;
-
-const USER_PROMPT = `# Request
-
-## Variables
-
-### prompt
-
-{{prompt}}
-
-### context_handoff_dir
-
-{{context_handoff_dir}}
-
-## Task
-
-Do what \`prompt\` asks, then emit your Report JSON.
-`;
-
-/** The embedded default: a first reply that forgets `status` (corrected in the same session), then a real write. */
-const DEMO_TURNS = [
-  {
-    reply: 'Done! Here is my report: {"summary": "Wrote hello.md", "artifacts": ["hello.md"]}',
-    tool_calls: [
-      {
-        tool: "write",
-        args: { path: "hello.md" },
-        write_file: { path: "hello.md", content: "# Hello, factory\n" },
-        result: "wrote 17 bytes",
-        duration_ms: 4,
-      },
-    ],
-    usage: {
-      input_tokens: 1200,
-      output_tokens: 80,
-      cache_read_tokens: 0,
-      cache_write_tokens: 600,
-      cost: 0.0048,
-      context_tokens: 1280,
-    },
-  },
-  {
-    match: "status",
-    reply:
-      '```json\n{"status": "success", "summary": "Wrote hello.md greeting the factory", "artifacts": ["hello.md"], "notes_for_next_agent": "hello.md is at the repo root"}\n```',
-    usage: {
-      input_tokens: 1450,
-      output_tokens: 60,
-      cache_read_tokens: 1200,
-      cache_write_tokens: 0,
-      cost: 0.0021,
-      context_tokens: 1510,
-    },
-  },
-];
-
-function writeDemoRepo(dir: string): void {
-  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
-  mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant"), { recursive: true });
-  writeFileSync(path.join(dir, "README.md"), "# Demo repo\n\nA scratch repository created by `sssf demo`.\n");
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/system.md"), SYSTEM_PROMPT);
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/assistant/user.md"), USER_PROMPT);
-  // The script lives in the data dir: sssf's own area, never a phase's change, never committed.
-  const agent = createScriptedAgent({
-    dir: path.join(dir, "adws/adw_data/demo-agent"),
-    name: "assistant",
-    turns: DEMO_TURNS,
+/** The config `sssf init --coding-agent pi --model fake/fake-model` would write, with the demo's suite. */
+function initFiles() {
+  const config = renderInitConfig({
+    codingAgent: "pi",
+    model: DEMO_MODEL,
+    agents: defaultAgents(),
+    // node --test directly (not npm test): the same runner, without an npm process per run.
+    suites: [{ name: "test", command: ["node", "--test"], source: "package.json" }],
   });
-  const yaml = [
-    "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json",
-    "agents:",
-    "  - name: assistant",
-    "    purpose: Answers one request in this repo",
-    "    coding_agent: exec",
-    `    command: ${JSON.stringify(agent.command)}`,
-    "    writes: ['**']",
-    "",
-  ].join("\n");
-  writeFileSync(path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"), yaml);
+  return { config, gitignore: GITIGNORE_LINES };
+}
+
+function phaseTable(phases: readonly PhaseRow[]): string {
+  const rows = phases.map((phase) => {
+    const spent = phase.input_tokens + phase.output_tokens > 0;
+    return [
+      `${String(phase.number).padStart(2, "0")} ${phase.name}`,
+      phase.status,
+      formatDuration(phase.duration_ms),
+      spent ? `${formatTokens(phase.input_tokens)} / ${formatTokens(phase.output_tokens)}` : "-",
+      spent ? formatCost(phase.cost_usd) : "-",
+    ];
+  });
+  return table(["phase", "status", "duration", "tokens in / out", "cost"], rows);
+}
+
+/** The command that ran this demo, so the hints work whether sssf is installed or run from a clone. */
+function sssfInvocation(): string {
+  const script = process.argv[1] ?? "sssf";
+  const relative = path.relative(process.cwd(), script);
+  return `node ${relative.startsWith("..") || path.isAbsolute(relative) ? script : relative}`;
+}
+
+function printSummary(demo: DemoOutcome, ui: boolean): void {
+  const { run, config, dir } = demo;
+  const indent = (text: string) => text.replace(/^/gm, "  ");
+  write();
+  write(indent(phaseTable(run.phases)));
+  write();
+  write(`commits (git log --oneline ${demo.base.slice(0, 12)}..${demo.tip}):`);
+  if (demo.commits.length === 0) write("  (none)");
+  for (const commit of demo.commits) write(`  ${commit.sha} ${commit.subject}  [${commit.files.join(", ")}]`);
+  write();
+  write(`scratch repo    ${dir}`);
+  if (run.session.worktree) write(`run's worktree  ${run.session.worktree} (branch ${run.session.branch})`);
+  write(`session files   ${run.sessionDir}`);
+  write(`trace database  ${config.dbPath}`);
+  write(`pi's own dir    ${demoDataDir(config)} (agent dir, HOME; your ~/.pi is not used)`);
+  const egress =
+    demo.egress === 0 ? "no attempt to leave the machine" : `${demo.egress} REFUSED egress attempts`;
+  write(`fake model      ${demo.modelRequests} model requests, ${egress} (log ${demo.fakeLog})`);
+  const sssf = sssfInvocation();
+  write();
+  write("open the trace:");
+  write(`  ${sssf} phases ${run.adwId} --cwd ${dir}`);
+  write(`  ${sssf} envelopes ${run.adwId} --cwd ${dir}`);
+  write(`  ${sssf} events ${run.adwId} --type tool_call --cwd ${dir}`);
+  if (ui) write(`  ${sssf} ui --cwd ${dir}`);
 }
 
 /**
- * `sssf demo`: a real `prompt` run against the bundled scripted exec agent in a scratch repo — the
- * whole path (prompts, same-session JSON correction, tool call, envelope, trace) with no model key.
+ * `sssf demo`: `simple-sdlc` through the real pi CLI against the bundled fake model, in a scratch repo,
+ * then a phase table, the run's commits, where the trace is and how to open it. No model key, no
+ * network. Returns the run's exit code (2 when nothing could start: a non-empty `--dir`, no pi).
  */
-export async function demoCommand(options: { dir?: string }): Promise<number> {
+export async function demoCommand(options: DemoCommandOptions): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      void terminateAllProcessGroups(0).finally(() => process.exit(1));
+      return;
+    }
+    process.stderr.write(`sssf: ${signal} received: stopping agents and finalizing the session\n`);
+    controller.abort(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
-    const dir = options.dir ? path.resolve(options.dir) : mkdtempSync(path.join(tmpdir(), "sssf-demo-"));
-    mkdirSync(dir, { recursive: true });
-    writeDemoRepo(dir);
-    const config = loadConfig({ cwd: dir });
-    const outcome = await runWorkflow({
-      workflow: promptWorkflow,
-      request: "Write hello.md greeting the factory",
-      config,
-      reporter: createTerminalReporter(process.stdout, dir),
+    const demo = await runDemo({
+      dir: options.dir,
+      init: initFiles(),
+      reporter: (dir) => createTerminalReporter(process.stdout, dir),
+      signal: controller.signal,
+      onReady({ dir, pi, fakeUrl }) {
+        const where = `${pi.location}${pi.source === "PATH" ? " (found on PATH)" : ""}`;
+        write(`sssf demo · scratch repo ${dir}`);
+        write(`  agents   the real pi CLI ${pi.version ?? "(version unknown)"} from ${where}`);
+        write(`  model    ${DEMO_MODEL}: sssf's scripted fake model server at ${fakeUrl}`);
+        write(`  request  ${DEMO_REQUEST}`);
+        write();
+      },
     });
-    // The command that ran this demo, so the hint works whether sssf is installed or run from a clone.
-    const script = process.argv[1] ?? "sssf";
-    const relative = path.relative(process.cwd(), script);
-    const sssf = `node ${relative.startsWith("..") ? script : relative}`;
-    process.stdout.write(
-      `\nscratch repo: ${dir}\n` +
-        `session files: ${outcome.sessionDir}\n` +
-        `trace database: ${config.dbPath}\n` +
-        `inspect it: ${sssf} phases ${outcome.adwId} --cwd ${dir}\n` +
-        `            ${sssf} envelopes ${outcome.adwId} --cwd ${dir}\n`,
-    );
-    return outcome.exitCode;
+    printSummary(demo, options.ui === true);
+    return demo.run.exitCode;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
 }

@@ -41,11 +41,39 @@ program
   .argument("<prompt>", "the request, or a path to a file holding it")
   .option("--agent <name>", "agent to use for workflows that take one (prompt)")
   .option("--adw-id <id>", "join an existing session (agents resume) or name a new one")
+  .option("--in-place", "work in the checkout itself instead of a worktree on branch sssf/<adw_id>")
+  .option("--base <ref>", "commit-ish the run's branch starts from (default HEAD)")
+  .option("--merge", "fast-forward the base branch to sssf/<adw_id> when the run is accepted")
   .addOption(configOption())
   .addOption(cwdOption())
   .action(async (workflow: string, prompt: string, options) => {
     const { runCommand } = await import("./run-command.js");
     process.exitCode = await runCommand(workflow, prompt, options);
+  });
+
+program
+  .command("init")
+  .description("write the roster, prompts, detected quality suites and .gitignore lines (never overwrites)")
+  .addOption(cwdOption())
+  .option(
+    "--coding-agent <id>",
+    "runtime every agent uses: pi, claude_code, codex, gemini or opencode (default pi)",
+  )
+  .option("--model <id>", "model every agent uses (default: the coding agent's own choice)")
+  .action(async (options) => {
+    const { initCommand } = await import("./init-command.js");
+    process.exitCode = await initCommand(options);
+  });
+
+program
+  .command("list")
+  .description("list every workflow (built-in and adws/adw_<name>.ts) with its phases, agents and suites")
+  .option("--json", "print JSON instead of text")
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (options) => {
+    const { listWorkflowsCommand } = await import("./list-workflows-command.js");
+    process.exitCode = await listWorkflowsCommand(options);
   });
 
 for (const [name, description, needsId] of [
@@ -88,6 +116,18 @@ program
   });
 
 program
+  .command("clean")
+  .description("remove the worktrees of finished runs (their sssf/<adw_id> branches are kept)")
+  .option("--dry-run", "say what would be removed, remove nothing")
+  .option("--force", "also remove worktrees with uncommitted changes (those changes are lost)")
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (options) => {
+    const { cleanCommand } = await import("./clean-command.js");
+    process.exitCode = await cleanCommand(options);
+  });
+
+program
   .command("doctor")
   .description("check every agent's runtime, model, API-key variables and prompts, and the quality suites")
   .addOption(configOption())
@@ -110,11 +150,13 @@ program
 
 program
   .command("demo")
-  .description("run the prompt workflow against the bundled scripted agent in a scratch repo")
-  .option("--dir <dir>", "where to create the scratch repo (default: a new temp folder)")
+  .description("run simple-sdlc in a scratch repo through the real pi CLI against the bundled fake model")
+  .option("--dir <dir>", "where to create the scratch repo: empty or absent (default: a new temp folder)")
   .action(async (options) => {
     const { demoCommand } = await import("./demo-command.js");
-    process.exitCode = await demoCommand(options);
+    // The trace hints name `sssf ui` only when this build has it.
+    const ui = program.commands.some((command) => command.name() === "ui");
+    process.exitCode = await demoCommand({ ...options, ui });
   });
 
 try {

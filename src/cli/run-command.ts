@@ -13,6 +13,12 @@ export interface RunCommandOptions {
   adwId?: string;
   config?: string;
   cwd?: string;
+  /** `--in-place`: work in the checkout instead of a worktree of its own. */
+  inPlace?: boolean;
+  /** `--base REF`: where the run's branch starts (default HEAD). */
+  base?: string;
+  /** `--merge`: fast-forward the base branch once the run is accepted. */
+  merge?: boolean;
 }
 
 /** A prompt argument that names an existing file is read from it. */
@@ -36,7 +42,7 @@ export async function runCommand(
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
-    const workflow = findWorkflow(workflowName);
+    const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
@@ -58,6 +64,9 @@ export async function runCommand(
         config,
         adwId: options.adwId,
         agent: options.agent,
+        inPlace: options.inPlace === true,
+        base: options.base,
+        merge: options.merge === true,
         reporter: createTerminalReporter(process.stdout, cwd),
         signal: controller.signal,
       });

@@ -20,6 +20,12 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       write(
         `${paint(out, "bold", `sssf ${session.workflow}`)} · adw_id ${paint(out, "cyan", session.adw_id)}${joined ? " (joined)" : ""} · session ${where}`,
       );
+      if (session.worktree) {
+        const base = session.base_ref ? ` from ${session.base_ref.slice(0, 12)}` : "";
+        write(
+          `   worktree ${path.relative(cwd, session.worktree) || session.worktree} · branch ${paint(out, "cyan", session.branch ?? "")}${base}`,
+        );
+      }
     },
     phaseStarted(phase) {
       const who = phase.kind === "agent" ? `agent ${phase.owner}` : phase.kind;
@@ -57,6 +63,13 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
           ` (cache ${formatTokens(session.cache_read_tokens)} read / ${formatTokens(session.cache_write_tokens)} write) · ${formatCost(session.cost_usd)}\n` +
           `   trace: sssf phases ${session.adw_id} · sssf events ${session.adw_id} · sssf envelopes ${session.adw_id}`,
       );
+      if (session.worktree && session.branch) {
+        const range = `${session.base_ref ? session.base_ref.slice(0, 12) : "HEAD"}..${session.branch}`;
+        write(
+          `   branch ${session.branch} left for review · worktree ${path.relative(cwd, session.worktree) || session.worktree}\n` +
+            `   review: git log --oneline ${range} · git diff ${range.replace("..", "...")}`,
+        );
+      }
     },
   };
 }

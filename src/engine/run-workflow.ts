@@ -1,5 +1,6 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
+import type { FastForwardResult } from "../code/worktree-merge.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { getRuntime, registeredRuntimeIds } from "../runtimes/index.js";
@@ -11,12 +12,21 @@ import { Tracer } from "../trace/tracer.js";
 import { terminateAllProcessGroups } from "../util/process-group.js";
 import { checkAdwId, mintAdwId } from "./adw-id.js";
 import { AgentSessions } from "./agent-session.js";
-import { engineOwnedPrefixes } from "./code-support.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
 import { type RunReporter, silentReporter } from "./reporter.js";
 import type { Workflow } from "./run-api.js";
 import { RunChanges } from "./run-changes.js";
 import { RunEngine } from "./run-engine.js";
+import {
+  announceWorkspace,
+  openWorkspace,
+  planWorkspace,
+  type RunWorkspace,
+  workspaceColumns,
+  workspaceConfig,
+  workspaceExclude,
+} from "./run-workspace.js";
+import { mergeIfAccepted } from "./run-workspace-merge.js";
 import { ensureSessionDirs, sessionDirs } from "./session-dirs.js";
 import { acquireSessionLock } from "./session-lock.js";
 import { nowIso, SessionTrace } from "./session-trace.js";
@@ -34,17 +44,27 @@ export interface RunWorkflowOptions {
   signal?: AbortSignal;
   /** Runtimes to use before the built-in registry (in-process agents for tests and benchmarks). */
   runtimes?: Runtime[];
+  /** `--in-place`: work in the checkout itself instead of a worktree of its own (default false). */
+  inPlace?: boolean;
+  /** `--base`: the commit-ish a new run's branch starts from (default HEAD). */
+  base?: string | undefined;
+  /** `--merge`: fast-forward the base branch to the run's branch once the run is accepted. */
+  merge?: boolean;
 }
 
 export interface RunOutcome {
   adwId: string;
   accepted: boolean;
   reason: string;
-  /** 0 accepted, 1 failed or not accepted. */
+  /** 0 accepted (and merged, with `merge`), 1 failed, not accepted, or its merge refused. */
   exitCode: 0 | 1;
   sessionDir: string;
   session: SessionRow;
   phases: PhaseRow[];
+  /** Where the run worked: its worktree and branch, or the checkout. */
+  workspace: RunWorkspace;
+  /** What `merge` did; null without it or when the run was not accepted. */
+  merge: FastForwardResult | null;
 }
 
 function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
@@ -104,6 +124,17 @@ function hasRecords(file: string): boolean {
   }
 }
 
+/** The session's row before the lock is taken (flags are checked before anything is created). */
+function sessionOnRecord(dbPath: string, adwId: string): SessionRow | undefined {
+  if (!existsSync(dbPath)) return undefined;
+  const db = openTraceDb(dbPath, { readonly: true });
+  try {
+    return getSession(db, adwId);
+  } finally {
+    db.close();
+  }
+}
+
 function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
   const row = db
     .prepare(
@@ -127,6 +158,15 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   checkSuites(workflow, config);
 
   const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
+  const wanted = {
+    config,
+    adwId,
+    inPlace: options.inPlace === true,
+    base: options.base,
+    merge: options.merge === true,
+  };
+  const onRecord = options.adwId === undefined ? undefined : sessionOnRecord(config.dbPath, adwId);
+  let plan = await planWorkspace({ ...wanted, existing: onRecord });
   const dirs = sessionDirs(config.sessionsDir, adwId);
   ensureSessionDirs(dirs);
   const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
@@ -145,6 +185,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
         "--adw-id",
       );
     }
+    // Another process may have started this session between the first look and the lock.
+    if ((existing === undefined) !== (onRecord === undefined))
+      plan = await planWorkspace({ ...wanted, existing });
+    const workspace = await openWorkspace(plan);
+    const runConfig = workspaceConfig(config, workspace);
     const startedAt = new Date();
     const session: SessionRow = existing
       ? {
@@ -156,6 +201,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
           reason: null,
           ended_at: null,
           duration_ms: null,
+          ...workspaceColumns(workspace),
         }
       : {
           adw_id: adwId,
@@ -164,7 +210,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
           status: "running",
           accepted: null,
           reason: null,
-          cwd: config.repoRoot,
           started_at: startedAt.toISOString(),
           ended_at: null,
           duration_ms: null,
@@ -174,11 +219,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
           cache_write_tokens: 0,
           cost_usd: 0,
           archived: 0,
+          ...workspaceColumns(workspace),
         };
     const trace = new SessionTrace(tracer, session);
     reporter.sessionStarted(session, dirs.root, existing !== undefined);
+    announceWorkspace(workspace, { trace, reporter });
     const engine = new RunEngine({
-      config,
+      config: runConfig,
       workflow: workflow.name,
       request: options.request,
       adwId,
@@ -193,9 +240,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
       checkoutRoot: config.repoRoot,
       changes: new RunChanges({
-        root: config.repoRoot,
-        exclude: engineOwnedPrefixes(config),
-        ownsTree: false,
+        root: runConfig.repoRoot,
+        exclude: workspaceExclude(runConfig, workspace),
+        ownsTree: workspace.mode === "worktree",
       }),
     });
     trace.event({
@@ -228,6 +275,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
         });
       }
     }
+    const merge = await mergeIfAccepted(engine, workspace, accepted, { trace, reporter });
     const endedAt = new Date();
     trace.updateSession({
       status: accepted ? "success" : "fail",
@@ -249,10 +297,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       adwId,
       accepted,
       reason,
-      exitCode: accepted ? 0 : 1,
+      exitCode: accepted && (merge === null || merge.merged) ? 0 : 1,
       sessionDir: dirs.root,
       session: { ...trace.session },
       phases: engine.phases.map((p) => ({ ...p })),
+      workspace,
+      merge,
     };
   } finally {
     tracer?.close();

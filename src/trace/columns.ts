@@ -47,6 +47,10 @@ export const TABLE_COLUMNS: { readonly [T in TraceTable]: TableColumns<T> } = {
     cache_write_tokens: "INTEGER NOT NULL",
     cost_usd: "REAL NOT NULL",
     archived: "INTEGER NOT NULL",
+    worktree: "TEXT",
+    branch: "TEXT",
+    base_ref: "TEXT",
+    checkout: "TEXT",
   },
   phases: {
     id: "TEXT NOT NULL",

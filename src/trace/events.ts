@@ -39,6 +39,14 @@ export interface SessionRow {
   cache_write_tokens: number;
   cost_usd: number;
   archived: number;
+  /** The run's own git worktree (absolute), or null when it ran in the checkout itself. */
+  worktree: string | null;
+  /** The run's branch (`sssf/<adw_id>`), or null in place. */
+  branch: string | null;
+  /** The commit the run's branch started from, or null in place. */
+  base_ref: string | null;
+  /** The operator's checkout the run was started from (`cwd` is where it worked); null in older rows. */
+  checkout: string | null;
 }
 
 export interface PhaseRow {

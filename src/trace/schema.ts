@@ -5,10 +5,17 @@ import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "./events.js";
 
 type Migration = (db: Database.Database) => void;
 
+/** Session columns added by migration 2 (where a run worked: its worktree and branch). */
+const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as const;
+
+/** Columns a table had in schema version 1: later migrations add the rest with ALTER TABLE. */
+function v1Columns(table: TraceTable): [string, string][] {
+  const added: readonly string[] = table === "sessions" ? V2_SESSION_COLUMNS : [];
+  return Object.entries(TABLE_COLUMNS[table]).filter(([name]) => !added.includes(name));
+}
+
 function createTableSql(table: TraceTable): string {
-  const columns = Object.entries(TABLE_COLUMNS[table]).map(
-    ([name, declaration]) => `  ${name} ${declaration}`,
-  );
+  const columns = v1Columns(table).map(([name, declaration]) => `  ${name} ${declaration}`);
   columns.push(`  PRIMARY KEY (${PRIMARY_KEYS[table].join(", ")})`);
   return `CREATE TABLE ${table} (\n${columns.join(",\n")}\n);`;
 }
@@ -30,6 +37,11 @@ const V1_INDEXES = [
 const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.exec([...TRACE_TABLES.map(createTableSql), ...V1_INDEXES].join("\n"));
+  },
+  (db) => {
+    for (const column of V2_SESSION_COLUMNS) {
+      db.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${TABLE_COLUMNS.sessions[column]};`);
+    }
   },
 ];
 

@@ -1,8 +1,8 @@
 import type { Workflow } from "../engine/run-api.js";
-import { UsageError } from "../errors/usage-error.js";
 import { buildWorkflow } from "./build.js";
 import { buildReviewWorkflow } from "./build-review.js";
 import { buildTestWorkflow } from "./build-test.js";
+import { type DiscoverOptions, findWorkflowIn, type ListedWorkflow, listWorkflowsIn } from "./discover.js";
 import { documentWorkflow } from "./document.js";
 import { planWorkflow } from "./plan.js";
 import { planBuildWorkflow } from "./plan-build.js";
@@ -31,13 +31,21 @@ export const builtinWorkflows: ReadonlyMap<string, Workflow> = new Map(
   ].map((workflow) => [workflow.name, workflow]),
 );
 
-export function findWorkflow(name: string): Workflow {
-  const workflow = builtinWorkflows.get(name);
-  if (!workflow) {
-    throw new UsageError(
-      `unknown workflow "${name}" (available: ${[...builtinWorkflows.keys()].join(", ")})`,
-      "<workflow>",
-    );
-  }
-  return workflow;
+/**
+ * The workflow `name` stands for: the repo's `adws/adw_<name>.ts` (or `.mts`, `.js`, `.mjs`) when
+ * `options.repoRoot` has one, else the built-in. Underscores and dashes are interchangeable. Only the
+ * named file is imported.
+ *
+ * @throws UsageError for an unknown name; ConfigError for a repo-local file that is not a workflow.
+ * @example const workflow = await findWorkflow("build-docs", { repoRoot: process.cwd() });
+ */
+export function findWorkflow(name: string, options: DiscoverOptions = {}): Promise<Workflow> {
+  return findWorkflowIn(builtinWorkflows, name, options);
 }
+
+/** Every workflow, built-in and repo-local, as `sssf list` shows them. Never rejects. */
+export function listWorkflows(options: DiscoverOptions = {}): Promise<ListedWorkflow[]> {
+  return listWorkflowsIn(builtinWorkflows, options);
+}
+
+export type { DiscoverOptions, ListedWorkflow } from "./discover.js";

@@ -7,7 +7,7 @@ import { TRACE_TABLES } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { Tracer } from "../../src/trace/tracer.js";
-import { eventRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
+import { eventRow, sessionRecords, sessionRow, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("rebuild");
 const ADW_IDS = ["a1b2c3d4", "b2c3d4e5", "c3d4e5f6"];
@@ -102,6 +102,51 @@ describe("rebuildDatabase", () => {
     const events = snapshot(rebuiltPath).events as { id: string }[];
     expect(events.some((row) => row.id === "evt_extra")).toBe(true);
     expect(events.some((row) => row.id === "evt_cut" || row.id === "evt_no_fields")).toBe(false);
+  });
+
+  it("reproduces where each run worked, and leaves those columns null for records written before them", () => {
+    const sessionsDir = path.join(tempDir(), "sessions");
+    const worktreeRun = sessionRow("w1", "2025-03-01T00:00:00.000Z", { status: "success", accepted: 1 });
+    const inPlaceRun = sessionRow("p1", "2025-03-02T00:00:00.000Z", {
+      worktree: null,
+      branch: null,
+      base_ref: null,
+    });
+    const { worktree, branch, base_ref, checkout, ...olderRun } = sessionRow(
+      "o1",
+      "2025-03-03T00:00:00.000Z",
+    );
+    for (const [adwId, row] of [
+      ["w1", worktreeRun],
+      ["p1", inPlaceRun],
+      ["o1", olderRun],
+    ] as const) {
+      mkdirSync(path.join(sessionsDir, adwId), { recursive: true });
+      writeFileSync(
+        path.join(sessionsDir, adwId, "events.jsonl"),
+        `${JSON.stringify({ table: "sessions", row })}\n`,
+      );
+    }
+    const dbPath = path.join(tempDir(), "sssf.db");
+    expect(rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({ records: 3, skippedLines: 0 });
+    const rows = snapshot(dbPath).sessions as Record<string, unknown>[];
+    const byId = new Map(rows.map((row) => [row.adw_id, row]));
+    expect(byId.get("w1")).toEqual(worktreeRun);
+    expect(byId.get("w1")).toMatchObject({
+      worktree: "/work/project/adws/adw_data/.worktrees/w1",
+      branch: "sssf/w1",
+      base_ref: expect.stringMatching(/^[0-9a-f]{40}$/),
+      checkout: "/work/project",
+    });
+    expect([worktree, branch, base_ref, checkout].every((value) => value !== null)).toBe(true);
+    expect(byId.get("p1")).toEqual(inPlaceRun);
+    expect(byId.get("o1")).toEqual({
+      ...olderRun,
+      worktree: null,
+      branch: null,
+      base_ref: null,
+      checkout: null,
+    });
   });
 
   it("ignores directories without events.jsonl and refuses a missing sessions directory", () => {

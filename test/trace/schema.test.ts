@@ -93,6 +93,36 @@ describe("migrate", () => {
     reopened.close();
   });
 
+  it("adds the workspace columns to a version 1 database and keeps its rows", () => {
+    const file = path.join(tempDir(), "v1.db");
+    const db = new Database(file);
+    migrate(db);
+    // Back to schema version 1: the sessions table as it was before migration 2.
+    for (const column of ["worktree", "branch", "base_ref", "checkout"]) {
+      db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
+    }
+    db.pragma("user_version = 1");
+    db.prepare(
+      `INSERT INTO sessions (adw_id, workflow, request, status, cwd, started_at, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens, cost_usd, archived) VALUES ('old', 'prompt', 'r', 'success', '/r', 't', 0, 0, 0, 0, 0, 0)`,
+    ).run();
+    migrate(db);
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    const columns = (db.pragma("table_info(sessions)") as ColumnInfo[]).map((column) => column.name);
+    expect(columns.slice(-4)).toEqual(["worktree", "branch", "base_ref", "checkout"]);
+    expect(
+      db.prepare("SELECT adw_id, cwd, worktree, branch, base_ref, checkout FROM sessions").get(),
+    ).toEqual({
+      adw_id: "old",
+      cwd: "/r",
+      worktree: null,
+      branch: null,
+      base_ref: null,
+      checkout: null,
+    });
+    db.close();
+  });
+
   it("refuses a database written by a newer schema", () => {
     const db = new Database(":memory:");
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);

@@ -36,6 +36,10 @@ it("listSessionsJson returns exactly the rows of listSessions, in order, with th
         cache_write_tokens: 0,
         cost_usd: i / 7,
         archived: i % 10 === 0 ? 1 : 0,
+        worktree: i % 2 ? `/r/adws/adw_data/.worktrees/s${i}` : null,
+        branch: i % 2 ? `sssf/s${i}` : null,
+        base_ref: i % 2 ? "0123456789abcdef0123456789abcdef01234567" : null,
+        checkout: "/r",
       },
     });
   }

@@ -62,6 +62,10 @@ export function sessionRow(
     cache_write_tokens: 0,
     cost_usd: 0,
     archived: 0,
+    worktree: `/work/project/adws/adw_data/.worktrees/${adwId}`,
+    branch: `sssf/${adwId}`,
+    base_ref: "0123456789abcdef0123456789abcdef01234567",
+    checkout: "/work/project",
     ...overrides,
   };
 }

@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR, loadConfig } from "../engine/config.js";
+import { type CleanEntry, cleanWorktrees } from "../engine/run-workspace-clean.js";
+import { UsageError } from "../errors/usage-error.js";
+import { reportError } from "./report-error.js";
+
+export interface CleanCommandOptions {
+  dryRun?: boolean;
+  force?: boolean;
+  config?: string;
+  cwd?: string;
+}
+
+/** The data dir, sessions and db of the config, or the defaults when the checkout has no config. */
+function cleanPaths(cwd: string, configPath: string | undefined) {
+  if (configPath !== undefined || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
+    const config = loadConfig({ cwd, configPath });
+    return { dataDir: config.dataDir, sessionsDir: config.sessionsDir, dbPath: config.dbPath };
+  }
+  const dataDir = path.join(cwd, DEFAULT_DATA_DIR);
+  return { dataDir, sessionsDir: path.join(dataDir, "sessions"), dbPath: path.join(dataDir, "sssf.db") };
+}
+
+function line(entry: CleanEntry, cwd: string): string {
+  const where = path.relative(cwd, entry.worktree) || entry.worktree;
+  return `${entry.outcome} ${where} (${entry.reason})`;
+}
+
+/**
+ * `sssf clean`: removes the worktrees of finished runs and prints one line per worktree (removed,
+ * would remove, pruned, or skipped with why). Branches are kept. Returns the exit status: 0, or the
+ * error's status (2 outside a git work tree).
+ */
+export async function cleanCommand(options: CleanCommandOptions): Promise<number> {
+  try {
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    const entries = await cleanWorktrees({
+      checkout: cwd,
+      ...cleanPaths(cwd, options.config),
+      dryRun: options.dryRun === true,
+      force: options.force === true,
+    });
+    const out = entries.map((entry) => line(entry, cwd));
+    if (entries.length === 0) out.push("no run worktrees to clean");
+    else if (entries.some((e) => e.branch !== null && e.outcome !== "skipped")) {
+      out.push(
+        "branches are kept: review or delete them with git branch --list 'sssf/*' and git branch -D <branch>",
+      );
+    }
+    process.stdout.write(`${out.join("\n")}\n`);
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

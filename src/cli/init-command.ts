@@ -1,0 +1,104 @@
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { BUILTIN_RUNTIME_IDS, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../engine/config-schema.js";
+import { UsageError } from "../errors/usage-error.js";
+import { defaultAgents, defaultPrompts } from "../workflows/prompts/default-prompts.js";
+import { renderInitConfig } from "./init-config.js";
+import { detectQualitySuites } from "./init-detect.js";
+import { createFileIfAbsent, type FileOutcome, updateGitignore } from "./init-files.js";
+import { reportError } from "./report-error.js";
+
+/** The flags of `sssf init`. */
+export interface InitCommandOptions {
+  cwd?: string;
+  codingAgent?: string;
+  model?: string;
+}
+
+/** Runtimes `init` can name for every agent; `exec` needs a command per agent, written by hand. */
+const INIT_RUNTIMES = BUILTIN_RUNTIME_IDS.filter((id) => id !== "exec");
+
+function checkOptions(options: InitCommandOptions): { root: string; codingAgent: string; model: string } {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new UsageError(`--cwd: ${root} is not a directory`, "--cwd");
+  const codingAgent = options.codingAgent ?? "pi";
+  if (!(INIT_RUNTIMES as readonly string[]).includes(codingAgent)) {
+    // A runtime sssf has but init cannot set up for a whole roster: exec, which needs a command per agent.
+    const known = (BUILTIN_RUNTIME_IDS as readonly string[]).includes(codingAgent);
+    const hint = known ? ` (${codingAgent} needs a command per agent: see docs/exec-protocol.md)` : "";
+    throw new UsageError(
+      `--coding-agent: expected one of ${INIT_RUNTIMES.join(", ")}, got "${codingAgent}"${hint}`,
+      "--coding-agent",
+    );
+  }
+  const model = options.model ?? "";
+  if (options.model !== undefined && model.trim() === "")
+    throw new UsageError("--model: expected a model id, got an empty string", "--model");
+  return { root, codingAgent, model };
+}
+
+function line(text = ""): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/**
+ * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter; the quality
+ * suites it detects), each agent's `system.md` and `user.md`, and the `.gitignore` lines. Never
+ * overwrites: an existing file is reported as skipped and left byte-for-byte. Returns the exit code.
+ */
+export async function initCommand(options: InitCommandOptions): Promise<number> {
+  try {
+    const { root, codingAgent, model } = checkOptions(options);
+    const agents = defaultAgents();
+    const detection = detectQualitySuites(root);
+    const outcomes: FileOutcome[] = [
+      createFileIfAbsent(
+        root,
+        DEFAULT_CONFIG_PATH,
+        renderInitConfig({ codingAgent, model, agents, suites: detection.suites }),
+      ),
+    ];
+    for (const agent of agents) {
+      const prompts = defaultPrompts(agent.name);
+      const dir = `${DEFAULT_DATA_DIR}/prompt_engineering/${agent.name}`;
+      outcomes.push(createFileIfAbsent(root, `${dir}/system.md`, prompts.system));
+      outcomes.push(createFileIfAbsent(root, `${dir}/user.md`, prompts.user));
+    }
+    const gitignore = updateGitignore(root);
+
+    line(`sssf init in ${root}`);
+    for (const outcome of outcomes) {
+      line(outcome.status === "created" ? `  created ${outcome.path}` : `  skipped ${outcome.path} (exists)`);
+    }
+    if (gitignore.status === "unchanged") line("  skipped .gitignore (already has the sssf lines)");
+    else line(`  ${gitignore.status} .gitignore (+${gitignore.added.length} lines)`);
+    const configWritten = outcomes[0]?.status === "created";
+
+    line();
+    if (detection.suites.length === 0) {
+      line("quality suites: none detected");
+      line("  workflows that run suites (build-test, plan-build-test, simple-sdlc, quality…) refuse to run");
+      line(`  until you add one under quality: in ${DEFAULT_CONFIG_PATH}`);
+    } else {
+      line(`quality suites detected${configWritten ? "" : " (not written: the config already exists)"}:`);
+      const width = Math.max(...detection.suites.map((s) => s.name.length));
+      for (const suite of detection.suites) {
+        line(`  ${suite.name.padEnd(width)}  ${suite.command.join(" ")}  (${suite.source})`);
+      }
+    }
+    for (const note of detection.notes) line(`  note: ${note}`);
+
+    line();
+    const where = options.cwd === undefined ? "" : ` --cwd ${options.cwd}`;
+    line("next steps:");
+    line(
+      `  review the roster in ${DEFAULT_CONFIG_PATH} and the prompts in ${DEFAULT_DATA_DIR}/prompt_engineering/`,
+    );
+    line(`  sssf doctor${where}    check runtimes, models, keys and quality commands`);
+    line(`  sssf run plan-build-test "<your request>"${where}`);
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * What `sssf init` offers as `quality:` suites, read from the repo's own build files: package.json
+ * scripts, pyproject.toml, Cargo.toml, go.mod, then Makefile targets for names still free.
+ */
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { makefileSuites } from "./init-detect-make.js";
+
+/** One suite `sssf init` writes under `quality:`. */
+export interface DetectedSuite {
+  /** test, lint, typecheck or build. */
+  name: string;
+  command: string[];
+  /** The file it came from (`package.json`, `Makefile`, …). */
+  source: string;
+}
+
+/** Suites found, and things worth telling the user (a placeholder test script skipped…). */
+export interface Detection {
+  suites: DetectedSuite[];
+  notes: string[];
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+const isDirectory = (file: string) => {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** Whether `command` is an executable on PATH. */
+function onPath(command: string): boolean {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return false;
+}
+
+/** pnpm, yarn, bun or npm: the first whose lockfile exists, npm when none does. */
+export function packageManager(repoRoot: string): string {
+  const locks: [string, string][] = [
+    ["pnpm-lock.yaml", "pnpm"],
+    ["yarn.lock", "yarn"],
+    ["bun.lockb", "bun"],
+    ["bun.lock", "bun"],
+  ];
+  return locks.find(([file]) => existsSync(path.join(repoRoot, file)))?.[1] ?? "npm";
+}
+
+/** npm's `npm init` placeholder fails on purpose; running it as a suite would fail every run. */
+const PLACEHOLDER_TEST = /no test specified/;
+
+function packageJsonSuites(repoRoot: string, detection: Detection): DetectedSuite[] {
+  const text = readText(path.join(repoRoot, "package.json"));
+  if (text === undefined) return [];
+  let scripts: Record<string, unknown>;
+  try {
+    scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
+  } catch {
+    detection.notes.push("package.json is not valid JSON; its scripts were not read");
+    return [];
+  }
+  const manager = packageManager(repoRoot);
+  // `bun test` is bun's own runner, not the script, so only npm gets the `test` shorthand.
+  const run = (script: string) =>
+    manager === "npm" && script === "test" ? ["npm", "test"] : [manager, "run", script];
+  const has = (script: string) => typeof scripts[script] === "string";
+  const suites: DetectedSuite[] = [];
+  if (has("test") && PLACEHOLDER_TEST.test(String(scripts.test))) {
+    detection.notes.push('package.json "test" is npm\'s placeholder ("no test specified"): not used');
+  } else if (has("test")) suites.push({ name: "test", command: run("test"), source: "package.json" });
+  if (has("lint")) suites.push({ name: "lint", command: run("lint"), source: "package.json" });
+  const typecheck = ["typecheck", "type-check", "tsc"].find(has);
+  if (typecheck) suites.push({ name: "typecheck", command: run(typecheck), source: "package.json" });
+  if (has("build")) suites.push({ name: "build", command: run("build"), source: "package.json" });
+  return suites;
+}
+
+function pyprojectSuites(repoRoot: string): DetectedSuite[] {
+  const text = readText(path.join(repoRoot, "pyproject.toml"));
+  if (text === undefined) return [];
+  const section = (name: string) => new RegExp(`^\\s*\\[tool\\.${name}[.\\]]`, "m").test(text);
+  // A quoted requirement ("pytest>=8") or a Poetry-style `pytest = "^8"` key.
+  const pytestDependency = /["']pytest(?:[\s"'<>=~!;[]|$)/m.test(text) || /^\s*pytest\s*=/m.test(text);
+  const runner = existsSync(path.join(repoRoot, "uv.lock"))
+    ? ["uv", "run"]
+    : existsSync(path.join(repoRoot, "poetry.lock"))
+      ? ["poetry", "run"]
+      : [];
+  const python = onPath("python") || !onPath("python3") ? "python" : "python3";
+  const suites: DetectedSuite[] = [];
+  if (section("pytest") || isDirectory(path.join(repoRoot, "tests")) || pytestDependency) {
+    const command = runner.length > 0 ? [...runner, "pytest"] : [python, "-m", "pytest"];
+    suites.push({ name: "test", command, source: "pyproject.toml" });
+  }
+  if (section("ruff"))
+    suites.push({ name: "lint", command: [...runner, "ruff", "check", "."], source: "pyproject.toml" });
+  if (section("mypy"))
+    suites.push({ name: "typecheck", command: [...runner, "mypy", "."], source: "pyproject.toml" });
+  return suites;
+}
+
+function cargoSuites(repoRoot: string): DetectedSuite[] {
+  if (!existsSync(path.join(repoRoot, "Cargo.toml"))) return [];
+  return [
+    { name: "test", command: ["cargo", "test"], source: "Cargo.toml" },
+    { name: "lint", command: ["cargo", "clippy", "--", "-D", "warnings"], source: "Cargo.toml" },
+    { name: "build", command: ["cargo", "build"], source: "Cargo.toml" },
+  ];
+}
+
+function goSuites(repoRoot: string): DetectedSuite[] {
+  if (!existsSync(path.join(repoRoot, "go.mod"))) return [];
+  return [
+    { name: "test", command: ["go", "test", "./..."], source: "go.mod" },
+    { name: "lint", command: ["go", "vet", "./..."], source: "go.mod" },
+    { name: "build", command: ["go", "build", "./..."], source: "go.mod" },
+  ];
+}
+
+/**
+ * Detects quality suites in `repoRoot`. Each source proposes test, lint, typecheck and build where it
+ * has them; the first proposal for a name wins, in the order package.json, pyproject.toml,
+ * Cargo.toml, go.mod, Makefile. Reads files only, runs nothing. Never throws.
+ */
+export function detectQualitySuites(repoRoot: string): Detection {
+  const detection: Detection = { suites: [], notes: [] };
+  const proposals = [
+    ...packageJsonSuites(repoRoot, detection),
+    ...pyprojectSuites(repoRoot),
+    ...cargoSuites(repoRoot),
+    ...goSuites(repoRoot),
+    ...makefileSuites(repoRoot),
+  ];
+  for (const suite of proposals) {
+    if (!detection.suites.some((s) => s.name === suite.name)) detection.suites.push(suite);
+  }
+  return detection;
+}

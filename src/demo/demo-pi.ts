@@ -1,0 +1,118 @@
+/**
+ * The pi CLI the demo drives, and the private pi world it runs in: an agent dir of its own (a `fake`
+ * provider priced so cost is real, retries off) and a scratch HOME, so the user's ~/.pi is never read
+ * or written, plus the proxy variables that send any stray connection into the fake's egress trap.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SssfError } from "../errors/sssf-error.js";
+import { locatePi, PI_PACKAGE } from "../runtimes/pi-install.js";
+import { fakeProxyEnv } from "../testing/fake-model/fake-model-env.js";
+
+/** The pi version sssf's tests and this demo's script are written against. */
+export const DEMO_PI_VERSION = "0.73.1";
+/** The model every demo agent uses: provider `fake` in the demo's own models.json. */
+export const DEMO_MODEL = "fake/fake-model";
+/** Per-million-token prices of the fake model, so the trace shows a non-zero cost. */
+const FAKE_PRICES = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+
+/** A pi the demo can run: the command prefix, and where it was found. */
+export interface DemoPi {
+  command: string[];
+  /** pi's package folder, or the binary when it is a standalone pi. */
+  location: string;
+  version: string | null;
+  /** `sssf`: the dev dependency installed with sssf; `PATH`: a pi found on PATH. */
+  source: "sssf" | "PATH";
+}
+
+/** Resolves a module specifier to a file URL, or throws when it is not installed (`import.meta.resolve`). */
+export type ResolveModule = (specifier: string) => string;
+
+/** dist/cli.js of the pi package `resolve` finds (its main is dist/index.js), or null. */
+function ownPiCli(resolve: ResolveModule): string | null {
+  try {
+    return path.join(path.dirname(fileURLToPath(resolve(PI_PACKAGE))), "cli.js");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The pi installed with sssf (its dev dependency), run with this Node; else `pi` on PATH. Throws
+ * SssfError (exit 2) naming the package to install when there is neither: the demo never falls back
+ * to anything that is not pi.
+ */
+export function locateDemoPi(
+  resolve: ResolveModule = (specifier) => import.meta.resolve(specifier),
+  env: Record<string, string | undefined> = process.env,
+): DemoPi {
+  const where = { cwd: process.cwd(), env };
+  const cli = ownPiCli(resolve);
+  if (cli !== null) {
+    const command = [process.execPath, cli];
+    const own = locatePi(command, where);
+    // No package folder means cli.js is not there: a broken install, so look further.
+    if (own?.packageDir) return { command, location: own.packageDir, version: own.version, source: "sssf" };
+  }
+  const onPath = locatePi(["pi"], where);
+  if (onPath !== null) {
+    return {
+      command: ["pi"],
+      location: onPath.packageDir ?? onPath.binary,
+      version: onPath.version,
+      source: "PATH",
+    };
+  }
+  throw new SssfError(
+    "runtime_unknown",
+    `sssf demo runs the real pi CLI, which is not installed: install ${PI_PACKAGE}@${DEMO_PI_VERSION} ` +
+      `(npm ci in a clone of sssf does; else npm install -g ${PI_PACKAGE}@${DEMO_PI_VERSION})`,
+    { exitCode: 2 },
+  );
+}
+
+/** Where the demo keeps pi's private world, and the environment that points pi at it. */
+export interface DemoPiWorld {
+  agentDir: string;
+  home: string;
+  /** Added to every demo agent's `env` (in memory only: the committed config stays as a user would write it). */
+  env: Record<string, string>;
+}
+
+/**
+ * Writes pi's agent dir under `root` (`models.json` with provider `fake` at `fakeUrl`, `settings.json`
+ * with retries off) and a scratch HOME, and returns the env for pi. Throws on a file system error.
+ */
+export function preparePiWorld(root: string, fakeUrl: string): DemoPiWorld {
+  const agentDir = path.join(root, "pi-agent");
+  const home = path.join(root, "home");
+  const xdg = { XDG_CONFIG_HOME: ".config", XDG_DATA_HOME: ".local/share", XDG_CACHE_HOME: ".cache" };
+  for (const dir of [agentDir, home, ...Object.values(xdg).map((sub) => path.join(home, sub))]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  const models = {
+    providers: {
+      fake: {
+        baseUrl: `${fakeUrl}/v1`,
+        api: "openai-completions",
+        apiKey: "sk-fake",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [{ id: "fake-model", contextWindow: 128000, maxTokens: 4096, cost: FAKE_PRICES }],
+      },
+    },
+  };
+  writeFileSync(path.join(agentDir, "models.json"), `${JSON.stringify(models, null, 2)}\n`);
+  // Retries off: a request the script does not foresee fails at once instead of after pi's backoff.
+  const settings = { quietStartup: true, retry: { enabled: false, provider: { maxRetries: 0 } } };
+  writeFileSync(path.join(agentDir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
+  const env: Record<string, string> = {
+    PI_CODING_AGENT_DIR: agentDir,
+    HOME: home,
+    ...Object.fromEntries(Object.entries(xdg).map(([name, sub]) => [name, path.join(home, sub)])),
+    ...fakeProxyEnv(fakeUrl),
+  };
+  return { agentDir, home, env };
+}

@@ -1,0 +1,73 @@
+/**
+ * The default prompt texts of the roster `sssf init` writes (planner, builder, scout, reviewer,
+ * documenter): the contract the built-in workflows rely on. `sssf init` and `sssf demo` write these.
+ */
+import { reportSection } from "../../envelope/report-section.js";
+import { DEFAULT_AGENT_NAMES, type DefaultAgentName, type DefaultAgentSpec } from "./agent-spec.js";
+import { builderAgent } from "./builder.js";
+import { documenterAgent } from "./documenter.js";
+import { plannerAgent } from "./planner.js";
+import { reviewerAgent } from "./reviewer.js";
+import { scoutAgent } from "./scout.js";
+
+export { DEFAULT_AGENT_NAMES, type DefaultAgentName, type DefaultAgentSpec } from "./agent-spec.js";
+
+const SPECS: Record<DefaultAgentName, DefaultAgentSpec> = {
+  planner: plannerAgent,
+  builder: builderAgent,
+  scout: scoutAgent,
+  reviewer: reviewerAgent,
+  documenter: documenterAgent,
+};
+
+/** The default roster in `DEFAULT_AGENT_NAMES` order. Never throws. */
+export function defaultAgents(): DefaultAgentSpec[] {
+  return DEFAULT_AGENT_NAMES.map((name) => SPECS[name]);
+}
+
+/** True for the names `defaultPrompts` knows. */
+export function isDefaultAgentName(name: string): name is DefaultAgentName {
+  return (DEFAULT_AGENT_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * `user.md` of a default agent: the heading, one `###` per placeholder (`prompt`, `previous_envelope`,
+ * `context_handoff_dir`), the task, and the `## Report` section generated from its output type.
+ */
+function userPrompt(spec: DefaultAgentSpec): string {
+  return [
+    `# ${spec.title}`,
+    "",
+    "## Variables",
+    "",
+    "### prompt",
+    "",
+    "{{prompt}}",
+    "",
+    "### previous_envelope",
+    "",
+    "{{previous_envelope}}",
+    "",
+    "### context_handoff_dir",
+    "",
+    "{{context_handoff_dir}}",
+    "",
+    "## Task",
+    "",
+    spec.task,
+    "",
+    reportSection(spec.outputType),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The `system.md` (static Purpose and Instructions) and `user.md` (variables, task, generated
+ * `## Report`) texts of a default agent. Deterministic; never throws for a `DefaultAgentName`.
+ *
+ * @example writeFileSync("adws/adw_data/prompt_engineering/planner/user.md", defaultPrompts("planner").user);
+ */
+export function defaultPrompts(agent: DefaultAgentName): { system: string; user: string } {
+  const spec = SPECS[agent];
+  return { system: spec.system, user: userPrompt(spec) };
+}

@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { detectQualitySuites, packageManager } from "../../src/cli/init-detect.js";
+import { makefileTargets } from "../../src/cli/init-detect-make.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "sssf-detect-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (relative: string, content = "") => {
+  mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
+  writeFileSync(path.join(dir, relative), content);
+};
+const suites = () => detectQualitySuites(dir).suites.map((s) => [s.name, s.command.join(" "), s.source]);
+const scripts = (map: Record<string, string>) => JSON.stringify({ name: "app", scripts: map });
+
+describe("detectQualitySuites", () => {
+  it("package.json scripts, run by npm without a lockfile", () => {
+    write(
+      "package.json",
+      scripts({ test: "vitest run", lint: "biome check", "type-check": "tsc", build: "tsc -b" }),
+    );
+    expect(suites()).toEqual([
+      ["test", "npm test", "package.json"],
+      ["lint", "npm run lint", "package.json"],
+      ["typecheck", "npm run type-check", "package.json"],
+      ["build", "npm run build", "package.json"],
+    ]);
+  });
+
+  it("the package manager whose lockfile exists, pnpm before yarn before bun", () => {
+    write("package.json", scripts({ test: "jest", tsc: "tsc --noEmit" }));
+    write("bun.lock");
+    expect(packageManager(dir)).toBe("bun");
+    expect(suites()).toEqual([
+      ["test", "bun run test", "package.json"],
+      ["typecheck", "bun run tsc", "package.json"],
+    ]);
+    write("yarn.lock");
+    expect(packageManager(dir)).toBe("yarn");
+    write("pnpm-lock.yaml");
+    expect(packageManager(dir)).toBe("pnpm");
+  });
+
+  it("skips npm's placeholder test script and says so", () => {
+    write("package.json", scripts({ test: 'echo "Error: no test specified" && exit 1' }));
+    const detection = detectQualitySuites(dir);
+    expect(detection.suites).toEqual([]);
+    expect(detection.notes).toEqual([expect.stringContaining("placeholder")]);
+  });
+
+  it("pyproject.toml: pytest, ruff and mypy from their tool sections", () => {
+    write(
+      "pyproject.toml",
+      '[project]\nname = "app"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n\n[tool.ruff.lint]\nselect = ["E"]\n\n[tool.mypy]\nstrict = true\n',
+    );
+    const found = suites();
+    expect(found.map(([name]) => name)).toEqual(["test", "lint", "typecheck"]);
+    expect(found[0]?.[1]).toMatch(/^python3? -m pytest$/);
+    expect(found.slice(1)).toEqual([
+      ["lint", "ruff check .", "pyproject.toml"],
+      ["typecheck", "mypy .", "pyproject.toml"],
+    ]);
+  });
+
+  it("pyproject.toml: pytest from a dependency or a tests/ folder, through uv when uv.lock exists", () => {
+    write(
+      "pyproject.toml",
+      '[project]\nname = "app"\n[project.optional-dependencies]\ndev = ["pytest>=8", "pytest-cov"]\n',
+    );
+    write("uv.lock");
+    expect(suites()).toEqual([["test", "uv run pytest", "pyproject.toml"]]);
+    write("pyproject.toml", '[project]\nname = "app"\ndependencies = ["pytest-cov"]\n');
+    expect(suites()).toEqual([]);
+    write("tests/test_app.py", "def test_ok(): pass\n");
+    expect(suites()).toEqual([["test", "uv run pytest", "pyproject.toml"]]);
+  });
+
+  it("Cargo.toml and go.mod", () => {
+    write("Cargo.toml", '[package]\nname = "app"\n');
+    expect(suites()).toEqual([
+      ["test", "cargo test", "Cargo.toml"],
+      ["lint", "cargo clippy -- -D warnings", "Cargo.toml"],
+      ["build", "cargo build", "Cargo.toml"],
+    ]);
+    rmSync(path.join(dir, "Cargo.toml"));
+    write("go.mod", "module example.com/app\n\ngo 1.22\n");
+    expect(suites()).toEqual([
+      ["test", "go test ./...", "go.mod"],
+      ["lint", "go vet ./...", "go.mod"],
+      ["build", "go build ./...", "go.mod"],
+    ]);
+  });
+
+  it("Makefile targets fill the names the ecosystem files left free", () => {
+    write("go.mod", "module example.com/app\n");
+    write(
+      "Makefile",
+      ".PHONY: test typecheck\nVERSION := 1\ntypecheck:\n\tstaticcheck ./...\ntest: build\n\tgo test ./...\n",
+    );
+    expect(suites()).toEqual([
+      ["test", "go test ./...", "go.mod"],
+      ["lint", "go vet ./...", "go.mod"],
+      ["build", "go build ./...", "go.mod"],
+      ["typecheck", "make typecheck", "Makefile"],
+    ]);
+  });
+
+  it("nothing detected in an empty repo", () => {
+    expect(detectQualitySuites(dir)).toEqual({ suites: [], notes: [] });
+  });
+});
+
+describe("makefileTargets", () => {
+  it("reads target lines and skips recipes, assignments, special targets and patterns", () => {
+    const text = [
+      "# build things",
+      "CC := gcc",
+      "FLAGS ?= -O2",
+      ".PHONY: all check",
+      "all check:: build",
+      "%.o: %.c",
+      "\techo not-a-target: here",
+      "lint :",
+      "type-check: ; mypy .",
+      "$(OUT): src",
+      "",
+    ].join("\n");
+    expect([...makefileTargets(text)]).toEqual(["all", "check", "lint", "type-check"]);
+  });
+});
