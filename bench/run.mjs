@@ -9,6 +9,7 @@ const suites = {
   "cli-startup": () => import("./cli-startup.mjs"),
   "sessions-list": () => import("./sessions-list.mjs"),
   "stream-memory": () => import("./stream-memory.mjs"),
+  "ui-open": () => import("./ui-open.mjs"),
 };
 
 const wanted = process.argv.slice(2);

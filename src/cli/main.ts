@@ -159,6 +159,19 @@ program
     process.exitCode = await demoCommand({ ...options, ui });
   });
 
+program
+  .command("ui")
+  .description("serve the live trace viewer on 127.0.0.1 (sessions, runs as waterfalls, phase detail)")
+  .option("--port <n>", "port to listen on (default 4477 or the next free one; 0 = any free port)")
+  .option("--host <host>", "interface to bind (default 127.0.0.1; anything else exposes the trace)")
+  .addOption(dbOption())
+  .addOption(configOption())
+  .addOption(cwdOption())
+  .action(async (options) => {
+    const { uiCommand } = await import("./ui-command.js");
+    process.exitCode = await uiCommand(options);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

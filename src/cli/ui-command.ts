@@ -1,0 +1,122 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { SssfConfig } from "../engine/config-types.js";
+import { UsageError } from "../errors/usage-error.js";
+import type { ColorScheme } from "../ui/server/api-types.js";
+import { isLoopback, startUiServer } from "../ui/server/start-server.js";
+import type { ReadOptions } from "./read-context.js";
+import { reportError } from "./report-error.js";
+
+/** Flags of `sssf ui`. */
+export interface UiOptions extends ReadOptions {
+  port?: string;
+  host?: string;
+}
+
+interface UiPaths {
+  dbPath: string;
+  sessionsDir: string;
+  scheme: ColorScheme;
+  /** Why the config was not used, when it exists but does not load. */
+  notice: string | null;
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`--port: expected a port number from 0 to 65535, got "${value}"`, "--port");
+  return port;
+}
+
+/** The trace paths and lane colors: from the config when it loads, else the defaults and the palette. */
+async function uiPaths(options: ReadOptions): Promise<UiPaths> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const { AGENT_COLOR_PALETTE, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } = await import(
+    "../engine/config-schema.js"
+  );
+  let config: SssfConfig | null = null;
+  let notice: string | null = null;
+  if (options.config !== undefined || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
+    const { loadConfig } = await import("../engine/config.js");
+    try {
+      config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    } catch (error) {
+      // An explicit --config must load; a broken default one only costs the configured colors.
+      if (options.config !== undefined) throw error;
+      notice = `config not loaded (${(error as Error).message.split("\n")[0]}); using default paths and colors`;
+    }
+  }
+  const dataDir = path.join(cwd, DEFAULT_DATA_DIR);
+  return {
+    dbPath: options.db ? path.resolve(cwd, options.db) : (config?.dbPath ?? path.join(dataDir, "sssf.db")),
+    sessionsDir: config?.sessionsDir ?? path.join(dataDir, "sessions"),
+    scheme: {
+      colors: Object.fromEntries((config?.agents ?? []).map((agent) => [agent.name, agent.color])),
+      palette: [...AGENT_COLOR_PALETTE],
+    },
+    notice,
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM; `stop()` removes the listeners. */
+function listenForInterrupt(): { interrupted: Promise<NodeJS.Signals>; stop: () => void } {
+  let stop = () => {};
+  const interrupted = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      stop();
+      resolve(signal);
+    };
+    stop = () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  return { interrupted, stop };
+}
+
+/**
+ * `sssf ui`: serves the live trace viewer until Ctrl-C, then closes streams, sockets and the database.
+ * Returns the exit status: 0 after a clean stop, 2 for a missing database, a bad flag or a taken port.
+ */
+export async function uiCommand(options: UiOptions): Promise<number> {
+  try {
+    const port = parsePort(options.port);
+    const host = options.host ?? "127.0.0.1";
+    const paths = await uiPaths(options);
+    if (!existsSync(paths.dbPath)) {
+      throw new UsageError(
+        `no trace database at ${paths.dbPath} (run a workflow first, or pass --db PATH / --config PATH)`,
+        "--db",
+      );
+    }
+    if (paths.notice !== null) process.stderr.write(`sssf ui: ${paths.notice}\n`);
+    if (!isLoopback(host)) {
+      process.stderr.write(
+        `sssf ui: warning: serving on ${host}, not only this machine: anyone who can reach it can read ` +
+          "every prompt, tool output and envelope in the trace, and archive sessions\n",
+      );
+    }
+    // Listen for Ctrl-C before the URL is printed: a signal in between would kill the process unclean.
+    const signals = listenForInterrupt();
+    const server = await startUiServer({
+      dbPath: paths.dbPath,
+      sessionsDir: paths.sessionsDir,
+      scheme: paths.scheme,
+      host,
+      ...(port === undefined ? {} : { port }),
+    }).catch((error: unknown) => {
+      signals.stop();
+      throw error;
+    });
+    process.stdout.write(`sssf ui: ${server.url}  (trace ${paths.dbPath}; Ctrl-C to stop)\n`);
+    await signals.interrupted;
+    await server.close();
+    process.stdout.write("sssf ui: stopped\n");
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

@@ -1,0 +1,82 @@
+import type { SessionRow } from "../../../trace/events.js";
+import type { PhaseDetail, RunView, SessionsPage, ToolCallsPage } from "../../server/api-types.js";
+
+/** A failed API call: the server's error text and the HTTP status. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function request<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, { credentials: "same-origin", ...init });
+  const body = (await response.json().catch(() => ({}))) as { error?: string };
+  if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`, response.status);
+  return body as T;
+}
+
+/** Filters of the sessions list, as the API takes them. */
+export interface SessionFilters {
+  q: string;
+  status: string;
+  workflow: string;
+  archived: boolean;
+  offset: number;
+}
+
+/** Sessions per page. */
+export const SESSIONS_PAGE = 50;
+
+/** `GET api/sessions` with the filters. */
+export function fetchSessions(filters: SessionFilters): Promise<SessionsPage> {
+  const params = new URLSearchParams({ limit: String(SESSIONS_PAGE), offset: String(filters.offset) });
+  if (filters.q.trim()) params.set("q", filters.q.trim());
+  if (filters.status) params.set("status", filters.status);
+  if (filters.workflow) params.set("workflow", filters.workflow);
+  if (filters.archived) params.set("archived", "1");
+  return request(`api/sessions?${params}`);
+}
+
+const id = encodeURIComponent;
+
+/** `GET api/sessions/:adw_id`. */
+export function fetchRun(adwId: string): Promise<RunView> {
+  return request(`api/sessions/${id(adwId)}`);
+}
+
+/** `GET api/sessions/:adw_id/phases/:phase_id`. */
+export function fetchPhase(adwId: string, phaseId: string): Promise<PhaseDetail> {
+  return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}`);
+}
+
+/** `GET …/tool-calls?offset=&limit=`: an earlier page of tool calls. */
+export function fetchToolCalls(
+  adwId: string,
+  phaseId: string,
+  offset: number,
+  limit: number,
+): Promise<ToolCallsPage> {
+  return request(
+    `api/sessions/${id(adwId)}/phases/${id(phaseId)}/tool-calls?offset=${offset}&limit=${limit}`,
+  );
+}
+
+/** `POST api/sessions/:adw_id/archive` (JSON, same origin). */
+export function postArchive(adwId: string, archived: boolean): Promise<{ session: SessionRow }> {
+  return request(`api/sessions/${id(adwId)}/archive`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ archived }),
+  });
+}
+
+/** `GET …/prompts`: the prompts the phase sent so far (re-read after a new send). */
+export function fetchPrompts(
+  adwId: string,
+  phaseId: string,
+): Promise<Pick<PhaseDetail, "prompts" | "system_prompts">> {
+  return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/prompts`);
+}

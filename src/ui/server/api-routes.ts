@@ -1,0 +1,117 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { SessionStatus } from "../../trace/events.js";
+import type { ColorScheme, Snapshot } from "./api-types.js";
+import { setArchived } from "./archive.js";
+import type { LiveHub } from "./live-hub.js";
+import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
+import { readRun } from "./run-queries.js";
+import { crossSiteRefusal } from "./security.js";
+import { querySessions, readSession } from "./session-queries.js";
+
+/** What the JSON routes read from and write to. */
+export interface ApiContext {
+  hub: LiveHub;
+  dbPath: string;
+  sessionsDir: string;
+  scheme: ColorScheme;
+}
+
+const STATUSES: readonly SessionStatus[] = ["running", "success", "fail"];
+
+class BadRequest extends Error {}
+
+function whole(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new BadRequest(`${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+function status(value: string | undefined): SessionStatus | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!(STATUSES as readonly string[]).includes(value)) {
+    throw new BadRequest(`status: expected one of ${STATUSES.join(", ")}, got "${value}"`);
+  }
+  return value as SessionStatus;
+}
+
+/**
+ * The JSON API under `/api`: sessions (search, filters, paging), a run, a phase, a phase's tool calls
+ * by page, and the archive flag. Every read goes through the hub's read-only connection; the archive
+ * POST refuses cross-site requests with 403 before touching anything.
+ */
+export function apiRoutes(context: ApiContext): Hono {
+  const api = new Hono();
+  const { hub } = context;
+
+  api.onError((error, c) => {
+    if (error instanceof BadRequest) return c.json({ error: error.message }, 400);
+    return c.json({ error: `internal error: ${error.message}` }, 500);
+  });
+
+  api.get("/sessions", (c) => {
+    const snapshot: Snapshot = { tick: hub.cursor.tick, now: new Date().toISOString() };
+    const page = querySessions(hub.db, {
+      search: c.req.query("q"),
+      status: status(c.req.query("status")),
+      workflow: c.req.query("workflow") || undefined,
+      archived: ["1", "true"].includes(c.req.query("archived") ?? ""),
+      limit: whole(c.req.query("limit"), "limit", 50, 1, 500),
+      offset: whole(c.req.query("offset"), "offset", 0, 0, Number.MAX_SAFE_INTEGER),
+    });
+    return c.json({ ...snapshot, ...page });
+  });
+
+  api.get("/sessions/:adwId", (c) => {
+    const run = readRun(hub.db, c.req.param("adwId"), hub.cursor, context.scheme);
+    return run ? c.json(run) : c.json({ error: "no such session" }, 404);
+  });
+
+  api.get("/sessions/:adwId/phases/:phaseId", (c) => {
+    const detail = readPhaseDetail(hub.db, c.req.param("adwId"), c.req.param("phaseId"), hub.cursor, {
+      sessionsDir: context.sessionsDir,
+      scheme: context.scheme,
+    });
+    return detail ? c.json(detail) : c.json({ error: "no such phase" }, 404);
+  });
+
+  api.get("/sessions/:adwId/phases/:phaseId/prompts", (c) => {
+    const files = readPhasePromptFiles(
+      hub.db,
+      c.req.param("adwId"),
+      c.req.param("phaseId"),
+      context.sessionsDir,
+    );
+    return files ? c.json(files) : c.json({ error: "no such phase" }, 404);
+  });
+
+  api.get("/sessions/:adwId/phases/:phaseId/tool-calls", (c) => {
+    const offset = c.req.query("offset");
+    const limit = whole(c.req.query("limit"), "limit", TOOL_CALL_PAGE, 1, 5_000);
+    const start = offset === undefined ? null : whole(offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
+    return c.json(readToolCalls(hub.db, c.req.param("phaseId"), start, limit));
+  });
+
+  api.post("/sessions/:adwId/archive", bodyLimit({ maxSize: 1024 }), async (c) => {
+    const refusal = crossSiteRefusal(c);
+    if (refusal !== null) return c.json({ error: refusal }, 403);
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new BadRequest('body: expected JSON {"archived": true|false}');
+    }
+    const archived = (body as { archived?: unknown } | null)?.archived;
+    if (typeof archived !== "boolean") throw new BadRequest('body: expected {"archived": true|false}');
+    const adwId = c.req.param("adwId");
+    if (!setArchived(context.dbPath, adwId, archived)) return c.json({ error: "no such session" }, 404);
+    hub.publishSession(adwId);
+    return c.json({ session: readSession(hub.db, adwId) });
+  });
+
+  api.all("*", (c) => c.json({ error: "not found" }, 404));
+  return api;
+}

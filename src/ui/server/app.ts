@@ -1,0 +1,79 @@
+import { Hono } from "hono";
+import { apiRoutes } from "./api-routes.js";
+import type { ColorScheme, LiveSubscription } from "./api-types.js";
+import { LiveHub, type LiveHubOptions } from "./live-hub.js";
+import { hostGuard, securityHeaders } from "./security.js";
+import { sseResponse } from "./sse-stream.js";
+import { defaultClientDir, loadStaticFiles } from "./static-files.js";
+
+/** Host names a loopback-bound UI answers to. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/** Options of {@link createUiApp}. */
+export interface UiAppOptions {
+  /** The trace database; opened read-only (the archive flag uses its own short-lived connection). */
+  dbPath: string;
+  /** `<data_dir>/sessions`, where the saved prompts are read from. */
+  sessionsDir: string;
+  /** Lane colors (default: no configured agents, the given palette or none). */
+  scheme?: ColorScheme;
+  /** Host names requests may name in `Host` (default {@link LOOPBACK_HOSTS}); null allows any. */
+  allowedHosts?: ReadonlySet<string> | null;
+  /** The built client (default {@link defaultClientDir}). */
+  clientDir?: string;
+  hub?: LiveHubOptions;
+}
+
+/** The UI as a Hono app, with the live hub it owns. `close()` ends live streams and the connection. */
+export interface UiApp {
+  app: Hono;
+  hub: LiveHub;
+  close(): void;
+}
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Builds the UI server: security headers and a Host check on every response, the JSON API under
+ * `/api`, the live stream at `/api/live?adw=<id>&phase=<id>`, and the prebuilt client.
+ * Contract: throws SssfError("usage") naming the path when the database is missing or not a trace;
+ * nothing else. Works with `app.request()` without a listening socket.
+ * @example
+ * const ui = createUiApp({ dbPath: "adws/adw_data/sssf.db", sessionsDir: "adws/adw_data/sessions" });
+ * const response = await ui.app.request("/api/sessions");
+ */
+export function createUiApp(options: UiAppOptions): UiApp {
+  const hub = new LiveHub(options.dbPath, options.hub);
+  const scheme = options.scheme ?? { colors: {}, palette: [] };
+  const files = loadStaticFiles(options.clientDir ?? defaultClientDir());
+  const app = new Hono();
+  app.use(securityHeaders());
+  app.use(hostGuard(options.allowedHosts === undefined ? LOOPBACK_HOSTS : options.allowedHosts));
+
+  app.get("/api/live", (c) => {
+    const adw = c.req.query("adw") || null;
+    const phase = c.req.query("phase") || null;
+    if ((adw !== null && !SAFE_ID.test(adw)) || (phase !== null && (adw === null || !SAFE_ID.test(phase)))) {
+      return c.json({ error: "adw and phase must be ids; phase needs adw" }, 400);
+    }
+    const subscription: LiveSubscription = { adwId: adw, phaseId: phase };
+    return sseResponse(hub, subscription, c.req.raw.signal);
+  });
+  app.route("/api", apiRoutes({ hub, dbPath: options.dbPath, sessionsDir: options.sessionsDir, scheme }));
+
+  app.get("*", (c) => {
+    const file = files.get(c.req.path === "/" ? "/index.html" : c.req.path);
+    if (file === undefined) {
+      if (files.size === 0) {
+        return c.text("The UI client is not built: run `npm run build` in the sssf checkout.", 503);
+      }
+      return c.text("not found", 404);
+    }
+    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": file.type,
+      "cache-control": file.cacheControl,
+    });
+  });
+
+  return { app, hub, close: () => hub.close() };
+}

@@ -1,0 +1,80 @@
+import type Database from "better-sqlite3";
+import { TRACE_TABLES, type TraceTable } from "../../trace/events.js";
+import { jsonRow } from "./row-sql.js";
+
+/** One row written since the last read: its table, rowid, session, phase, kind and API row as JSON. */
+export interface ChangedRow {
+  t: TraceTable;
+  v: number;
+  adw: string;
+  /** The row's phase id (a phase's own id for `phases`), or null. */
+  phase: string | null;
+  /** `events`: the event type; `envelopes`: `valid` as 0/1; otherwise null. */
+  k: string | number | null;
+  row: string;
+}
+
+/** Highest rowid sent per table. */
+export type Cursors = Record<TraceTable, number>;
+
+// Per table: the session and phase columns used to route a row to the clients that watch it.
+const ROUTE: { readonly [T in TraceTable]: [phase: string, kind: string] } = {
+  sessions: ["NULL", "NULL"],
+  phases: ["id", "NULL"],
+  events: ["phase_id", "type"],
+  envelopes: ["phase_id", "valid"],
+  gate_results: ["phase_id", "NULL"],
+  processes: ["phase_id", "NULL"],
+  agent_sessions: ["NULL", "NULL"],
+};
+
+/** Most rows one read returns; a longer backlog is read by the next tick, right away. */
+export const MAX_ROWS_PER_READ = 20_000;
+
+/**
+ * The live hub's one incremental query: every row of every trace table with a rowid above the
+ * table's cursor, as JSON built by SQLite. An upsert (`INSERT OR REPLACE`) gives the rewritten row a
+ * new, larger rowid, so rows written since the last read are exactly those above the cursors.
+ */
+export class LiveReader {
+  readonly #db: Database.Database;
+  readonly #statement: Database.Statement;
+  readonly #cursors: Cursors;
+
+  /** Starts at the current end of every table: only rows written from now on are read. */
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const arms = TRACE_TABLES.map((table) => {
+      const [phase, kind] = ROUTE[table];
+      return `SELECT '${table}' AS t, rowid AS v, adw_id AS adw, ${phase} AS phase, ${kind} AS k,
+        ${jsonRow(db, table)} AS row FROM ${table} WHERE rowid > @${table}`;
+    });
+    this.#statement = db.prepare(`${arms.join("\nUNION ALL\n")}\nLIMIT ${MAX_ROWS_PER_READ}`);
+    this.#cursors = this.#ends();
+  }
+
+  #ends(): Cursors {
+    const sql = TRACE_TABLES.map((t) => `(SELECT coalesce(max(rowid), 0) FROM ${t}) AS ${t}`).join(", ");
+    return this.#db.prepare(`SELECT ${sql}`).get() as Cursors;
+  }
+
+  /** Moves every cursor to the current end of its table without reading rows (nobody is watching). */
+  skip(): void {
+    Object.assign(this.#cursors, this.#ends());
+  }
+
+  /** A copy of the cursors. */
+  get cursors(): Cursors {
+    return { ...this.#cursors };
+  }
+
+  /**
+   * The rows written since the previous read, and whether the read was cut at
+   * {@link MAX_ROWS_PER_READ} (read again then). Advances the cursors. Throws what SQLite throws.
+   */
+  read(): { rows: ChangedRow[]; full: boolean } {
+    const rows = this.#statement.all(this.#cursors) as ChangedRow[];
+    for (const row of rows) if (row.v > this.#cursors[row.t]) this.#cursors[row.t] = row.v;
+    return { rows, full: rows.length >= MAX_ROWS_PER_READ };
+  }
+}

@@ -1,0 +1,72 @@
+import type Database from "better-sqlite3";
+import type { TraceTable } from "../../trace/events.js";
+import { TEXT_LIMIT } from "./api-types.js";
+
+// Columns whose values can be large (tool args, raw replies, stderr): the API sends their first
+// TEXT_LIMIT characters and flags the row with `_cut`.
+const LONG_COLUMNS: { readonly [T in TraceTable]: readonly string[] } = {
+  sessions: ["request"],
+  phases: ["error", "description"],
+  events: ["name", "payload"],
+  envelopes: ["raw_text", "envelope_json", "errors"],
+  gate_results: ["checks", "violations"],
+  processes: ["command", "stderr_tail"],
+  agent_sessions: [],
+};
+
+const columnCache = new WeakMap<Database.Database, Map<TraceTable, string[]>>();
+
+/**
+ * The columns `table` really has in `db` (an older database may lack later columns), in table order.
+ * Cached per connection. Throws what SQLite throws (closed database).
+ */
+export function tableColumns(db: Database.Database, table: TraceTable): string[] {
+  let tables = columnCache.get(db);
+  if (tables === undefined) {
+    tables = new Map();
+    columnCache.set(db, tables);
+  }
+  let columns = tables.get(table);
+  if (columns === undefined) {
+    const info = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    columns = info.map((column) => column.name);
+    tables.set(table, columns);
+  }
+  return columns;
+}
+
+/** Forgets the cached columns of `db` (after a migration added some). Never throws. */
+export function forgetColumns(db: Database.Database): void {
+  columnCache.delete(db);
+}
+
+function valueSql(table: TraceTable, column: string): string {
+  return LONG_COLUMNS[table].includes(column) ? `substr(${column}, 1, ${TEXT_LIMIT})` : column;
+}
+
+function cutSql(db: Database.Database, table: TraceTable): string {
+  const long = LONG_COLUMNS[table].filter((c) => tableColumns(db, table).includes(c));
+  if (long.length === 0) return "0";
+  return `(${long.map((c) => `coalesce(length(${c}), 0) > ${TEXT_LIMIT}`).join(" OR ")})`;
+}
+
+/**
+ * The select list for API rows of `table`: `rowid AS _v`, every column (long ones shortened) and `_cut`.
+ * @example
+ * db.prepare(`SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ?`)
+ */
+export function selectList(db: Database.Database, table: TraceTable): string {
+  const columns = tableColumns(db, table).map((c) =>
+    LONG_COLUMNS[table].includes(c) ? `${valueSql(table, c)} AS ${c}` : c,
+  );
+  return [`${table}.rowid AS _v`, ...columns, `${cutSql(db, table)} AS _cut`].join(", ");
+}
+
+/**
+ * A `json_object(…)` expression producing the same API row as {@link selectList}, as JSON text built by
+ * SQLite, so live deltas reach clients without a JavaScript object per row.
+ */
+export function jsonRow(db: Database.Database, table: TraceTable): string {
+  const fields = tableColumns(db, table).map((c) => `'${c}', ${valueSql(table, c)}`);
+  return `json_object('_v', ${table}.rowid, ${fields.join(", ")}, '_cut', ${cutSql(db, table)})`;
+}

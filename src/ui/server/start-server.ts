@@ -1,0 +1,90 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { SssfError } from "../../errors/sssf-error.js";
+import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
+
+/** Port `sssf ui` tries first. */
+export const DEFAULT_UI_PORT = 4477;
+/** How many following ports are tried when the default one is taken. */
+const PORT_TRIES = 20;
+
+/** Options of {@link startUiServer}. */
+export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts"> {
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port; taken exactly when given (0 = any free port), else 4477 or the next free one. */
+  port?: number;
+}
+
+/** A listening UI. `close()` ends live streams, connections and the database; idempotent. */
+export interface RunningUiServer {
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** True for 127.0.0.0/8, ::1 and localhost. Never throws. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off("listening", onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/**
+ * Starts the UI server. Contract: throws SssfError("usage") when the database is missing, the port
+ * is taken (an explicit one, or all of 4477 and the next 20) or cannot be bound on `host`.
+ */
+export async function startUiServer(options: StartUiServerOptions): Promise<RunningUiServer> {
+  const host = options.host ?? "127.0.0.1";
+  // Bound to a named loopback or other address, the Host header can only name that address (or
+  // localhost); bound to every interface, the names are unknown and the Origin check alone guards writes.
+  const wildcard = host === "0.0.0.0" || host === "::";
+  const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
+  const ui = createUiApp({ ...options, allowedHosts });
+  const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
+  const first = options.port ?? DEFAULT_UI_PORT;
+  const tries = options.port === undefined ? PORT_TRIES + 1 : 1;
+  let port = -1;
+  for (let i = 0; i < tries && port < 0; i++) {
+    try {
+      port = await listen(server, first + i, host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE" && i + 1 < tries) continue;
+      ui.close();
+      const what = code === "EADDRINUSE" ? `port ${first + i} is in use` : (error as Error).message;
+      throw new SssfError("usage", `cannot serve the UI on ${host}: ${what} (pass --port N)`);
+    }
+  }
+  const shown = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${shown}:${port}/`,
+    host,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        ui.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

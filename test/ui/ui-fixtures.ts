@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { createUpserter, openTraceDb } from "../../src/trace/database.js";
+import type { TraceRecord } from "../../src/trace/events.js";
+import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
+
+/** A temp folder with a trace database and a sessions folder, and a writable connection to it. */
+export class TraceWorld {
+  readonly dir: string;
+  readonly dbPath: string;
+  readonly sessionsDir: string;
+  readonly db: Database.Database;
+  readonly #upsert: (record: TraceRecord) => void;
+  readonly #apps: UiApp[] = [];
+
+  constructor() {
+    this.dir = mkdtempSync(path.join(os.tmpdir(), "sssf-ui-"));
+    this.dbPath = path.join(this.dir, "sssf.db");
+    this.sessionsDir = path.join(this.dir, "sessions");
+    mkdirSync(this.sessionsDir);
+    this.db = openTraceDb(this.dbPath);
+    this.#upsert = createUpserter(this.db);
+  }
+
+  /** Writes the records in one transaction, as the tracer does. */
+  write(...records: TraceRecord[]): void {
+    this.db.transaction(() => {
+      for (const record of records) this.#upsert(record);
+    })();
+  }
+
+  /** Saves a prompt file the way the engine does (`{agent}/prompts/{file}`). */
+  prompt(adwId: string, agent: string, file: string, text: string): void {
+    const dir = path.join(this.sessionsDir, adwId, agent, "prompts");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+
+  /** A UI app over this trace; closed by {@link cleanup}. */
+  app(options: { clientDir?: string; colors?: Record<string, string> } = {}): UiApp {
+    const ui = createUiApp({
+      dbPath: this.dbPath,
+      sessionsDir: this.sessionsDir,
+      scheme: { colors: options.colors ?? {}, palette: ["#111111", "#222222"] },
+      clientDir: options.clientDir ?? path.join(this.dir, "no-client"),
+      hub: { fallbackMs: 50 },
+    });
+    this.#apps.push(ui);
+    return ui;
+  }
+
+  cleanup(): void {
+    for (const ui of this.#apps) ui.close();
+    this.db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** JSON of a GET on the app, asserting the status. */
+export async function getJson<T>(ui: UiApp, url: string, status = 200): Promise<T> {
+  const response = await ui.app.request(url);
+  if (response.status !== status) {
+    throw new Error(`GET ${url}: expected ${status}, got ${response.status}: ${await response.text()}`);
+  }
+  return (await response.json()) as T;
+}
+
+/** Resolves once `predicate` holds, polling every 10 ms; rejects after `timeoutMs` with `what`. */
+export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
