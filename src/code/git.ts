@@ -123,26 +123,28 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
   return { head, paths };
 }
 
-const locations = new Map<string, Omit<GitLocation, "head">>();
+const locations = new Map<string, Omit<GitLocation, "head"> | null>();
 
 /**
  * `locateGitRepo` for roots looked at again and again (a snapshot before and after every send): the
- * prefix and object format of a work tree do not change, so only the first call spawns git. HEAD is
- * not included; read it from `gitStatus`.
+ * prefix and object format of a work tree do not change, so only the first call for a root spawns git
+ * (a root outside git stays outside for the process's life, so the snapshots before and after a send
+ * are always of the same kind). HEAD is not included; read it from `gitStatus`.
  */
 export async function locateGitRepoCached(root: string): Promise<Omit<GitLocation, "head"> | null> {
   const known = locations.get(root);
-  if (known) return known;
+  if (known !== undefined) return known;
   const info = await git(root, [
     "rev-parse",
     "--is-inside-work-tree",
     "--show-prefix",
     "--show-object-format",
   ]);
-  if (info === null) return null;
-  const [inside, prefix = "", format = "sha1"] = info.split("\n");
-  if (inside !== "true") return null;
-  const location = { prefix, format: format === "sha256" ? ("sha256" as const) : ("sha1" as const) };
+  const [inside, prefix = "", format = "sha1"] = (info ?? "").split("\n");
+  const location =
+    info === null || inside !== "true"
+      ? null
+      : { prefix, format: format === "sha256" ? ("sha256" as const) : ("sha1" as const) };
   locations.set(root, location);
   return location;
 }
