@@ -5,6 +5,14 @@
 
 export { BUILTIN_RUNTIME_IDS, configJsonSchema, DEFAULT_CONFIG_PATH, loadConfig } from "./engine/config.js";
 export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./engine/config-types.js";
+export {
+  type Decision,
+  type DecisionAction,
+  type DecisionLog,
+  type DecisionPolicy,
+  decide,
+  recordDecision,
+} from "./engine/decide.js";
 export type { RunReporter } from "./engine/reporter.js";
 export {
   type AgentPhase,
@@ -13,6 +21,7 @@ export {
   type CodePhase,
   type CodePhaseOptions,
   defineWorkflow,
+  type EngineerAnswer,
   type EngineerPhase,
   type Finished,
   type FinishOptions,

@@ -19,6 +19,8 @@ export interface RunCommandOptions {
   base?: string;
   /** `--merge`: fast-forward the base branch once the run is accepted. */
   merge?: boolean;
+  /** `--yes`: approve every question of an engineer phase instead of waiting for `sssf approve`. */
+  yes?: boolean;
 }
 
 /** A prompt argument that names an existing file is read from it. */
@@ -67,6 +69,7 @@ export async function runCommand(
         inPlace: options.inPlace === true,
         base: options.base,
         merge: options.merge === true,
+        yes: options.yes === true,
         reporter: createTerminalReporter(process.stdout, cwd),
         signal: controller.signal,
       });

@@ -14,6 +14,10 @@ function usageText(row: { input_tokens: number; output_tokens: number; cost_usd:
 /** Prints phase progress as plain lines (colored on a terminal): readable live and in CI logs. */
 export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): RunReporter {
   const write = (line: string) => out.write(`${line}\n`);
+  // While phases overlap (run.parallel), each tool call and log line names the phase it belongs to.
+  const running = new Set<string>();
+  const tag = (phase: PhaseRow | undefined) =>
+    phase && running.size > 1 ? `${paint(out, "cyan", `[${pad(phase.number)} ${phase.name}]`)} ` : "";
   return {
     sessionStarted(session, sessionDir, joined) {
       const where = path.relative(cwd, sessionDir) || sessionDir;
@@ -28,12 +32,14 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       }
     },
     phaseStarted(phase) {
+      running.add(phase.id);
       const who = phase.kind === "agent" ? `agent ${phase.owner}` : phase.kind;
       write(
         `${paint(out, "blue", "▶")} ${pad(phase.number)} ${phase.name} (${who}) ${paint(out, "dim", phase.description)}`,
       );
     },
     phaseEnded(phase) {
+      running.delete(phase.id);
       const ok = phase.status === "success";
       const mark = ok ? paint(out, "green", "✔") : paint(out, "red", "✘");
       const error = ok || !phase.error ? "" : ` ${paint(out, "red", truncate(phase.error, 300))}`;
@@ -41,14 +47,14 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         `${mark} ${pad(phase.number)} ${phase.name} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`,
       );
     },
-    toolCall(_phase: PhaseRow, call: ToolCall) {
+    toolCall(phase: PhaseRow, call: ToolCall) {
       const mark = call.ok ? paint(out, "green", "·") : paint(out, "red", "!");
       write(
-        `   ${mark} ${truncate(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
+        `   ${mark} ${tag(phase)}${truncate(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
       );
     },
-    log(message) {
-      write(`   ${paint(out, "yellow", truncate(message, 300))}`);
+    log(message, phase) {
+      write(`   ${tag(phase)}${paint(out, "yellow", truncate(message, 300))}`);
     },
     finished(session: SessionRow, phases: PhaseRow[]) {
       const accepted = session.accepted === 1;

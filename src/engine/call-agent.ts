@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { gateCorrectionMessage, jsonCorrectionMessage } from "../envelope/correction.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { type EnvelopeProblem, parseEnvelope } from "../envelope/parse-envelope.js";
-import { outputJsonSchema, reportSection } from "../envelope/report-section.js";
+import type { EnvelopeProblem } from "../envelope/parse-envelope.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { GateContext } from "../gates/gate.js";
 import { applyGates } from "./apply-gates.js";
+import { type CallContract, callContract } from "./call-contract.js";
 import { renderPrompt } from "./prompts.js";
 import type { CallOptions } from "./run-api.js";
 import type { SendContext } from "./send-to-agent.js";
@@ -38,6 +37,7 @@ function formatProblems(problems: EnvelopeProblem[]): string {
 function renderCall<T extends OutputType>(
   context: CallContext,
   options: CallOptions<T>,
+  contract: CallContract<T>,
   previous: object | null,
 ) {
   const values = {
@@ -45,14 +45,14 @@ function renderCall<T extends OutputType>(
     previous_envelope: previous === null ? "(none)" : JSON.stringify(previous, null, 2),
     context_handoff_dir: context.contextHandoffDir,
     adw_id: context.adwId,
-    output_schema: JSON.stringify(outputJsonSchema(options.outputType), null, 2),
+    output_schema: contract.outputSchema,
   };
   const systemTemplate = readFileSync(context.agent.systemPromptPath, "utf8");
   const userTemplate = readFileSync(context.agent.userPromptPath, "utf8");
   let user = renderPrompt(userTemplate, values);
   // The output contract always reaches the agent, even when user.md does not carry it.
   if (!/^##\s+Report\b/m.test(userTemplate) && !userTemplate.includes("{{output_schema}}")) {
-    user = `${user.trimEnd()}\n\n${reportSection(options.outputType)}\n`;
+    user = `${user.trimEnd()}\n\n${contract.reportSection}\n`;
   }
   return { system: renderPrompt(systemTemplate, values), user };
 }
@@ -62,8 +62,11 @@ function renderCall<T extends OutputType>(
  * JSON in the same session at most `jsonFixAttempts` times per round → `status: "fail"` fails the
  * phase → gates, whose violations go back into the same session at most `retries` times. Every
  * attempt is an `envelopes` row. The write boundary is settled after every send, whatever its outcome;
- * a breach fails the phase once that attempt's row is recorded. Throws `PhaseFailedError` when the
- * phase cannot succeed.
+ * a breach fails the phase once that attempt's row is recorded. With `format: "markdown"` the reply is
+ * the Markdown result contract, corrected by section within the same bounds (rows keep the section
+ * names as problem paths; a `failure` report is a valid row that fails the phase with its summary and
+ * CRITICAL risks). Throws `PhaseFailedError` when the phase cannot succeed, and UsageError (before any
+ * send) for `format: "markdown"` with a type that is not MarkdownResult or an extension of it.
  */
 export async function callAgent<T extends OutputType>(
   context: CallContext,
@@ -71,6 +74,7 @@ export async function callAgent<T extends OutputType>(
 ): Promise<EnvelopeOf<T>> {
   const { trace, phase, agent } = context;
   const type = options.outputType;
+  const contract = callContract(type, options.format);
   const previous = options.previous === undefined ? context.lastEnvelope : options.previous;
   if (previous !== null) {
     trace.event({
@@ -81,7 +85,7 @@ export async function callAgent<T extends OutputType>(
       payload: { envelope: previous },
     });
   }
-  const rendered = renderCall(context, options, previous);
+  const rendered = renderCall(context, options, contract, previous);
   let message = rendered.user;
   let reason: "initial" | "json_fix" | "gate_fix" = "initial";
   let attempt = 0;
@@ -127,7 +131,7 @@ export async function callAgent<T extends OutputType>(
           payload: { limit: "limits.max_result_bytes" },
         });
       }
-      const parsed = parseEnvelope(text, type);
+      const parsed = contract.parse(text);
       const row = trace.envelope({
         phase_id: phase.id,
         agent: agent.name,
@@ -162,13 +166,13 @@ export async function callAgent<T extends OutputType>(
       context.reporter.log(
         `! invalid ${type.name} (${formatProblems(parsed.problems)}): correction ${fix + 1}/${context.jsonFixAttempts} in the same session`,
       );
-      message = jsonCorrectionMessage(type, parsed.problems);
+      message = parsed.correction;
       reason = "json_fix";
     }
 
     const accepted = envelope as EnvelopeOf<T> & { status: string; summary: string };
     if (accepted.status === "fail") {
-      fail(`${agent.name} reported status "fail": ${accepted.summary || "(no summary)"}`);
+      fail(contract.failureReason(agent.name, accepted));
     }
     const gates = options.gates ?? [];
     const reports = await applyGates({
@@ -192,7 +196,7 @@ export async function callAgent<T extends OutputType>(
     context.reporter.log(
       `! ${failed.map((r) => `${r.gate}: ${r.violations.join("; ")}`).join(" | ")}: correction ${round + 1}/${context.retries} in the same session`,
     );
-    message = gateCorrectionMessage(type, reports);
+    message = contract.gateCorrection(reports);
     reason = "gate_fix";
   }
 }

@@ -33,9 +33,18 @@ export interface CodePhaseOptions extends PhaseOptions {
   owner?: string;
 }
 
+/** How the agent writes its final answer: a JSON object (default) or the Markdown result contract. */
+export type ContractFormat = "json" | "markdown";
+
 export interface CallOptions<T extends OutputType> {
   outputType: T;
   prompt: string;
+  /**
+   * `"markdown"`: the agent answers with the Markdown result contract (`## … Complete`, `**Status**`,
+   * `### Summary` …), parsed into `outputType` (which must be `MarkdownResult` or extend it); the
+   * `## Report` section shown to the agent uses that format. Default `"json"`.
+   */
+  format?: ContractFormat;
   /**
    * The upstream envelope injected as `{{previous_envelope}}`. Defaults to the run's last accepted
    * envelope; pass `null` to inject none.
@@ -51,7 +60,25 @@ interface PhaseBase {
   log(message: string, details?: Record<string, unknown>): void;
 }
 
-export interface EngineerPhase extends PhaseBase {}
+/** The engineer's answer to `ask`. */
+export interface EngineerAnswer {
+  approved: boolean;
+  /** Why (required for a rejection; may be empty for an approval). */
+  reason: string;
+  /** Who answered: `user@host` of `sssf approve`/`reject`, or `--yes` when pre-approved. */
+  by: string;
+  /** ISO time of the answer. */
+  at: string;
+}
+
+export interface EngineerPhase extends PhaseBase {
+  /**
+   * Asks the engineer and waits: `sssf approve <adw_id>` or `sssf reject <adw_id> --reason …` answers
+   * from another terminal (`--yes` on the run pre-approves). The wait, the answer and who gave it are
+   * traced. Rejects with SssfError("interrupted") when the run is interrupted while waiting.
+   */
+  ask(question: string, details?: Record<string, unknown>): Promise<EngineerAnswer>;
+}
 
 /** The handle of an agent phase: the only place `call` exists. */
 export interface AgentPhase extends PhaseBase {
@@ -110,6 +137,16 @@ export interface Run {
   ): Promise<R>;
   agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R>;
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R>;
+  /**
+   * Runs independent branches concurrently (fan-out) and resolves when all have settled (join), with
+   * their results in order; rejects with the first branch's error after every branch has settled.
+   * Each branch's phases get their own numbers and overlap in the trace. Agents running at the same
+   * time must own different agents (one session cannot take two sends at once); their write boundaries
+   * see each other, so one agent's writes inside a sibling's `writes` are the sibling's, not a breach.
+   */
+  parallel<T extends readonly (() => Promise<unknown>)[]>(
+    branches: T,
+  ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }>;
   /** Decides the exit code, the session status and the final banner together. */
   finish(options: FinishOptions): Finished;
 }

@@ -8,7 +8,8 @@ import type { AgentSessions } from "./agent-session.js";
 import { callAgent } from "./call-agent.js";
 import { runSuitePhase, startChangeTracking } from "./code-support.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
-import type { RunReporter } from "./reporter.js";
+import { approveCommandFlags, askEngineer } from "./engineer-ask.js";
+import { phaseReporter, type RunReporter } from "./reporter.js";
 import type {
   AgentPhase,
   AgentPhaseOptions,
@@ -22,9 +23,13 @@ import type {
   Run,
 } from "./run-api.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
+import { RunScope } from "./run-scope.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
 import type { SessionTrace } from "./session-trace.js";
 import { type WriteBoundary, writeBoundaryFor } from "./write-boundary.js";
+import { ownChanges } from "./write-boundary-attribution.js";
+import { namedInsideRoot, withRealPaths } from "./write-boundary-paths.js";
+import { BoundarySends } from "./write-boundary-sends.js";
 
 export interface RunEngineOptions {
   config: SssfConfig;
@@ -46,6 +51,8 @@ export interface RunEngineOptions {
   checkoutRoot: string;
   /** The run's own changes since its start or its last commit. */
   changes: RunChanges;
+  /** `--yes`: every `ask` of an engineer phase is approved at once (default false). */
+  yes?: boolean;
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -60,8 +67,11 @@ export class RunEngine implements Run {
   readonly agentOverride: string | undefined;
   readonly phases: PhaseRow[] = [];
   outcome: { accepted: boolean; reason: string } | null = null;
-  lastEnvelope: object | null;
   private phaseNumber: number;
+  /** Parallel branches, their default `previous`, and which agent runs what. */
+  private readonly scope: RunScope;
+  /** Every agent's sends, so concurrent boundaries tell each other's writes apart. */
+  private readonly sends = new BoundarySends();
   /** Code phases that ran to the end but whose result is a failure (a failing suite), with why. */
   private readonly softFailures = new Map<string, string>();
   private readonly options: RunEngineOptions;
@@ -79,7 +89,16 @@ export class RunEngine implements Run {
     this.contextHandoffDir = options.dirs.contextHandoff;
     this.agentOverride = options.agentOverride;
     this.phaseNumber = options.lastPhaseNumber;
-    this.lastEnvelope = options.lastEnvelope;
+    this.scope = new RunScope(options.lastEnvelope);
+  }
+
+  /** The last accepted envelope, the default `previous`; inside a parallel branch, that branch's. */
+  get lastEnvelope(): object | null {
+    return this.scope.lastEnvelope;
+  }
+
+  set lastEnvelope(envelope: object | null) {
+    this.scope.lastEnvelope = envelope;
   }
 
   private get trace(): SessionTrace {
@@ -141,7 +160,7 @@ export class RunEngine implements Run {
     // A phase is `fail` until its body returns.
     row.status = "fail";
     try {
-      const result = await body(row);
+      const result = await this.scope.inPhase(row.id, () => body(row));
       row.status = this.softFailures.has(row.id) ? "fail" : "success";
       if (row.status === "fail") row.error = this.softFailures.get(row.id) ?? null;
       return result;
@@ -186,7 +205,26 @@ export class RunEngine implements Run {
     body: (phase: EngineerPhase) => R | Promise<R>,
   ): Promise<R> {
     return this.runPhase("engineer", name, "engineer", options, (row) =>
-      body({ name, number: row.number, log: this.logger(row) }),
+      body({
+        name,
+        number: row.number,
+        log: this.logger(row),
+        ask: (question, details) =>
+          askEngineer(
+            {
+              adwId: this.adwId,
+              phase: row,
+              trace: this.trace,
+              reporter: this.options.reporter,
+              signal: this.options.signal,
+              sessionRoot: this.options.dirs.root,
+              yes: this.options.yes === true,
+              commandFlags: approveCommandFlags(this.config, this.checkoutRoot, process.cwd()),
+            },
+            question,
+            details,
+          ),
+      }),
     );
   }
 
@@ -199,6 +237,8 @@ export class RunEngine implements Run {
       );
     }
     const runtime = this.options.resolveRuntime(agent);
+    // Refused before the phase starts: the sibling holding the agent keeps its session to itself.
+    this.scope.assertAgentFree(agent.name, name);
     return this.runPhase("agent", name, agent.name, options, (row) => {
       const dirs = agentDirs(this.options.dirs, agent.name, runtime.id);
       ensureAgentDirs(dirs);
@@ -214,49 +254,63 @@ export class RunEngine implements Run {
             this.config,
             (callOptions.gates ?? []).some((g) => g.usesPhaseChanges),
           );
+          const boundary = this.boundaryOf(agent);
+          // Beside other phases, a diff gate counts only this agent's paths (docs/parallel-phases.md).
+          const besideOthers = this.scope.inParallel;
+          const named = new Set<string>();
+          const roots = withRealPaths([this.repoRoot]);
+          const reporter = phaseReporter(this.options.reporter, row, (toolCall) => {
+            for (const file of namedInsideRoot(toolCall.args, roots)) named.add(file);
+          });
           const gateContext: GateContext = {
             repoRoot: this.repoRoot,
             adwId: this.adwId,
             phaseName: name,
             contextHandoffDir: this.contextHandoffDir,
-            phaseChanges: (): Promise<PathChange[]> => tracking.changes(),
+            phaseChanges: async (): Promise<PathChange[]> => {
+              const changes = await tracking.changes();
+              return besideOthers ? ownChanges(changes, boundary.judge, named) : changes;
+            },
             runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
           };
-          const envelope = await callAgent(
-            {
-              adwId: this.adwId,
-              agent,
-              runtime,
-              dirs,
-              phase: row,
-              trace: this.trace,
-              sessions: this.options.sessions,
-              session: this.options.sessions.resolve(agent, row.id),
-              repoRoot: this.repoRoot,
-              reporter: this.options.reporter,
-              signal: this.options.signal,
-              jsonFixAttempts: this.config.limits.jsonFixAttempts,
-              maxResultBytes: this.config.limits.maxResultBytes,
-              retries: options.retries ?? this.config.limits.retries,
-              contextHandoffDir: this.contextHandoffDir,
-              lastEnvelope: this.lastEnvelope,
-              gateContext,
-              boundary: this.boundaryOf(agent),
-            },
-            callOptions,
+          const envelope = await this.scope.whileCalling(agent.name, name, () =>
+            callAgent(
+              {
+                adwId: this.adwId,
+                agent,
+                runtime,
+                dirs,
+                phase: row,
+                trace: this.trace,
+                sessions: this.options.sessions,
+                session: this.options.sessions.resolve(agent, row.id),
+                repoRoot: this.repoRoot,
+                reporter,
+                signal: this.options.signal,
+                jsonFixAttempts: this.config.limits.jsonFixAttempts,
+                maxResultBytes: this.config.limits.maxResultBytes,
+                retries: options.retries ?? this.config.limits.retries,
+                contextHandoffDir: this.contextHandoffDir,
+                lastEnvelope: this.lastEnvelope,
+                gateContext,
+                boundary,
+              },
+              callOptions,
+            ),
           );
           this.lastEnvelope = envelope;
           return envelope as EnvelopeOf<T>;
         },
       };
-      return body(handle);
+      const release = this.scope.claimAgent(agent.name, row);
+      return new Promise<R>((resolve) => resolve(body(handle))).finally(release);
     });
   }
 
   private boundaryOf(agent: AgentConfig): WriteBoundary {
     let boundary = this.boundaries.get(agent.name);
     if (!boundary) {
-      boundary = writeBoundaryFor(this.config, agent, this.options.dirs.root);
+      boundary = writeBoundaryFor(this.config, agent, this.options.dirs.root, this.sends);
       this.boundaries.set(agent.name, boundary);
     }
     return boundary;
@@ -349,6 +403,14 @@ export class RunEngine implements Run {
       };
       return body(handle);
     });
+  }
+
+  async parallel<T extends readonly (() => Promise<unknown>)[]>(
+    branches: T,
+  ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+    this.throwIfAborted();
+    // Every branch settles before the join reports, so no phase is left running behind a rejection.
+    return (await this.scope.parallel(branches)) as { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> };
   }
 
   finish(options: FinishOptions): Finished {

@@ -50,6 +50,8 @@ export interface RunWorkflowOptions {
   base?: string | undefined;
   /** `--merge`: fast-forward the base branch to the run's branch once the run is accepted. */
   merge?: boolean;
+  /** `--yes`: engineer phases' questions (`phase.ask`) are approved at once instead of waiting. */
+  yes?: boolean;
 }
 
 export interface RunOutcome {
@@ -244,6 +246,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
         exclude: workspaceExclude(runConfig, workspace),
         ownsTree: workspace.mode === "worktree",
       }),
+      yes: options.yes === true,
     });
     trace.event({
       type: "log",
@@ -311,12 +314,20 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   }
 }
 
-/** Resolves with the workflow, or rejects once `signal` aborts and every agent process group is gone. */
+/** How long an interrupted workflow gets to let its phases record their end before the run finalizes. */
+const SETTLE_AFTER_ABORT_MS = 2000;
+
+/**
+ * Resolves with the workflow, or rejects once `signal` aborts, every agent process group is gone,
+ * and the workflow has settled (at most SETTLE_AFTER_ABORT_MS), so no phase writes to a closed trace.
+ */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(interrupted(signal));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
-      terminateAllProcessGroups().then(() => reject(interrupted(signal)), reject);
+      terminateAllProcessGroups()
+        .then(() => settledWithin(work, SETTLE_AFTER_ABORT_MS))
+        .then(() => reject(interrupted(signal)), reject);
     };
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(
@@ -330,6 +341,19 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** Resolves when `work` settles either way, or after `ms`. Never rejects. */
+function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
 
 function interrupted(signal: AbortSignal): SssfError {

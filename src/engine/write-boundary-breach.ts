@@ -45,7 +45,8 @@ export function breachPayload(breach: BoundaryBreach): Record<string, unknown> {
 /** The phase failure reason naming every breached path and whether it was restored. */
 export function breachReason(agent: string, breaches: readonly BoundaryBreach[]): string {
   const items = breaches.map(
-    (b) => `${breachLabel(b)} ${b.restored ? "restored" : `NOT restored${b.note ? `: ${b.note}` : ""}`}`,
+    (b) =>
+      `${breachLabel(b)} ${b.restored ? `restored${b.note ? ` (${b.note})` : ""}` : `NOT restored${b.note ? `: ${b.note}` : ""}`}`,
   );
   return `${agent} wrote outside its boundary: ${items.join("; ")}`;
 }

@@ -84,3 +84,19 @@ export function toLexical(absolute: string, root: string): string {
     ? path.join(parent, path.relative(realParent, absolute))
     : absolute;
 }
+
+/**
+ * The repo-relative POSIX paths inside the run root that a tool call's arguments name. `roots` is the
+ * run root as spelled and its real path (see `withRealPaths`). Never throws.
+ */
+export function namedInsideRoot(args: unknown, roots: readonly string[]): string[] {
+  const [root] = roots;
+  if (root === undefined) return [];
+  const found: string[] = [];
+  for (const raw of toolCallPaths(args)) {
+    const absolute = resolveToolPath(raw, root);
+    const base = roots.find((r) => absolute !== r && isWithin(absolute, r));
+    if (base !== undefined) found.push(path.relative(base, absolute).split(path.sep).join("/"));
+  }
+  return found;
+}

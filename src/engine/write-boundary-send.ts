@@ -1,7 +1,7 @@
 import type { AgentSendResult, ToolCall } from "../runtimes/runtime.js";
 import type { RunReporter } from "./reporter.js";
 import { type SendContext, type SendInput, sendToAgent } from "./send-to-agent.js";
-import type { WriteBoundary } from "./write-boundary.js";
+import type { BoundaryCheckpoint, WriteBoundary } from "./write-boundary.js";
 import { type BoundaryBreach, breachEventName, breachLabel, breachPayload } from "./write-boundary-breach.js";
 
 /** A send's result and what it wrote outside the agent's boundary (already undone where possible). */
@@ -10,17 +10,22 @@ export interface BoundedSend {
   breaches: BoundaryBreach[];
 }
 
-/** Passes every report on, keeping the tool calls of this send. */
-function recordingReporter(reporter: RunReporter, calls: ToolCall[]): RunReporter {
+/** Passes every report on, keeping the tool calls of this send and telling the boundary of each. */
+function recordingReporter(
+  reporter: RunReporter,
+  calls: ToolCall[],
+  checkpoint: BoundaryCheckpoint,
+): RunReporter {
   return {
     sessionStarted: (session, dir, joined) => reporter.sessionStarted(session, dir, joined),
     phaseStarted: (phase) => reporter.phaseStarted(phase),
     phaseEnded: (phase) => reporter.phaseEnded(phase),
     toolCall: (phase, call) => {
       calls.push(call);
+      checkpoint.noteToolCall(call);
       reporter.toolCall(phase, call);
     },
-    log: (message) => reporter.log(message),
+    log: (message, phase) => reporter.log(message, phase),
     finished: (session, phases) => reporter.finished(session, phases),
   };
 }
@@ -41,7 +46,10 @@ export async function sendWithinBoundary(
   const calls: ToolCall[] = [];
   let result: AgentSendResult;
   try {
-    result = await sendToAgent({ ...context, reporter: recordingReporter(context.reporter, calls) }, input);
+    result = await sendToAgent(
+      { ...context, reporter: recordingReporter(context.reporter, calls, checkpoint) },
+      input,
+    );
   } catch (error) {
     // Even a send that threw must not keep its forbidden writes.
     report(context, await checkpoint.settle(calls).catch(() => []));
@@ -63,7 +71,8 @@ function report(context: SendContext, breaches: BoundaryBreach[]): void {
       payload: breachPayload(breach),
     });
     context.reporter.log(
-      `! ${context.agent.name} wrote outside its boundary: ${breachLabel(breach)}, ${breach.restored ? "restored" : `not restored (${breach.note ?? "unknown reason"})`}`,
+      `! ${context.agent.name} wrote outside its boundary: ${breachLabel(breach)}, ${breach.restored ? `restored${breach.note ? ` (${breach.note})` : ""}` : `not restored (${breach.note ?? "unknown reason"})`}`,
+      context.phase,
     );
   }
 }

@@ -6,15 +6,18 @@ import { locateGitRepo } from "../code/git.js";
 import { LINKED_DEPENDENCIES } from "../code/worktree-links.js";
 import type { ToolCall } from "../runtimes/runtime.js";
 import type { AgentConfig, SssfConfig } from "./config-types.js";
+import { assignBlame, settleJudge, sidesOf } from "./write-boundary-attribution.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
-import { checkpointInside, settleInside } from "./write-boundary-inside.js";
+import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
 import {
   checkpointOutside,
   type OutsideCheckpoint,
   type OutsideContext,
   settleOutside,
 } from "./write-boundary-outside.js";
+import { namedInsideRoot, withRealPaths } from "./write-boundary-paths.js";
 import { type BoundaryJudge, compileBoundary } from "./write-boundary-rules.js";
+import { type BoundarySend, BoundarySends } from "./write-boundary-sends.js";
 
 /** Where a boundary applies and what it allows. */
 export interface WriteBoundaryOptions {
@@ -28,11 +31,24 @@ export interface WriteBoundaryOptions {
   exclude: () => string[];
   /** Absolute paths tool calls may always write: the run's session directory. */
   ownPaths: readonly string[];
+  /** The agent whose boundary this is, as named in breaches a sibling's settle puts on it (default "agent"). */
+  agent?: string;
+  /**
+   * The run's registry of sends, shared by the boundaries of agents that may send at the same time
+   * (default: one of this boundary's own, which makes every change its agent's).
+   */
+  sends?: BoundarySends;
 }
 
 /** The state taken before one send; `settle` judges and undoes what the send did. */
 export interface BoundaryCheckpoint {
-  /** Restores every change outside the boundary and resolves to them; never call twice. */
+  /** Tells the boundary of a tool call as it happens, so a sibling's settle sees the paths it named. */
+  noteToolCall(call: ToolCall): void;
+  /**
+   * Restores every change outside the boundary and resolves to them; never call twice. While other
+   * agents of the run send too, changes that are theirs are left alone, and breaches a sibling's settle
+   * put on this send are included (docs/write-boundaries.md, "Concurrent agents").
+   */
   settle(toolCalls: readonly ToolCall[]): Promise<BoundaryBreach[]>;
 }
 
@@ -46,9 +62,12 @@ export class WriteBoundary {
   private readonly stored = new Set<string>();
   private lastOutside: OutsideCheckpoint | null = null;
   private git: Promise<boolean> | null = null;
+  private roots: string[] | null = null;
+  private readonly sends: BoundarySends;
 
   constructor(private readonly options: WriteBoundaryOptions) {
     this.judge = compileBoundary(options);
+    this.sends = options.sends ?? new BoundarySends();
   }
 
   /**
@@ -58,25 +77,72 @@ export class WriteBoundary {
    */
   async checkpoint(): Promise<BoundaryCheckpoint> {
     const { root } = this.options;
-    const exclude = this.options.exclude();
     this.git ??= locateGitRepo(root).then((location) => location !== null);
-    const outside = this.outsideContext(await this.git);
-    const [inside, before] = await Promise.all([
-      checkpointInside(root, exclude, this.judge, this.stored),
-      checkpointOutside(outside, this.lastOutside),
-    ]);
-    this.lastOutside = before;
-    let settled = false;
-    return {
-      settle: async (toolCalls) => {
-        if (settled) throw new Error("a boundary checkpoint is settled once");
-        settled = true;
-        const inner = await settleInside(inside, exclude, this.judge);
-        const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
-        const outer = await settleOutside(outside, before, toolCalls, seen);
-        return [...inner, ...outer];
-      },
-    };
+    const git = await this.git;
+    return this.sends.exclusive(async () => {
+      const exclude = this.options.exclude();
+      const outside = this.outsideContext(git);
+      const send = this.sends.open(this.options.agent ?? "agent", this.judge);
+      let taken: [InsideCheckpoint, OutsideCheckpoint];
+      try {
+        taken = await Promise.all([
+          checkpointInside(root, exclude, this.judge, this.stored),
+          checkpointOutside(outside, this.lastOutside),
+        ]);
+      } catch (error) {
+        this.sends.close(send);
+        throw error;
+      }
+      const [inside, before] = taken;
+      this.lastOutside = before;
+      let settled = false;
+      return {
+        noteToolCall: (call) => this.note(send, call),
+        settle: async (toolCalls) => {
+          if (settled) throw new Error("a boundary checkpoint is settled once");
+          settled = true;
+          return this.sends.exclusive(async () => {
+            try {
+              for (const call of toolCalls) this.note(send, call);
+              return await this.settleSend(send, { inside, before, outside, exclude }, toolCalls);
+            } finally {
+              this.sends.close(send);
+            }
+          });
+        },
+      };
+    });
+  }
+
+  private note(send: BoundarySend, call: ToolCall): void {
+    this.roots ??= withRealPaths([this.options.root]);
+    for (const file of namedInsideRoot(call.args, this.roots)) send.named.add(file);
+  }
+
+  private async settleSend(
+    send: BoundarySend,
+    taken: {
+      inside: InsideCheckpoint;
+      before: OutsideCheckpoint;
+      outside: OutsideContext;
+      exclude: string[];
+    },
+    toolCalls: readonly ToolCall[],
+  ): Promise<BoundaryBreach[]> {
+    const siblings = this.sends.siblings(send);
+    const inner = await settleInside(taken.inside, taken.exclude, settleJudge(send, siblings));
+    // What sssf put back for a sibling is not this agent's change, unless its own tool calls named it.
+    const restoredForOthers = [...send.restoredByOthers].filter((file) => !send.named.has(file));
+    const seen = new Set([...inner.flatMap(sidesOf), ...restoredForOthers]);
+    const outer = await settleOutside(taken.outside, taken.before, toolCalls, seen);
+    const found = [...inner, ...outer];
+    const blame = assignBlame(send, siblings.inFlight, found);
+    const restored = found.filter((b) => b.restored).flatMap(sidesOf);
+    for (const sibling of siblings.inFlight) {
+      for (const file of restored) sibling.restoredByOthers.add(file);
+      sibling.blamed.push(...(blame.others.get(sibling) ?? []));
+    }
+    return [...blame.own, ...send.blamed];
   }
 
   private outsideContext(git: boolean): OutsideContext {
@@ -120,13 +186,23 @@ export function boundaryExcludes(config: SssfConfig): string[] {
   return prefixes.filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p));
 }
 
-/** The boundary of `agent` in a run whose root is `config.repoRoot` and session folder `sessionDir`. */
-export function writeBoundaryFor(config: SssfConfig, agent: AgentConfig, sessionDir: string): WriteBoundary {
+/**
+ * The boundary of `agent` in a run whose root is `config.repoRoot` and session folder `sessionDir`;
+ * `sends` is the run's registry, shared by the boundaries of agents that may send at the same time.
+ */
+export function writeBoundaryFor(
+  config: SssfConfig,
+  agent: AgentConfig,
+  sessionDir: string,
+  sends?: BoundarySends,
+): WriteBoundary {
   return new WriteBoundary({
     root: config.repoRoot,
     writes: agent.writes,
     protectedFiles: config.protectedFiles,
     exclude: () => boundaryExcludes(config),
     ownPaths: [sessionDir],
+    agent: agent.name,
+    ...(sends ? { sends } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { exampleJsonBlock } from "./example-block.js";
+import { markdownReportSection } from "./markdown-report-section.js";
 import type { OutputType } from "./output-type.js";
 
 type JsonSchema = Record<string, unknown>;
@@ -16,11 +17,14 @@ export function outputJsonSchema(type: OutputType): Record<string, unknown> {
 /**
  * The prompt's `## Report` section for `type`: the instruction to answer with ONLY JSON, the type's
  * example in a ```json fence, and a field list (name, type, required or optional, description) derived
- * from the same schema that validates the reply, so prompt and parser cannot drift. Never throws.
+ * from the same schema that validates the reply, so prompt and parser cannot drift. With `format`
+ * `"markdown"` it is `markdownReportSection(type)` instead: the Markdown result contract, whose type must
+ * be MarkdownResult or extend it. Never throws for JSON.
  *
  * @example userPrompt += `\n\n${reportSection(ScoutOutput)}`;
  */
-export function reportSection(type: OutputType): string {
+export function reportSection(type: OutputType, format: "json" | "markdown" = "json"): string {
+  if (format === "markdown") return markdownReportSection(type);
   const schema = outputJsonSchema(type);
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const fields = Object.entries(asRecord(schema.properties)).map(([name, node]) => {

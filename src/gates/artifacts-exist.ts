@@ -1,5 +1,6 @@
 import { claimedList } from "./claimed-list.js";
 import { defineGate, type Gate } from "./gate.js";
+import { observationIdCheck } from "./observation-id.js";
 import { resolveArtifactPath } from "./resolve-claimed-path.js";
 import { statPath } from "./stat-path.js";
 
@@ -10,8 +11,9 @@ export interface ArtifactsClaim {
 
 /**
  * Each claimed artifact resolves inside the repo root and exists. One check per artifact; a passing
- * check notes the size ("exists, 312 bytes") or "exists, directory". No artifacts claimed is one passing
- * check noting "no artifacts claimed". Never throws.
+ * check notes the size ("exists, 312 bytes") or "exists, directory". An observation id (`#obs_12345`,
+ * the Markdown contract's engram mode) is checked for its syntax only, noted "observation id, not a
+ * file". No artifacts claimed is one passing check noting "no artifacts claimed". Never throws.
  */
 export const artifactsExist: Gate<ArtifactsClaim> = defineGate<ArtifactsClaim>(
   "artifactsExist",
@@ -22,6 +24,11 @@ export const artifactsExist: Gate<ArtifactsClaim> = defineGate<ArtifactsClaim>(
       return;
     }
     for (const claimed of artifacts) {
+      const observation = observationIdCheck(claimed);
+      if (observation) {
+        report.check(claimed, observation.ok, observation.note);
+        continue;
+      }
       const resolved = resolveArtifactPath(context.repoRoot, context.contextHandoffDir, claimed);
       if (!resolved.ok) {
         report.check(claimed, false, resolved.reason);

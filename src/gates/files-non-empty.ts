@@ -1,5 +1,6 @@
 import { claimedList } from "./claimed-list.js";
 import { defineGate, type Gate } from "./gate.js";
+import { observationIdCheck } from "./observation-id.js";
 import { resolveArtifactPath, resolveClaimedPath } from "./resolve-claimed-path.js";
 import { statPath } from "./stat-path.js";
 
@@ -12,7 +13,8 @@ export interface FilesClaim {
 /**
  * Each claimed artifact and each claimed changed file that exists is a non-empty regular file. A missing
  * artifact is a violation; a missing `changed_files` entry is a claimed deletion, skipped with a passing
- * note. Passing checks note the size ("312 bytes"). Paths escaping the repo root are violations; a path
+ * note. An artifact that is an observation id (`#obs_12345`) is checked for its syntax only, noted
+ * "observation id, not a file". Passing checks note the size ("312 bytes"). Paths escaping the repo root are violations; a path
  * claimed twice (in either list) is checked once. Never throws.
  */
 export const filesNonEmpty: Gate<FilesClaim> = defineGate<FilesClaim>(
@@ -30,6 +32,12 @@ export const filesNonEmpty: Gate<FilesClaim> = defineGate<FilesClaim>(
       ...changed.map((claimed) => ({ claimed, mustExist: false })),
     ];
     for (const { claimed, mustExist } of claims) {
+      const observation = mustExist ? observationIdCheck(claimed) : null;
+      if (observation) {
+        if (!seen.has(claimed)) report.check(claimed, observation.ok, observation.note);
+        seen.add(claimed);
+        continue;
+      }
       const resolved = mustExist
         ? resolveArtifactPath(context.repoRoot, context.contextHandoffDir, claimed)
         : resolveClaimedPath(context.repoRoot, claimed);

@@ -11,6 +11,7 @@ import { planBuildTestQualityWorkflow } from "./plan-build-test-quality.js";
 import { promptWorkflow } from "./prompt.js";
 import { qualityWorkflow } from "./quality.js";
 import { scoutWorkflow } from "./scout.js";
+import { sddWorkflow } from "./sdd.js";
 import { simpleSdlcWorkflow } from "./simple-sdlc.js";
 
 /** The workflows shipped in the package, by name, in the order `sssf list` shows them. */
@@ -28,6 +29,7 @@ export const builtinWorkflows: ReadonlyMap<string, Workflow> = new Map(
     planBuildTestQualityWorkflow,
     documentWorkflow,
     simpleSdlcWorkflow,
+    sddWorkflow,
   ].map((workflow) => [workflow.name, workflow]),
 );
 

@@ -113,7 +113,7 @@ describe("findWorkflow and listWorkflows without repo-local files", () => {
     );
     write("adws/adw_mine.ts");
     await expect(findWorkflow("nope", { repoRoot: dir })).rejects.toThrow(
-      /unknown workflow "nope" \(available: prompt, .*simple-sdlc, mine; or write adws\/adw_nope\.ts\)/,
+      /unknown workflow "nope" \(available: prompt, .*simple-sdlc, sdd, mine; or write adws\/adw_nope\.ts\)/,
     );
   });
 

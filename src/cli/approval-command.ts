@@ -1,0 +1,131 @@
+import { existsSync } from "node:fs";
+import { hostname, userInfo } from "node:os";
+import path from "node:path";
+import { checkAdwId } from "../engine/adw-id.js";
+import {
+  type ApprovalRequest,
+  answerFile,
+  approvalsDir,
+  pendingRequests,
+  removeQuietly,
+  requestFile,
+  writeAnswerOnce,
+} from "../engine/approval-files.js";
+import { UsageError } from "../errors/usage-error.js";
+import { tracePaths } from "./read-context.js";
+import { reportError } from "./report-error.js";
+
+/** Flags of `sssf approve` and `sssf reject`. */
+export interface ApprovalCommandOptions {
+  reason?: string;
+  /** Which waiting phase (name or number), when several wait at once. */
+  phase?: string;
+  config?: string;
+  cwd?: string;
+}
+
+/** Who answers: `user@host`, as the trace shows it. */
+export function answeredBy(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the environment is the next best witness.
+    user = process.env.USER ?? process.env.USERNAME ?? `uid${process.getuid?.() ?? "?"}`;
+  }
+  return `${user}@${hostname()}`;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Requests whose run is gone (killed without finalizing) are removed, not answered. */
+function liveRequests(dir: string): { live: ApprovalRequest[]; gone: ApprovalRequest[] } {
+  const live: ApprovalRequest[] = [];
+  const gone: ApprovalRequest[] = [];
+  for (const request of pendingRequests(dir)) {
+    if (request.host === hostname() && !isAlive(request.pid)) {
+      removeQuietly(requestFile(dir, request.phase_id));
+      gone.push(request);
+    } else live.push(request);
+  }
+  return { live, gone };
+}
+
+function pick(requests: ApprovalRequest[], adwId: string, phase: string | undefined): ApprovalRequest {
+  const label = (r: ApprovalRequest) => `${r.phase_number} ${r.phase}`;
+  if (phase === undefined) {
+    if (requests.length === 1 && requests[0]) return requests[0];
+    throw new UsageError(
+      `session ${adwId} has ${requests.length} phases waiting for approval (${requests.map(label).join(", ")}): pass --phase <name|number>`,
+      "--phase",
+    );
+  }
+  const chosen = requests.find((r) => r.phase === phase || String(r.phase_number) === phase);
+  if (!chosen) {
+    throw new UsageError(
+      `--phase ${phase}: no such phase waits for approval in session ${adwId} (waiting: ${requests.map(label).join(", ")})`,
+      "--phase",
+    );
+  }
+  return chosen;
+}
+
+/**
+ * `sssf approve|reject <adw_id>`: answers the session's phase that waits for the engineer, writing
+ * the answer file the waiting run picks up, and prints what was answered. Returns the exit status:
+ * 0 once answered; 2 for an unknown session, nothing waiting, an answer already given, or a
+ * rejection without `--reason`.
+ */
+export async function approvalCommand(
+  verb: "approve" | "reject",
+  adwId: string,
+  options: ApprovalCommandOptions,
+): Promise<number> {
+  try {
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    const reason = (options.reason ?? "").trim();
+    if (verb === "reject" && reason === "")
+      throw new UsageError(
+        'sssf reject needs --reason "…": the workflow sees why it was rejected',
+        "--reason",
+      );
+    try {
+      checkAdwId(adwId);
+    } catch {
+      throw new UsageError(`"${adwId}" is not a session id`);
+    }
+    const { sessionsDir } = await tracePaths({ cwd, ...(options.config ? { config: options.config } : {}) });
+    const sessionRoot = path.join(sessionsDir, adwId);
+    if (!existsSync(sessionRoot)) throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
+    const dir = approvalsDir(sessionRoot);
+    const { live, gone } = liveRequests(dir);
+    if (live.length === 0) {
+      const note = gone.length > 0 ? ` (the run that asked, pid ${gone[0]?.pid}, has exited)` : "";
+      throw new UsageError(`session ${adwId} has no phase waiting for approval${note}`);
+    }
+    const request = pick(live, adwId, options.phase);
+    const approved = verb === "approve";
+    const answer = { approved, reason, by: answeredBy(), at: new Date().toISOString() };
+    if (!writeAnswerOnce(answerFile(dir, request.phase_id), answer)) {
+      throw new UsageError(
+        `session ${adwId}: phase ${request.phase_number} ${request.phase} is already answered`,
+      );
+    }
+    const because = reason === "" ? "" : ` (${reason})`;
+    process.stdout.write(
+      `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
+        `   question: ${request.question}\n`,
+    );
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

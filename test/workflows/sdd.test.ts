@@ -1,0 +1,241 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/testing/index.js";
+import { type AgentSpec, adwIdFrom, collect } from "../helpers/sandbox.js";
+import { GIT_ENV, WorkflowWorld } from "./workflow-world.js";
+
+let world: WorkflowWorld | undefined;
+afterEach(() => world?.cleanup());
+
+const CHANGE = "add-dark-mode";
+const DIR = `openspec/changes/${CHANGE}`;
+const REQUEST = "Add dark mode";
+
+interface ReportSpec {
+  heading: string;
+  status?: "success" | "warning" | "failure";
+  summary?: string;
+  artifacts: string[];
+  next?: string;
+  risks?: string[];
+}
+
+/** The seed's Markdown result contract, as an agent would write it (with prose before it). */
+function report(spec: ReportSpec): string {
+  return [
+    "I have finished this phase. Here is my result:",
+    "",
+    `## ${spec.heading}`,
+    "",
+    `**Change**: ${CHANGE}`,
+    `**Status**: ${spec.status ?? "success"}`,
+    "",
+    "### Summary",
+    spec.summary ?? `${spec.heading} for ${CHANGE}.`,
+    "",
+    "### Artifacts",
+    ...spec.artifacts.map((a) => `- ${a}`),
+    "",
+    "### Next Recommended",
+    spec.next ?? "Ready for the next sdd phase of add-dark-mode (see the artifacts).",
+    "",
+    "### Risks",
+    ...(spec.risks?.length ? spec.risks.map((r) => `- ${r}`) : ["None."]),
+  ].join("\n");
+}
+
+/** An agent turn writing `file` and answering with a report listing it. */
+function phaseTurn(file: string, spec: Omit<ReportSpec, "artifacts">, delayMs = 0): ScriptedTurn {
+  return {
+    delay_ms: delayMs,
+    tool_calls: [{ tool: "write", write_file: { path: file, content: `# ${spec.heading}\n\nDetails.\n` } }],
+    reply: report({ ...spec, artifacts: [file] }),
+  };
+}
+
+const WRITES: Record<string, string[]> = {
+  "sdd-explore": [`openspec/changes/*/exploration.md`],
+  "sdd-propose": [`openspec/changes/*/proposal.md`],
+  "sdd-spec": [`openspec/changes/*/specs/**`],
+  "sdd-design": [`openspec/changes/*/design.md`],
+  "sdd-tasks": [`openspec/changes/*/tasks.md`],
+  "sdd-apply": ["src/**", `openspec/changes/*/tasks.md`],
+  "sdd-verify": [`openspec/changes/*/verify-report.md`],
+  "sdd-archive": ["openspec/**"],
+};
+
+function roster(overrides: Partial<Record<string, ScriptedTurn[]>> = {}): AgentSpec[] {
+  const turns: Record<string, ScriptedTurn[]> = {
+    "sdd-explore": [phaseTurn(`${DIR}/exploration.md`, { heading: "Exploration Complete" })],
+    "sdd-propose": [phaseTurn(`${DIR}/proposal.md`, { heading: "Proposal Created" })],
+    "sdd-spec": [phaseTurn(`${DIR}/specs/settings/spec.md`, { heading: "Specs Written" }, 800)],
+    "sdd-design": [phaseTurn(`${DIR}/design.md`, { heading: "Design Complete" }, 800)],
+    "sdd-tasks": [phaseTurn(`${DIR}/tasks.md`, { heading: "Tasks Created" })],
+    "sdd-apply": [phaseTurn("src/theme.js", { heading: "Implementation Complete" })],
+    "sdd-verify": [phaseTurn(`${DIR}/verify-report.md`, { heading: "Verification Report" })],
+    "sdd-archive": [
+      {
+        tool_calls: [
+          {
+            tool: "bash",
+            bash: `mkdir -p openspec/changes/archive && mv ${DIR} openspec/changes/archive/${CHANGE}`,
+          },
+        ],
+        reply: report({
+          heading: "Change Archived",
+          artifacts: [`openspec/changes/archive/${CHANGE}/proposal.md`],
+          next: "Done: the change is archived; start a new change with sdd-explore.",
+        }),
+      },
+    ],
+    ...overrides,
+  };
+  return Object.entries(turns).map(([name, t]) => ({
+    name,
+    turns: t ?? [],
+    extra: { writes: WRITES[name] },
+  }));
+}
+
+function phaseRows(adwId: string) {
+  return (
+    world?.sb.query<{ number: number; name: string; status: string; started_at: string; ended_at: string }>(
+      "SELECT number, name, status, started_at, ended_at FROM phases WHERE adw_id = ? ORDER BY number",
+      adwId,
+    ) ?? []
+  );
+}
+
+describe("sdd", () => {
+  it("runs explore → propose → spec ∥ design → tasks → apply → verify → archive and commits once", async () => {
+    world = new WorkflowWorld({ agents: roster() });
+    const result = await world.run(["run", "sdd", REQUEST]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`archived ${CHANGE}`);
+    const adwId = adwIdFrom(result.stdout);
+    const phases = phaseRows(adwId);
+    expect(phases.map((p) => `${p.name}:${p.status}`)).toEqual([
+      "request:success",
+      "explore:success",
+      "propose:success",
+      "spec:success",
+      "design:success",
+      "tasks:success",
+      "apply:success",
+      "verify:success",
+      "archive:success",
+      "commit:success",
+    ]);
+    // Spec and design overlap in time.
+    const spec = phases.find((p) => p.name === "spec");
+    const design = phases.find((p) => p.name === "design");
+    expect(spec && design).toBeTruthy();
+    if (spec && design) {
+      expect(Date.parse(spec.started_at)).toBeLessThan(Date.parse(design.ended_at));
+      expect(Date.parse(design.started_at)).toBeLessThan(Date.parse(spec.ended_at));
+    }
+    const envelopes = world.sb.query<{ output_type: string; valid: number }>(
+      "SELECT output_type, valid FROM envelopes WHERE adw_id = ?",
+      adwId,
+    );
+    expect(envelopes).toHaveLength(8);
+    expect(envelopes.every((e) => e.output_type === "MarkdownResult" && e.valid === 1)).toBe(true);
+    expect(world.commits(adwId)).toEqual([`sssf(${adwId}): ${CHANGE}: Change Archived for ${CHANGE}.`]);
+    const files = world.commitFiles(adwId, 0);
+    expect(files).toContain(`openspec/changes/archive/${CHANGE}/proposal.md`);
+    expect(files).toContain("src/theme.js");
+  });
+
+  it("stops on a CRITICAL risk from verify: nothing is archived or committed", async () => {
+    world = new WorkflowWorld({
+      agents: roster({
+        "sdd-verify": [
+          phaseTurn(`${DIR}/verify-report.md`, {
+            heading: "Verification Report",
+            status: "warning",
+            summary: "2 of 5 scenarios are untested.",
+            next: "Fix the failing toggle test in src/theme.js, then re-verify. Do NOT archive.",
+            risks: [
+              "**CRITICAL**: Test 'persists theme choice' expects 'dark' but got 'light'",
+              "**WARNING**: Coverage is 67%",
+            ],
+          }),
+        ],
+      }),
+    });
+    const result = await world.run(["run", "sdd", REQUEST]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("NOT ACCEPTED");
+    expect(result.stdout).toContain("CRITICAL");
+    const adwId = adwIdFrom(result.stdout);
+    const names = phaseRows(adwId).map((p) => p.name);
+    expect(names).toContain("verify");
+    expect(names).not.toContain("archive");
+    expect(world.commits(adwId)).toEqual([]);
+    expect(world.sb.agent("sdd-archive").sends()).toEqual([]);
+  });
+
+  it("asks the engineer on a CRITICAL design risk, waits, and goes on after sssf approve", async () => {
+    world = new WorkflowWorld({
+      agents: roster({
+        "sdd-design": [
+          phaseTurn(
+            `${DIR}/design.md`,
+            {
+              heading: "Design Complete",
+              status: "warning",
+              next: "Confirm the localStorage fallback decision in design.md, then run sdd-tasks.",
+              risks: ["**CRITICAL**: localStorage may be unavailable in private mode"],
+            },
+            800,
+          ),
+        ],
+      }),
+    });
+    const child = world.sb.start(["run", "sdd", REQUEST], GIT_ENV);
+    const done = collect(child);
+    let approved: { code: number | null; stdout: string; stderr: string } | undefined;
+    let adwId = "";
+    for (let i = 0; i < 300 && approved?.code !== 0; i++) {
+      await sleep(200);
+      if (!existsSync(path.join(world.sb.dir, "adws/adw_data/sssf.db"))) continue;
+      const sessions = world.sb.query<{ adw_id: string }>("SELECT adw_id FROM sessions");
+      adwId = sessions[0]?.adw_id ?? "";
+      if (adwId === "") continue;
+      approved = await world.run(["approve", adwId, "--reason", "fallback accepted"]);
+    }
+    expect(approved?.code).toBe(0);
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("sssf approve");
+    const names = phaseRows(adwId).map((p) => `${p.name}:${p.status}`);
+    expect(names).toContain("approve-design:success");
+    expect(names.at(-1)).toBe("commit:success");
+    const answered = world.sb.query<{ name: string }>(
+      "SELECT name FROM events WHERE adw_id = ? AND name LIKE '%approved%'",
+      adwId,
+    );
+    expect(answered.length).toBeGreaterThan(0);
+    expect(result.stdout).toContain("CRITICAL: localStorage may be unavailable in private mode");
+  });
+
+  it("a warning proceeds and its risks reach the final banner", async () => {
+    world = new WorkflowWorld({
+      agents: roster({
+        "sdd-propose": [
+          phaseTurn(`${DIR}/proposal.md`, {
+            heading: "Proposal Created",
+            status: "warning",
+            risks: ["**WARNING**: the settings page has no tests yet"],
+          }),
+        ],
+      }),
+    });
+    const result = await world.run(["run", "sdd", REQUEST]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("WARNING: the settings page has no tests yet");
+  });
+});
