@@ -44,12 +44,31 @@ program
   .option("--in-place", "work in the checkout itself instead of a worktree on branch sssf/<adw_id>")
   .option("--base <ref>", "commit-ish the run's branch starts from (default HEAD)")
   .option("--merge", "fast-forward the base branch to sssf/<adw_id> when the run is accepted")
+  .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
   .addOption(configOption())
   .addOption(cwdOption())
   .action(async (workflow: string, prompt: string, options) => {
     const { runCommand } = await import("./run-command.js");
     process.exitCode = await runCommand(workflow, prompt, options);
   });
+
+for (const [name, description] of [
+  ["approve", "approve the phase of a running session that waits for the engineer"],
+  ["reject", "reject the phase of a running session that waits for the engineer (--reason required)"],
+] as const) {
+  program
+    .command(name)
+    .description(description)
+    .argument("<adw_id>", "session id")
+    .option("--reason <text>", name === "reject" ? "why (required; the workflow sees it)" : "why (optional)")
+    .option("--phase <name|number>", "which phase, when several of the session wait at once")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (adwId: string, options) => {
+      const { approvalCommand } = await import("./approval-command.js");
+      process.exitCode = await approvalCommand(name, adwId, options);
+    });
+}
 
 program
   .command("init")
