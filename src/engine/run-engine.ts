@@ -1,11 +1,11 @@
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { ChangesOutput, type VerifyOutput } from "../envelope/schemas.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import type { GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import type { AgentSessions } from "./agent-session.js";
 import { callAgent } from "./call-agent.js";
+import { codePhaseHandle } from "./code-phase.js";
 import { runSuitePhase, startChangeTracking } from "./code-support.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
 import { approveCommandFlags, askEngineer } from "./engineer-ask.js";
@@ -15,14 +15,13 @@ import type {
   AgentPhaseOptions,
   CodePhase,
   CodePhaseOptions,
-  CommitResult,
   EngineerPhase,
   Finished,
   FinishOptions,
   PhaseOptions,
   Run,
 } from "./run-api.js";
-import { type RunChanges, saveDiff } from "./run-changes.js";
+import type { RunChanges } from "./run-changes.js";
 import { RunScope } from "./run-scope.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
 import type { SessionTrace } from "./session-trace.js";
@@ -317,92 +316,23 @@ export class RunEngine implements Run {
   }
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {
-    return this.runPhase("code", name, options.owner ?? "code", options, (row) => {
-      const handOff: CodePhase["handOff"] = (outputType, envelope) => {
-        const checked = outputType.schema.parse(envelope) as typeof envelope;
-        this.lastEnvelope = checked;
-        this.trace.event({
-          type: "handoff",
-          name: `${outputType.name} from ${name}`,
-          phaseId: row.id,
-          payload: { envelope: checked },
-        });
-        return checked;
-      };
-      const handle: CodePhase = {
-        name,
-        number: row.number,
-        log: this.logger(row),
-        runSuite: async (suite): Promise<EnvelopeOf<typeof VerifyOutput>> => {
-          const result = await runSuitePhase(this.config, suite, this.options.signal);
-          const envelope: EnvelopeOf<typeof VerifyOutput> = {
-            status: result.passed ? "success" : "fail",
-            summary: `${suite}: ${result.passed ? "passed" : `failed (exit ${result.exitCode ?? "none"})`}`,
-            artifacts: [],
-            notes_for_next_agent: result.passed
-              ? ""
-              : `The ${suite} suite fails; its output tail is in output_tail.`,
-            suite,
-            command: result.command,
-            exit_code: result.exitCode,
-            passed: result.passed,
-            duration_ms: result.durationMs,
-            output_tail: result.outputTail,
-          };
-          this.lastEnvelope = envelope;
-          // The phase did its job, but what it found is a failure: show it as one, let the workflow go on.
-          if (!result.passed) this.softFailures.set(row.id, envelope.summary);
-          this.trace.event({
-            type: "log",
-            name: envelope.summary,
-            phaseId: row.id,
-            ok: result.passed,
-            payload: { envelope },
-          });
-          return envelope;
-        },
-        handOff,
-        captureChanges: async () => {
-          const captured = await this.options.changes.capture();
-          const stem = `p${String(row.number).padStart(2, "0")}-${name}`;
-          const diffPath = saveDiff(this.options.dirs.root, stem, captured.diff);
-          const count = captured.files.length;
-          return handOff(ChangesOutput, {
-            status: "success",
-            summary: count === 0 ? "no changes" : `${count} file${count === 1 ? "" : "s"} changed`,
-            artifacts: [],
-            notes_for_next_agent: count === 0 ? "" : `The full diff is in ${diffPath}.`,
-            base_ref: captured.base,
-            files: captured.files.map((f) => ({
-              path: f.path,
-              change: f.change,
-              ...(f.previousPath ? { previous_path: f.previousPath } : {}),
-            })),
-            diff_path: diffPath,
-            diff_stat: captured.stat,
-          });
-        },
-        commit: async (message: string): Promise<CommitResult | null> => {
-          const text = message.trim();
-          if (text === "") throw new SssfError("internal", `phase ${name}: empty commit message`);
-          const made = await this.options.changes.commit(text);
-          if (made === null) {
-            this.trace.event({ type: "log", name: "nothing to commit", phaseId: row.id, payload: {} });
-            return null;
-          }
-          const result: CommitResult = { commit: made.commit, message: text, files: made.files };
-          this.trace.event({
-            type: "log",
-            name: `committed ${made.commit.slice(0, 12)}: ${text.split("\n")[0]}`,
-            phaseId: row.id,
-            ok: true,
-            payload: { commit: made.commit, message: text, files: made.files },
-          });
-          return result;
-        },
-      };
-      return body(handle);
-    });
+    return this.runPhase("code", name, options.owner ?? "code", options, (row) =>
+      body(
+        codePhaseHandle({
+          row,
+          config: this.config,
+          trace: this.trace,
+          signal: this.options.signal,
+          changes: this.options.changes,
+          sessionRoot: this.options.dirs.root,
+          log: this.logger(row),
+          setLastEnvelope: (envelope) => {
+            this.lastEnvelope = envelope;
+          },
+          markFailed: (why) => this.softFailures.set(row.id, why),
+        }),
+      ),
+    );
   }
 
   async parallel<T extends readonly (() => Promise<unknown>)[]>(

@@ -99,6 +99,16 @@ function roster(overrides: Partial<Record<string, ScriptedTurn[]>> = {}): AgentS
   }));
 }
 
+/** The adw_id of the run once its database has a session row; "" before (the db may not exist yet). */
+function startedSession(w: WorkflowWorld): string {
+  if (!existsSync(path.join(w.sb.dir, "adws/adw_data/sssf.db"))) return "";
+  try {
+    return w.sb.query<{ adw_id: string }>("SELECT adw_id FROM sessions")[0]?.adw_id ?? "";
+  } catch {
+    return ""; // the run is still creating its tables
+  }
+}
+
 function phaseRows(adwId: string) {
   return (
     world?.sb.query<{ number: number; name: string; status: string; started_at: string; ended_at: string }>(
@@ -106,6 +116,31 @@ function phaseRows(adwId: string) {
       adwId,
     ) ?? []
   );
+}
+
+const criticalDesign = (): ScriptedTurn[] => [
+  phaseTurn(
+    `${DIR}/design.md`,
+    {
+      heading: "Design Complete",
+      status: "warning",
+      next: "Confirm the localStorage fallback decision in design.md, then run sdd-tasks.",
+      risks: ["**CRITICAL**: localStorage may be unavailable in private mode"],
+    },
+    800,
+  ),
+];
+
+/** Retries `sssf <verb> <id> …` until the run has a phase waiting (the command exits 0). */
+async function answerWhenAsked(w: WorkflowWorld, verb: string, extra: string[]) {
+  let answered: { code: number | null; stdout: string; stderr: string } | undefined;
+  let adwId = "";
+  for (let i = 0; i < 300 && answered?.code !== 0; i++) {
+    await sleep(200);
+    adwId = startedSession(w);
+    if (adwId !== "") answered = await w.run([verb, adwId, ...extra]);
+  }
+  return { answered, adwId };
 }
 
 describe("sdd", () => {
@@ -179,34 +214,13 @@ describe("sdd", () => {
   });
 
   it("asks the engineer on a CRITICAL design risk, waits, and goes on after sssf approve", async () => {
-    world = new WorkflowWorld({
-      agents: roster({
-        "sdd-design": [
-          phaseTurn(
-            `${DIR}/design.md`,
-            {
-              heading: "Design Complete",
-              status: "warning",
-              next: "Confirm the localStorage fallback decision in design.md, then run sdd-tasks.",
-              risks: ["**CRITICAL**: localStorage may be unavailable in private mode"],
-            },
-            800,
-          ),
-        ],
-      }),
-    });
+    world = new WorkflowWorld({ agents: roster({ "sdd-design": criticalDesign() }) });
     const child = world.sb.start(["run", "sdd", REQUEST], GIT_ENV);
     const done = collect(child);
-    let approved: { code: number | null; stdout: string; stderr: string } | undefined;
-    let adwId = "";
-    for (let i = 0; i < 300 && approved?.code !== 0; i++) {
-      await sleep(200);
-      if (!existsSync(path.join(world.sb.dir, "adws/adw_data/sssf.db"))) continue;
-      const sessions = world.sb.query<{ adw_id: string }>("SELECT adw_id FROM sessions");
-      adwId = sessions[0]?.adw_id ?? "";
-      if (adwId === "") continue;
-      approved = await world.run(["approve", adwId, "--reason", "fallback accepted"]);
-    }
+    const { answered: approved, adwId } = await answerWhenAsked(world, "approve", [
+      "--reason",
+      "fallback accepted",
+    ]);
     expect(approved?.code).toBe(0);
     const result = await done;
     expect(result.code).toBe(0);
@@ -220,6 +234,23 @@ describe("sdd", () => {
     );
     expect(answered.length).toBeGreaterThan(0);
     expect(result.stdout).toContain("CRITICAL: localStorage may be unavailable in private mode");
+  });
+
+  it("stops when the engineer rejects, with the reason and who gave it", async () => {
+    world = new WorkflowWorld({ agents: roster({ "sdd-design": criticalDesign() }) });
+    const done = collect(world.sb.start(["run", "sdd", REQUEST], GIT_ENV));
+    const { answered, adwId } = await answerWhenAsked(world, "reject", [
+      "--reason",
+      "design a fallback first",
+    ]);
+    expect(answered?.code).toBe(0);
+    const result = await done;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("design: rejected by ");
+    expect(result.stdout).toContain("design a fallback first");
+    const names = phaseRows(adwId).map((p) => p.name);
+    expect(names).not.toContain("tasks");
+    expect(world.commits(adwId)).toEqual([]);
   });
 
   it("a warning proceeds and its risks reach the final banner", async () => {
