@@ -2,10 +2,11 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { BUILTIN_RUNTIME_IDS, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../engine/config-schema.js";
 import { UsageError } from "../errors/usage-error.js";
-import { defaultAgents, defaultPrompts } from "../workflows/prompts/default-prompts.js";
+import { defaultAgents, defaultPrompts, sddAgents } from "../workflows/prompts/default-prompts.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
 import { createFileIfAbsent, type FileOutcome, updateGitignore } from "./init-files.js";
+import { sddSnippetLines } from "./init-sdd.js";
 import { reportError } from "./report-error.js";
 
 /** The flags of `sssf init`. */
@@ -13,6 +14,8 @@ export interface InitCommandOptions {
   cwd?: string;
   codingAgent?: string;
   model?: string;
+  /** Also write the `sdd` workflow's eight agents (roster entries and prompts). */
+  sdd?: boolean;
 }
 
 /** Runtimes `init` can name for every agent; `exec` needs a command per agent, written by hand. */
@@ -43,23 +46,26 @@ function line(text = ""): void {
 }
 
 /**
- * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter; the quality
- * suites it detects), each agent's `system.md` and `user.md`, and the `.gitignore` lines. Never
- * overwrites: an existing file is reported as skipped and left byte-for-byte. Returns the exit code.
+ * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter, plus the eight
+ * sdd agents with `sdd`; the quality suites it detects), each agent's `system.md` and `user.md`, and
+ * the `.gitignore` lines. Never overwrites: an existing file is reported as skipped and left
+ * byte-for-byte; with `sdd` and an existing config, the roster lines to add by hand are printed.
+ * Returns the exit code.
  */
 export async function initCommand(options: InitCommandOptions): Promise<number> {
   try {
     const { root, codingAgent, model } = checkOptions(options);
     const agents = defaultAgents();
+    const sdd = options.sdd ? sddAgents() : [];
     const detection = detectQualitySuites(root);
     const outcomes: FileOutcome[] = [
       createFileIfAbsent(
         root,
         DEFAULT_CONFIG_PATH,
-        renderInitConfig({ codingAgent, model, agents, suites: detection.suites }),
+        renderInitConfig({ codingAgent, model, agents, sddAgents: sdd, suites: detection.suites }),
       ),
     ];
-    for (const agent of agents) {
+    for (const agent of [...agents, ...sdd]) {
       const prompts = defaultPrompts(agent.name);
       const dir = `${DEFAULT_DATA_DIR}/prompt_engineering/${agent.name}`;
       outcomes.push(createFileIfAbsent(root, `${dir}/system.md`, prompts.system));
@@ -88,6 +94,10 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
       }
     }
     for (const note of detection.notes) line(`  note: ${note}`);
+    if (sdd.length > 0 && !configWritten) {
+      line();
+      for (const text of sddSnippetLines(root, DEFAULT_CONFIG_PATH, sdd)) line(text);
+    }
 
     line();
     const where = options.cwd === undefined ? "" : ` --cwd ${options.cwd}`;
@@ -97,6 +107,7 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
     );
     line(`  sssf doctor${where}    check runtimes, models, keys and quality commands`);
     line(`  sssf run plan-build-test "<your request>"${where}`);
+    if (sdd.length > 0) line(`  sssf run sdd "<your request>"${where}    spec-driven: explore → … → archive`);
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));

@@ -11,6 +11,8 @@ export interface InitConfigOptions {
   /** "" leaves the model to the coding agent. */
   model: string;
   agents: readonly DefaultAgentSpec[];
+  /** The `sdd` workflow's agents (`sssf init --sdd`), listed after `agents` under their own comment. */
+  sddAgents?: readonly DefaultAgentSpec[];
   suites: readonly DetectedSuite[];
 }
 
@@ -40,6 +42,23 @@ function qualityLines(suites: readonly DetectedSuite[]): string[] {
 }
 
 /**
+ * The roster entries of `agents` as YAML lines under `agents:` (two spaces in): `- name`, `purpose`,
+ * `writes`. Used in the config and in the snippet `sssf init --sdd` prints for an existing config.
+ * Deterministic; never throws.
+ */
+export function rosterLines(agents: readonly DefaultAgentSpec[]): string[] {
+  return agents.flatMap((agent) => [
+    `  - name: ${agent.name}`,
+    `    purpose: ${scalar(agent.purpose)}`,
+    `    writes: ${list(agent.writes)}`,
+  ]);
+}
+
+/** The comment introducing the sdd agents in a roster. */
+export const SDD_ROSTER_COMMENT =
+  "  # The sdd workflow's agents (docs/sdd.md): each answers with the Markdown result contract.";
+
+/**
  * The YAML text `sssf init` writes to `adws/adw_sssf_config/sssf.config.yaml`. It loads with
  * `loadConfig` once the prompt files exist. Deterministic; never throws.
  */
@@ -57,11 +76,8 @@ export function renderInitConfig(options: InitConfigOptions): string {
     "# writes: the globs an agent may change; [] means it only reports (its notes go to the run's",
     "# context_handoff directory, which sssf keeps).",
     "agents:",
-    ...options.agents.flatMap((agent) => [
-      `  - name: ${agent.name}`,
-      `    purpose: ${scalar(agent.purpose)}`,
-      `    writes: ${list(agent.writes)}`,
-    ]),
+    ...rosterLines(options.agents),
+    ...(options.sddAgents?.length ? [SDD_ROSTER_COMMENT, ...rosterLines(options.sddAgents)] : []),
     "",
     ...qualityLines(options.suites),
     "",

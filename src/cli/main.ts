@@ -79,6 +79,7 @@ program
     "runtime every agent uses: pi, claude_code, codex, gemini or opencode (default pi)",
   )
   .option("--model <id>", "model every agent uses (default: the coding agent's own choice)")
+  .option("--sdd", "also write the sdd workflow's eight agents and their prompts (docs/sdd.md)")
   .action(async (options) => {
     const { initCommand } = await import("./init-command.js");
     process.exitCode = await initCommand(options);

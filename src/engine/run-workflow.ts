@@ -69,6 +69,14 @@ export interface RunOutcome {
   merge: FastForwardResult | null;
 }
 
+/** Where a missing built-in agent comes from. */
+function rosterHint(name: string): string {
+  if (name.startsWith("sdd-")) return '; "sssf init --sdd" writes the sdd agents';
+  if (["planner", "builder", "scout", "reviewer", "documenter"].includes(name))
+    return '; "sssf init" writes the default roster';
+  return "";
+}
+
 function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
   const { config, workflow } = options;
   const names = [...workflow.agents];
@@ -80,7 +88,7 @@ function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
       const known = config.agents.map((a) => a.name).join(", ");
       const origin = options.agent === name ? "--agent" : `workflow ${workflow.name}`;
       throw new UsageError(
-        `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})`,
+        `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})${rosterHint(name)}`,
         "--agent",
       );
     }

@@ -7,6 +7,7 @@ export const builderAgent: DefaultAgentSpec = {
   purpose: "Implements the request or plan, and fixes failing checks and review findings",
   writes: ["**"],
   outputType: BuildOutput,
+  format: "json",
   system: `# Builder
 
 ## Purpose

@@ -1,23 +1,38 @@
 /**
  * The default prompt texts of the roster `sssf init` writes (planner, builder, scout, reviewer,
- * documenter): the contract the built-in workflows rely on. `sssf init` and `sssf demo` write these.
+ * documenter; with `--sdd` the eight sdd agents too): the contract the built-in workflows rely on.
+ * `sssf init` and `sssf demo` write these.
  */
 import { reportSection } from "../../envelope/report-section.js";
-import { DEFAULT_AGENT_NAMES, type DefaultAgentName, type DefaultAgentSpec } from "./agent-spec.js";
+import {
+  DEFAULT_AGENT_NAMES,
+  type DefaultAgentName,
+  type DefaultAgentSpec,
+  type PromptAgentName,
+} from "./agent-spec.js";
 import { builderAgent } from "./builder.js";
 import { documenterAgent } from "./documenter.js";
 import { plannerAgent } from "./planner.js";
 import { reviewerAgent } from "./reviewer.js";
 import { scoutAgent } from "./scout.js";
+import { SDD_AGENT_SPECS } from "./sdd-agents.js";
 
-export { DEFAULT_AGENT_NAMES, type DefaultAgentName, type DefaultAgentSpec } from "./agent-spec.js";
+export {
+  DEFAULT_AGENT_NAMES,
+  type DefaultAgentName,
+  type DefaultAgentSpec,
+  type PromptAgentName,
+  type SddAgentName,
+} from "./agent-spec.js";
+export { isSddAgentName, sddAgents } from "./sdd-agents.js";
 
-const SPECS: Record<DefaultAgentName, DefaultAgentSpec> = {
+const SPECS: Record<PromptAgentName, DefaultAgentSpec> = {
   planner: plannerAgent,
   builder: builderAgent,
   scout: scoutAgent,
   reviewer: reviewerAgent,
   documenter: documenterAgent,
+  ...SDD_AGENT_SPECS,
 };
 
 /** The default roster in `DEFAULT_AGENT_NAMES` order. Never throws. */
@@ -32,7 +47,8 @@ export function isDefaultAgentName(name: string): name is DefaultAgentName {
 
 /**
  * `user.md` of a default agent: the heading, one `###` per placeholder (`prompt`, `previous_envelope`,
- * `context_handoff_dir`), the task, and the `## Report` section generated from its output type.
+ * `context_handoff_dir`), the task, and the `## Report` section generated from its output type in its
+ * format (JSON, or the Markdown result contract).
  */
 function userPrompt(spec: DefaultAgentSpec): string {
   return [
@@ -56,18 +72,19 @@ function userPrompt(spec: DefaultAgentSpec): string {
     "",
     spec.task,
     "",
-    reportSection(spec.outputType),
+    reportSection(spec.outputType, spec.format),
     "",
   ].join("\n");
 }
 
 /**
  * The `system.md` (static Purpose and Instructions) and `user.md` (variables, task, generated
- * `## Report`) texts of a default agent. Deterministic; never throws for a `DefaultAgentName`.
+ * `## Report`) texts of a default agent or an sdd agent. Deterministic; never throws for a
+ * `PromptAgentName`.
  *
  * @example writeFileSync("adws/adw_data/prompt_engineering/planner/user.md", defaultPrompts("planner").user);
  */
-export function defaultPrompts(agent: DefaultAgentName): { system: string; user: string } {
+export function defaultPrompts(agent: PromptAgentName): { system: string; user: string } {
   const spec = SPECS[agent];
   return { system: spec.system, user: userPrompt(spec) };
 }

@@ -7,6 +7,7 @@ export const documenterAgent: DefaultAgentSpec = {
   purpose: "Writes or updates the documentation for a change under docs/ or README.md",
   writes: ["docs/**", "README.md", "*.md"],
   outputType: DocumentOutput,
+  format: "json",
   system: `# Documenter
 
 ## Purpose

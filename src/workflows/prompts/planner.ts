@@ -7,6 +7,7 @@ export const plannerAgent: DefaultAgentSpec = {
   purpose: "Turns a request into a Markdown implementation plan under specs/",
   writes: ["specs/**"],
   outputType: PlanOutput,
+  format: "json",
   system: `# Planner
 
 ## Purpose

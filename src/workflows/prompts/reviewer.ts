@@ -7,6 +7,7 @@ export const reviewerAgent: DefaultAgentSpec = {
   purpose: "Reviews a change against the request and the plan, read-only, and gives a verdict",
   writes: [],
   outputType: ReviewOutput,
+  format: "json",
   system: `# Reviewer
 
 ## Purpose

@@ -7,6 +7,7 @@ export const scoutAgent: DefaultAgentSpec = {
   purpose: "Explores the code a request touches and reports findings, read-only",
   writes: [],
   outputType: ScoutOutput,
+  format: "json",
   system: `# Scout
 
 ## Purpose
