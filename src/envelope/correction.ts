@@ -37,19 +37,27 @@ export function jsonCorrectionMessage(type: OutputType, problems: EnvelopeProble
  *
  * @example gateCorrectionMessage(BuildOutput, reports.filter((report) => !report.ok));
  */
-export function gateCorrectionMessage(type: OutputType, reports: GateReport[]): string {
-  const sections = reports
-    .filter((report) => !report.ok)
-    .map((report) =>
-      [`Gate \`${report.gate}\` failed:`, ...report.violations.map((violation) => `- ${violation}`)].join(
-        "\n",
-      ),
-    );
+export function gateCorrectionMessage(type: OutputType, reports: readonly GateReport[]): string {
   return [
     "Your JSON envelope was valid, but checking its claims against the repository found problems.",
     "",
-    ...sections.flatMap((section) => [section, ""]),
+    ...failedGateSections(reports),
     "Fix the work, or correct the claims that are wrong, then reply again with the complete JSON envelope " +
       `matching \`${type.name}\`: ONLY the JSON object, no prose before or after.`,
   ].join("\n");
+}
+
+/**
+ * One block per failed gate (its name, then each violation as a bullet), each followed by a blank
+ * line: the body both correction formats (JSON and Markdown) share. Never throws.
+ */
+export function failedGateSections(reports: readonly GateReport[]): string[] {
+  return reports
+    .filter((report) => !report.ok)
+    .flatMap((report) => [
+      [`Gate \`${report.gate}\` failed:`, ...report.violations.map((violation) => `- ${violation}`)].join(
+        "\n",
+      ),
+      "",
+    ]);
 }

@@ -1,4 +1,5 @@
 import type { GateReport } from "../gates/gate.js";
+import { failedGateSections } from "./correction.js";
 import type { MarkdownProblem } from "./markdown-parse.js";
 import { exampleMarkdownBlock, markdownContractRules } from "./markdown-report-section.js";
 import type { OutputType } from "./output-type.js";
@@ -48,17 +49,10 @@ export function markdownCorrectionMessage(type: OutputType, problems: readonly M
  * @example markdownGateCorrectionMessage(reports.filter((report) => !report.ok));
  */
 export function markdownGateCorrectionMessage(reports: readonly GateReport[]): string {
-  const sections = reports
-    .filter((report) => !report.ok)
-    .map((report) =>
-      [`Gate \`${report.gate}\` failed:`, ...report.violations.map((violation) => `- ${violation}`)].join(
-        "\n",
-      ),
-    );
   return [
     "Your Markdown report was readable, but checking its claims found problems.",
     "",
-    ...sections.flatMap((section) => [section, ""]),
+    ...failedGateSections(reports),
     "Fix the work, or correct the claims that are wrong, then reply again with the complete Markdown report " +
       "(`## <Phase Name>`, `**Status**`, `### Summary`, `### Artifacts`, `### Next Recommended`, `### Risks`) " +
       "and nothing after it.",

@@ -1,5 +1,5 @@
 import { defineWorkflow } from "../engine/run-api.js";
-import { build, captureRequest, commit, verifyLoop } from "./steps.js";
+import { build, captureRequest, commit, testsFailReason } from "./steps.js";
 
 /** Build, then test with bounded fixes (the last fix re-tested); committed only when the tests pass. */
 export const buildTestWorkflow = defineWorkflow({
@@ -11,14 +11,9 @@ export const buildTestWorkflow = defineWorkflow({
   async run(run, request) {
     await captureRequest(run, request);
     const built = await build(run, { name: "build", description: "Implement the request", prompt: request });
-    const verified = await verifyLoop(run, request, ["test"]);
-    if (!verified.passed) {
-      return run.finish({
-        accepted: false,
-        reason: `tests still fail after ${verified.fixes.length} fix(es)`,
-      });
-    }
+    const failing = await testsFailReason(run, request);
+    if (failing) return run.finish({ accepted: false, reason: failing });
     await commit(run, "commit", built);
-    return run.finish({ accepted: true, reason: verified.last?.summary ?? "tests pass" });
+    return run.finish({ accepted: true, reason: "tests pass" });
   },
 });

@@ -1,5 +1,13 @@
 import { defineWorkflow } from "../engine/run-api.js";
-import { build, captureRequest, commit, configuredSuites, plan, verifyLoop } from "./steps.js";
+import {
+  buildFromPlan,
+  captureRequest,
+  commit,
+  configuredSuites,
+  plan,
+  testsFailReason,
+  verifyLoop,
+} from "./steps.js";
 
 /** plan-build-test, then every configured suite with bounded fixes (each fix re-runs them all). */
 export const planBuildTestQualityWorkflow = defineWorkflow({
@@ -11,16 +19,9 @@ export const planBuildTestQualityWorkflow = defineWorkflow({
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);
-    const built = await build(run, {
-      name: "build",
-      description: "Implement the plan exactly",
-      prompt: request,
-      previous: planned,
-    });
-    const tested = await verifyLoop(run, request, ["test"]);
-    if (!tested.passed) {
-      return run.finish({ accepted: false, reason: `tests still fail after ${tested.fixes.length} fix(es)` });
-    }
+    const built = await buildFromPlan(run, request, planned);
+    const failing = await testsFailReason(run, request);
+    if (failing) return run.finish({ accepted: false, reason: failing });
     const checked = await verifyLoop(run, request, configuredSuites(run));
     if (!checked.passed) {
       return run.finish({ accepted: false, reason: checked.last?.summary ?? "a quality suite still fails" });

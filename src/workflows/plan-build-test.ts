@@ -1,5 +1,5 @@
 import { defineWorkflow } from "../engine/run-api.js";
-import { build, captureRequest, commit, plan, verifyLoop } from "./steps.js";
+import { buildFromPlan, captureRequest, commit, plan, testsFailReason } from "./steps.js";
 
 /** Plan, build from the plan, test with bounded fixes; committed only when the tests pass. */
 export const planBuildTestWorkflow = defineWorkflow({
@@ -11,20 +11,10 @@ export const planBuildTestWorkflow = defineWorkflow({
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);
-    const built = await build(run, {
-      name: "build",
-      description: "Implement the plan exactly",
-      prompt: request,
-      previous: planned,
-    });
-    const verified = await verifyLoop(run, request, ["test"]);
-    if (!verified.passed) {
-      return run.finish({
-        accepted: false,
-        reason: `tests still fail after ${verified.fixes.length} fix(es)`,
-      });
-    }
+    const built = await buildFromPlan(run, request, planned);
+    const failing = await testsFailReason(run, request);
+    if (failing) return run.finish({ accepted: false, reason: failing });
     await commit(run, "commit", built);
-    return run.finish({ accepted: true, reason: verified.last?.summary ?? "tests pass" });
+    return run.finish({ accepted: true, reason: "tests pass" });
   },
 });

@@ -1,5 +1,5 @@
 import { defineWorkflow } from "../engine/run-api.js";
-import { build, captureRequest, commit, plan } from "./steps.js";
+import { buildFromPlan, captureRequest, commit, plan } from "./steps.js";
 
 /** Plan, then build from the plan; one commit with the builder's message (plan file included). */
 export const planBuildWorkflow = defineWorkflow({
@@ -10,12 +10,7 @@ export const planBuildWorkflow = defineWorkflow({
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);
-    const built = await build(run, {
-      name: "build",
-      description: "Implement the plan exactly",
-      prompt: request,
-      previous: planned,
-    });
+    const built = await buildFromPlan(run, request, planned);
     await commit(run, "commit", built);
     return run.finish({ accepted: true, reason: built.summary || "built" });
   },

@@ -1,5 +1,13 @@
 import { defineWorkflow } from "../engine/run-api.js";
-import { build, captureRequest, commit, document, plan, reviewLoop, verifyLoop } from "./steps.js";
+import {
+  buildFromPlan,
+  captureRequest,
+  commit,
+  document,
+  plan,
+  reviewLoop,
+  testsFailReason,
+} from "./steps.js";
 
 /**
  * The whole loop with three commits, each carrying its own agent's message: the plan file (planner),
@@ -28,16 +36,9 @@ export const simpleSdlcWorkflow = defineWorkflow({
     await captureRequest(run, request);
     const planned = await plan(run, request);
     await commit(run, "commit-plan", planned);
-    const built = await build(run, {
-      name: "build",
-      description: "Implement the plan exactly",
-      prompt: request,
-      previous: planned,
-    });
-    const tested = await verifyLoop(run, request, ["test"]);
-    if (!tested.passed) {
-      return run.finish({ accepted: false, reason: `tests still fail after ${tested.fixes.length} fix(es)` });
-    }
+    const built = await buildFromPlan(run, request, planned);
+    const failing = await testsFailReason(run, request);
+    if (failing) return run.finish({ accepted: false, reason: failing });
     const reviewed = await reviewLoop(run, request, ["test"]);
     if (!reviewed.approved) {
       const why = reviewed.suitesPassed ? reviewed.review.blocking.join("; ") : "a revision broke the tests";

@@ -81,6 +81,16 @@ export function build(run: Run, step: BuildStep): Promise<Build> {
   );
 }
 
+/** The builder implementing a plan: the planner's envelope is its `previous`. */
+export function buildFromPlan(run: Run, request: string, planned: Plan): Promise<Build> {
+  return build(run, {
+    name: "build",
+    description: "Implement the plan exactly",
+    prompt: request,
+    previous: planned,
+  });
+}
+
 /** Runs one suite as a code phase named after it; the result is the next agent's `previous`. */
 export function runSuite(run: Run, suite: string): Promise<Verify> {
   return run.code(suite, { owner: "quality", description: `Run the ${suite} suite` }, (phase) =>
@@ -135,6 +145,12 @@ export async function verifyLoop(
       }),
     );
   }
+}
+
+/** `verifyLoop` over the `test` suite: null when the tests pass, else why the run is not accepted. */
+export async function testsFailReason(run: Run, request: string): Promise<string | null> {
+  const tested = await verifyLoop(run, request, ["test"]);
+  return tested.passed ? null : `tests still fail after ${tested.fixes.length} fix(es)`;
 }
 
 /** Captures the run's changes so far as a `ChangesOutput` (diff saved in the session directory). */

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pendingRequests, requestFile, writeRequest } from "../../src/engine/approval-files.js";
 import { cliPath, collect, Sandbox } from "../helpers/sandbox.js";
+import { alive, waitFor } from "../helpers/wait.js";
 
 // Every test runs the built CLI (`npm run build` first) in a scratch repo with a repo-local workflow
 // whose engineer phase asks; the answers come from a second `sssf` process, as from another terminal.
@@ -31,23 +32,6 @@ export default defineWorkflow({
 `;
 
 const me = `${userInfo().username}@${hostname()}`;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let sb: Sandbox;
 beforeEach(() => {

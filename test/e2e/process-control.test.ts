@@ -2,26 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collect, envelopeJson, Sandbox } from "../helpers/sandbox.js";
+import { alive, waitFor } from "../helpers/wait.js";
 
 interface Row {
   [key: string]: unknown;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 let sb: Sandbox;

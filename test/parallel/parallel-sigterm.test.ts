@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collect, Sandbox } from "../helpers/sandbox.js";
+import { alive, waitFor } from "../helpers/wait.js";
 
 // Drives the built CLI (`npm run build` first) with a repo-local workflow that fans out to two agents.
 
@@ -20,23 +21,6 @@ export default defineWorkflow({
   },
 });
 `;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -59,7 +43,7 @@ describe("SIGTERM during run.parallel", () => {
       path.join(sb.sessionDir("feedc0de"), agent, "exec_sessions/grandchild.pid");
     const ready = (agent: string) =>
       existsSync(pidFile(agent)) && readFileSync(pidFile(agent), "utf8").trim() !== "";
-    await waitFor(() => ready("alpha") && ready("beta"));
+    await waitFor(() => ready("alpha") && ready("beta"), 30_000, "both agents to start");
     const grandchildren = ["alpha", "beta"].map((agent) =>
       Number(readFileSync(pidFile(agent), "utf8").trim()),
     );

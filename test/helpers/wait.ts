@@ -1,0 +1,18 @@
+/** True while a process with this pid exists (signal 0 probes without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 50 ms; rejects after `timeoutMs` with what was awaited. */
+export async function waitFor(check: () => boolean, timeoutMs = 20_000, what = "a condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
