@@ -5,7 +5,6 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { mapLimited } from "./map-limited.js";
 import type { SavedPath } from "./restore-paths.js";
 
 /** One entry of a listing. `oid` is set only for a regular file whose content was stored. */
@@ -65,19 +64,21 @@ export async function listDirectory(
   dir: string,
   options: ListDirectoryOptions,
 ): Promise<Map<string, ListedEntry>> {
-  const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  // Synchronous on purpose: one level of lstat calls takes microseconds each, while the same calls
+  // through the thread pool cost ~0.1 ms apiece, and this runs before and after every agent send.
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    names = [];
+  }
   const accepted = options.accept ? names.filter(options.accept) : names;
-  const stats = await mapLimited(accepted, 32, (name) =>
-    fs.promises.lstat(path.join(dir, name)).catch(() => null),
-  );
   const listing = new Map<string, ListedEntry>();
   const toStore: string[] = [];
-  for (const [i, name] of accepted.entries()) {
-    const stat = stats[i];
+  for (const name of accepted) {
+    const stat = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
     if (!stat) continue;
-    const target = stat.isSymbolicLink()
-      ? await fs.promises.readlink(path.join(dir, name)).catch(() => undefined)
-      : undefined;
+    const target = stat.isSymbolicLink() ? readlinkOrUndefined(path.join(dir, name)) : undefined;
     const earlier = options.previous?.get(name);
     const entry: ListedEntry = {
       kind: kindOf(stat),
@@ -101,6 +102,14 @@ export async function listDirectory(
     }
   }
   return listing;
+}
+
+function readlinkOrUndefined(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined; // vanished while listing
+  }
 }
 
 /** What a listed entry can be restored to; an unlisted name was absent. */
