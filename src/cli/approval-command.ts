@@ -12,6 +12,7 @@ import {
   writeAnswerOnce,
 } from "../engine/approval-files.js";
 import { UsageError } from "../errors/usage-error.js";
+import { processAlive } from "../util/process-group.js";
 import { tracePaths } from "./read-context.js";
 import { reportError } from "./report-error.js";
 
@@ -36,21 +37,12 @@ export function answeredBy(): string {
   return `${user}@${hostname()}`;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Requests whose run is gone (killed without finalizing) are removed, not answered. */
 function liveRequests(dir: string): { live: ApprovalRequest[]; gone: ApprovalRequest[] } {
   const live: ApprovalRequest[] = [];
   const gone: ApprovalRequest[] = [];
   for (const request of pendingRequests(dir)) {
-    if (request.host === hostname() && !isAlive(request.pid)) {
+    if (request.host === hostname() && !processAlive(request.pid)) {
       removeQuietly(requestFile(dir, request.phase_id));
       gone.push(request);
     } else live.push(request);

@@ -3,11 +3,11 @@ import { DEMO_MODEL } from "../demo/demo-pi.js";
 import { DEMO_REQUEST } from "../demo/demo-story-files.js";
 import { type DemoOutcome, demoDataDir, runDemo } from "../demo/run-demo.js";
 import type { PhaseRow } from "../trace/events.js";
-import { terminateAllProcessGroups } from "../util/process-group.js";
 import { defaultAgents } from "../workflows/prompts/default-prompts.js";
 import { formatCost, formatDuration, formatTokens, table } from "./format.js";
 import { renderInitConfig } from "./init-config.js";
 import { GITIGNORE_LINES } from "./init-files.js";
+import { interruptOnSignals } from "./interrupt-signals.js";
 import { reportError } from "./report-error.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
 
@@ -86,23 +86,13 @@ function printSummary(demo: DemoOutcome, ui: boolean): void {
  * network. Returns the run's exit code (2 when nothing could start: a non-empty `--dir`, no pi).
  */
 export async function demoCommand(options: DemoCommandOptions): Promise<number> {
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      void terminateAllProcessGroups(0).finally(() => process.exit(1));
-      return;
-    }
-    process.stderr.write(`sssf: ${signal} received: stopping agents and finalizing the session\n`);
-    controller.abort(signal);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const interrupt = interruptOnSignals();
   try {
     const demo = await runDemo({
       dir: options.dir,
       init: initFiles(),
       reporter: (dir) => createTerminalReporter(process.stdout, dir),
-      signal: controller.signal,
+      signal: interrupt.signal,
       onReady({ dir, pi, fakeUrl }) {
         const where = `${pi.location}${pi.source === "PATH" ? " (found on PATH)" : ""}`;
         write(`sssf demo · scratch repo ${dir}`);
@@ -117,7 +107,6 @@ export async function demoCommand(options: DemoCommandOptions): Promise<number> 
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.dispose();
   }
 }

@@ -3,8 +3,8 @@ import path from "node:path";
 import { loadConfig } from "../engine/config.js";
 import { runWorkflow } from "../engine/run-workflow.js";
 import { UsageError } from "../errors/usage-error.js";
-import { terminateAllProcessGroups } from "../util/process-group.js";
 import { findWorkflow } from "../workflows/index.js";
+import { interruptOnSignals } from "./interrupt-signals.js";
 import { reportError } from "./report-error.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
 
@@ -46,19 +46,7 @@ export async function runCommand(
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    const controller = new AbortController();
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (controller.signal.aborted) {
-        // A second signal means "now": kill every agent group without grace and leave.
-        process.stderr.write(`sssf: second ${signal}: killing agents and exiting without finalizing\n`);
-        void terminateAllProcessGroups(0).finally(() => process.exit(1));
-        return;
-      }
-      process.stderr.write(`sssf: ${signal} received: stopping agents and finalizing the session\n`);
-      controller.abort(signal);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    const interrupt = interruptOnSignals();
     try {
       const outcome = await runWorkflow({
         workflow,
@@ -71,12 +59,11 @@ export async function runCommand(
         merge: options.merge === true,
         yes: options.yes === true,
         reporter: createTerminalReporter(process.stdout, cwd),
-        signal: controller.signal,
+        signal: interrupt.signal,
       });
       return outcome.exitCode;
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      interrupt.dispose();
     }
   } catch (error) {
     return reportError(error, verbose);

@@ -33,32 +33,11 @@ export function gitSync(cwd: string, args: string[]): string | null {
   }
 }
 
-/** Where `root` sits in its repository. */
+/** Where `root` sits in its repository (HEAD is not part of it: `gitStatus` reads it with the paths). */
 export interface GitLocation {
   /** `root` relative to the top level, "" or ending in "/" (as `git rev-parse --show-prefix` prints it). */
   prefix: string;
   format: ObjectFormat;
-  /** HEAD commit id, or null in a repository without commits. */
-  head: string | null;
-}
-
-/** Null when git is unavailable or `root` is not inside a work tree. Never rejects. */
-export async function locateGitRepo(root: string): Promise<GitLocation | null> {
-  const info = await git(root, [
-    "rev-parse",
-    "--is-inside-work-tree",
-    "--show-prefix",
-    "--show-object-format",
-  ]);
-  if (info === null) return null;
-  const [inside, prefix = "", format = "sha1"] = info.split("\n");
-  if (inside !== "true") return null;
-  const head = await git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
-  return {
-    prefix,
-    format: format === "sha256" ? "sha256" : "sha1",
-    head: head === null ? null : head.trim(),
-  };
 }
 
 /** What `git status` says of `root` in one process: HEAD, and each differing path with HEAD's object id. */
@@ -123,15 +102,16 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
   return { head, paths };
 }
 
-const locations = new Map<string, Omit<GitLocation, "head"> | null>();
+const locations = new Map<string, GitLocation | null>();
 
 /**
- * `locateGitRepo` for roots looked at again and again (a snapshot before and after every send): the
- * prefix and object format of a work tree do not change, so only the first call for a root spawns git
+ * Where `root` sits in its repository, or null when git is unavailable or `root` is not in a work tree.
+ * Roots are looked at again and again (a snapshot before and after every send), and the prefix and
+ * object format of a work tree do not change, so only the first call for a root spawns git
  * (a root outside git stays outside for the process's life, so the snapshots before and after a send
  * are always of the same kind). HEAD is not included; read it from `gitStatus`.
  */
-export async function locateGitRepoCached(root: string): Promise<Omit<GitLocation, "head"> | null> {
+export async function locateGitRepo(root: string): Promise<GitLocation | null> {
   const known = locations.get(root);
   if (known !== undefined) return known;
   const info = await git(root, [

@@ -3,7 +3,7 @@ import { SssfError } from "../errors/index.js";
 import type { PathChange } from "../gates/gate.js";
 import { isExcluded, normalizeExcludes } from "./exclude-prefixes.js";
 import { ABSENT, DIRECTORY, EMPTY_CONTENT, gitBlobFingerprint } from "./fingerprint.js";
-import { gitStatus, locateGitRepoCached, readTreeSync } from "./git.js";
+import { gitStatus, locateGitRepo, readTreeSync } from "./git.js";
 import { mapLimited } from "./map-limited.js";
 import { walkTree } from "./walk-tree.js";
 
@@ -42,11 +42,11 @@ export async function snapshotWorkingTree(
 ): Promise<TreeSnapshot> {
   const absoluteRoot = path.resolve(root);
   const exclude = normalizeExcludes(absoluteRoot, options.exclude);
-  const location = await locateGitRepoCached(absoluteRoot);
+  const location = await locateGitRepo(absoluteRoot);
   if (location === null) {
     return { root: absoluteRoot, entries: await walkTree(absoluteRoot, exclude), git: false, exclude };
   }
-  const status = await gitStatus(absoluteRoot, { ...location, head: null });
+  const status = await gitStatus(absoluteRoot, location);
   if (status === null) throw new SssfError("internal", `git status failed in ${absoluteRoot}`);
   const paths = [...status.paths.keys()].filter((file) => !isExcluded(file, exclude));
   const fingerprints = await mapLimited(paths, 32, (file) =>

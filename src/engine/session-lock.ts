@@ -1,20 +1,12 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { SessionLockedError } from "../errors/session-locked-error.js";
+import { processAlive } from "../util/process-group.js";
 
 interface LockContent {
   pid: number;
   host: string;
   started_at: string;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function readLock(file: string): LockContent | null {
@@ -50,7 +42,7 @@ export function acquireSessionLock(file: string, adwId: string): () => void {
       const holder = readLock(file);
       // A lock being written right now reads as empty: treat it as held.
       if (holder === null) throw new SessionLockedError(adwId, 0, file);
-      if (holder.host === hostname() && !isAlive(holder.pid)) {
+      if (holder.host === hostname() && !processAlive(holder.pid)) {
         try {
           unlinkSync(file);
         } catch {

@@ -21,6 +21,16 @@ export function trackedProcessGroups(): number[] {
   return [...liveGroups];
 }
 
+/** True while a process with this pid exists, ours or another user's (EPERM). Never throws. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Sends `signal` to the whole group led by `pid`. Never throws (the group may already be gone). */
 export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
