@@ -8,7 +8,7 @@ const BYTES = 1024 ** 3;
 
 const child = `
 import path from "node:path";
-import { execRuntime } from "${path.join(root, "dist/runtimes/exec.js")}";
+import { execRuntime } from "${path.join(root, "dist/runtimes/exec/index.js")}";
 const dir = process.argv[1];
 let samples = 0, peak = 0, calls = 0;
 const timer = setInterval(() => { samples++; peak = Math.max(peak, process.memoryUsage().rss); }, 50);

@@ -3,7 +3,7 @@
 // Time-to-commit is measured per event from the agent's emit stamp to its transaction's commit (the
 // commit time the tracer's writer thread reports), and to the moment this thread is told of it.
 import path from "node:path";
-import { execRuntime } from "../dist/runtimes/exec.js";
+import { execRuntime } from "../dist/runtimes/exec/index.js";
 import { newId, openTraceDb, Tracer } from "../dist/trace/index.js";
 import { fmt, median, percentile, root, scratch } from "./lib.mjs";
 

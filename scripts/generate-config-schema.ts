@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { configJsonSchema } from "../src/engine/config-schema.js";
+import { configJsonSchema } from "../src/config/config-schema.js";
 
 const target = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -3,8 +3,6 @@
  * @module
  */
 
-export { BUILTIN_RUNTIME_IDS, configJsonSchema, DEFAULT_CONFIG_PATH, loadConfig } from "./engine/config.js";
-export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./engine/config-types.js";
 export {
   type Decision,
   type DecisionAction,
@@ -12,8 +10,7 @@ export {
   type DecisionPolicy,
   decide,
   recordDecision,
-} from "./engine/decide.js";
-export type { RunReporter } from "./engine/reporter.js";
+} from "./api/decide.js";
 export {
   type AgentPhase,
   type AgentPhaseOptions,
@@ -28,13 +25,21 @@ export {
   type PhaseOptions,
   type Run,
   type Workflow,
-} from "./engine/run-api.js";
+} from "./api/run-api.js";
+export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config/config-types.js";
+export {
+  BUILTIN_RUNTIME_IDS,
+  configJsonSchema,
+  DEFAULT_CONFIG_PATH,
+  loadConfig,
+} from "./config/load-config.js";
 export { type RunOutcome, type RunWorkflowOptions, runWorkflow } from "./engine/run-workflow.js";
 export * from "./envelope/index.js";
 export * from "./errors/index.js";
 export * from "./gates/index.js";
-export { getRuntime, registeredRuntimeIds, registerRuntime } from "./runtimes/index.js";
+export { getRuntime, registeredRuntimeIds, registerRuntime } from "./runtimes/builtins.js";
 export type * from "./runtimes/runtime.js";
+export type { RunReporter } from "./session/reporter.js";
 export {
   builtinWorkflows,
   type DiscoverOptions,

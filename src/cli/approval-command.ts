@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import path from "node:path";
-import { checkAdwId } from "../engine/adw-id.js";
 import {
   type ApprovalRequest,
   answerFile,
@@ -10,8 +9,9 @@ import {
   removeQuietly,
   requestFile,
   writeAnswerOnce,
-} from "../engine/approval-files.js";
+} from "../approval/approval-files.js";
 import { UsageError } from "../errors/usage-error.js";
+import { checkAdwId } from "../session/adw-id.js";
 import { processAlive } from "../util/process-group.js";
 import { tracePaths } from "./read-context.js";
 import { reportError } from "./report-error.js";

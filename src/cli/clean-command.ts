@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR, loadConfig } from "../engine/config.js";
-import { type CleanEntry, cleanWorktrees } from "../engine/run-workspace-clean.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR, loadConfig } from "../config/load-config.js";
 import { UsageError } from "../errors/usage-error.js";
+import { type CleanEntry, cleanWorktrees } from "../workspace/run-workspace-clean.js";
 import { reportError } from "./report-error.js";
 
 export interface CleanCommandOptions {

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../engine/config.js";
-import type { AgentConfig, SssfConfig } from "../engine/config-types.js";
-import { getRuntime, registeredRuntimeIds } from "../runtimes/index.js";
+import type { AgentConfig, SssfConfig } from "../config/config-types.js";
+import { loadConfig } from "../config/load-config.js";
+import { getRuntime, registeredRuntimeIds } from "../runtimes/builtins.js";
 import type { RuntimeCheck } from "../runtimes/runtime.js";
 import { findExecutable } from "../util/find-executable.js";
 import { paint } from "./format.js";

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { BUILTIN_RUNTIME_IDS, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../engine/config-schema.js";
+import { BUILTIN_RUNTIME_IDS, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
 import { UsageError } from "../errors/usage-error.js";
 import { defaultAgents, defaultPrompts, sddAgents } from "../workflows/prompts/default-prompts.js";
 import { renderInitConfig } from "./init-config.js";

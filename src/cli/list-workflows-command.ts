@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH, loadConfig } from "../engine/config.js";
-import type { SssfConfig } from "../engine/config-types.js";
+import type { SssfConfig } from "../config/config-types.js";
+import { DEFAULT_CONFIG_PATH, loadConfig } from "../config/load-config.js";
 import { UsageError } from "../errors/usage-error.js";
 import { listWorkflows } from "../workflows/index.js";
 import { renderListing, type WorkflowListing, workflowRows } from "./list-workflows-rows.js";

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../engine/config.js";
+import { loadConfig } from "../config/load-config.js";
 import { runWorkflow } from "../engine/run-workflow.js";
 import { UsageError } from "../errors/usage-error.js";
 import { findWorkflow } from "../workflows/index.js";

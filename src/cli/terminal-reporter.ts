@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { RunReporter } from "../engine/reporter.js";
 import type { ToolCall } from "../runtimes/runtime.js";
+import type { RunReporter } from "../session/reporter.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { formatCost, formatDuration, formatTokens, paint, truncate } from "./format.js";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { SssfConfig } from "../engine/config-types.js";
+import type { SssfConfig } from "../config/config-types.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { ColorScheme } from "../ui/server/api-types.js";
 import { isLoopback, startUiServer } from "../ui/server/start-server.js";
@@ -33,12 +33,12 @@ function parsePort(value: string | undefined): number | undefined {
 async function uiPaths(options: ReadOptions): Promise<UiPaths> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { AGENT_COLOR_PALETTE, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } = await import(
-    "../engine/config-schema.js"
+    "../config/config-schema.js"
   );
   let config: SssfConfig | null = null;
   let notice: string | null = null;
   if (options.config !== undefined || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
-    const { loadConfig } = await import("../engine/config.js");
+    const { loadConfig } = await import("../config/load-config.js");
     try {
       config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     } catch (error) {

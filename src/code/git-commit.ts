@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
-import type { PathChange } from "../gates/gate.js";
+import type { PathChange } from "./path-change.js";
 
 /** Output of a diff over a whole run can be large; keep it bounded but generous. */
 const MAX_BUFFER = 512 * 1024 * 1024;

@@ -1,6 +1,15 @@
-import type { QualitySuiteConfig } from "../engine/config-types.js";
-import type { SuiteResult } from "../gates/gate.js";
+import type { QualitySuiteConfig } from "../config/config-types.js";
 import { runCommand } from "./run-command.js";
+
+/** How a quality suite ended: what a `testsPass` gate and a suite code phase read. */
+export interface SuiteResult {
+  suite: string;
+  command: string[];
+  passed: boolean;
+  exitCode: number | null;
+  durationMs: number;
+  outputTail: string;
+}
 
 /** Lines of output a suite result keeps. */
 const TAIL_LINES = 60;

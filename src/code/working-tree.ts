@@ -1,10 +1,10 @@
 import path from "node:path";
 import { SssfError } from "../errors/index.js";
-import type { PathChange } from "../gates/gate.js";
 import { isExcluded, normalizeExcludes } from "./exclude-prefixes.js";
 import { ABSENT, DIRECTORY, EMPTY_CONTENT, gitBlobFingerprint } from "./fingerprint.js";
 import { gitStatus, locateGitRepo, readTreeSync } from "./git.js";
 import { mapLimited } from "./map-limited.js";
+import type { PathChange } from "./path-change.js";
 import { walkTree } from "./walk-tree.js";
 
 /**

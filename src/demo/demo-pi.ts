@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SssfError } from "../errors/sssf-error.js";
-import { locatePi, PI_PACKAGE } from "../runtimes/pi-install.js";
+import { locatePi, PI_PACKAGE } from "../runtimes/pi/install.js";
 import { fakeProxyEnv } from "../testing/fake-model/fake-model-env.js";
 
 /** The pi version sssf's tests and this demo's script are written against. */

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../engine/config-schema.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
 import { SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { DEFAULT_AGENT_NAMES, defaultPrompts } from "../workflows/prompts/default-prompts.js";

@@ -6,10 +6,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadConfig } from "../engine/config.js";
-import type { SssfConfig } from "../engine/config-types.js";
-import type { RunReporter } from "../engine/reporter.js";
+import type { SssfConfig } from "../config/config-types.js";
+import { loadConfig } from "../config/load-config.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
+import type { RunReporter } from "../session/reporter.js";
 import { createFakeModelServer } from "../testing/fake-model/fake-model-server.js";
 import { simpleSdlcWorkflow } from "../workflows/simple-sdlc.js";
 import { type DemoPi, locateDemoPi, preparePiWorld } from "./demo-pi.js";

@@ -1,6 +1,6 @@
 import { type Gate, type GateContext, GateReport } from "../gates/gate.js";
+import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
-import type { SessionTrace } from "./session-trace.js";
 
 /**
  * Runs every gate on an envelope and traces each report (a `gate_results` row with every check,

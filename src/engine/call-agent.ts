@@ -1,4 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import type { CallOptions } from "../api/run-api.js";
+import type { WriteBoundary } from "../boundary/write-boundary.js";
+import { breachReason } from "../boundary/write-boundary-breach.js";
+import { sendWithinBoundary } from "../boundary/write-boundary-send.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import type { EnvelopeProblem } from "../envelope/parse-envelope.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
@@ -6,11 +10,7 @@ import type { GateContext } from "../gates/gate.js";
 import { applyGates } from "./apply-gates.js";
 import { type CallContract, callContract } from "./call-contract.js";
 import { renderPrompt } from "./prompts.js";
-import type { CallOptions } from "./run-api.js";
 import type { SendContext } from "./send-to-agent.js";
-import type { WriteBoundary } from "./write-boundary.js";
-import { breachReason } from "./write-boundary-breach.js";
-import { sendWithinBoundary } from "./write-boundary-send.js";
 
 export interface CallContext extends SendContext {
   jsonFixAttempts: number;

@@ -1,3 +1,4 @@
+import type { ContractFormat } from "../api/run-api.js";
 import { gateCorrectionMessage, jsonCorrectionMessage } from "../envelope/correction.js";
 import { markdownCorrectionMessage, markdownGateCorrectionMessage } from "../envelope/markdown-correction.js";
 import { markdownTypeProblem, parseMarkdownEnvelope } from "../envelope/markdown-envelope.js";
@@ -6,7 +7,6 @@ import { type EnvelopeProblem, parseEnvelope } from "../envelope/parse-envelope.
 import { outputJsonSchema, reportSection } from "../envelope/report-section.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { GateReport } from "../gates/gate.js";
-import type { ContractFormat } from "./run-api.js";
 
 /** A reply read under the call's contract: the envelope, or its problems and the correction to send. */
 export type ContractParse<E> =

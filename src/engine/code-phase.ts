@@ -1,12 +1,12 @@
+import type { CodePhase, CommitResult } from "../api/run-api.js";
+import type { SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import { ChangesOutput, type VerifyOutput } from "../envelope/schemas.js";
 import { SssfError } from "../errors/sssf-error.js";
+import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
 import { runSuitePhase } from "./code-support.js";
-import type { SssfConfig } from "./config-types.js";
-import type { CodePhase, CommitResult } from "./run-api.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
-import type { SessionTrace } from "./session-trace.js";
 
 /** What a code phase's handle works with. */
 export interface CodePhaseDeps {

@@ -1,22 +1,9 @@
-import path from "node:path";
 import { runQualitySuite } from "../code/quality.js";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
+import type { SssfConfig } from "../config/config-types.js";
+import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange, SuiteResult } from "../gates/gate.js";
-import type { SssfConfig } from "./config-types.js";
-
-/** Paths sssf itself writes during a phase; they are never the phase's changes. */
-export function engineOwnedPrefixes(config: SssfConfig): string[] {
-  const db = path.relative(config.repoRoot, config.dbPath);
-  const prefixes = [
-    path.relative(config.repoRoot, config.dataDir),
-    db,
-    `${db}-wal`,
-    `${db}-shm`,
-    `${db}-journal`,
-  ];
-  return prefixes.filter((p) => p !== "" && !p.startsWith("..")).map((p) => p.split(path.sep).join("/"));
-}
 
 export interface ChangeTracking {
   changes(): Promise<PathChange[]>;

@@ -1,15 +1,3 @@
-import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { isSssfError, SssfError } from "../errors/sssf-error.js";
-import type { GateContext, PathChange } from "../gates/gate.js";
-import type { Runtime } from "../runtimes/runtime.js";
-import type { PhaseKind, PhaseRow } from "../trace/events.js";
-import type { AgentSessions } from "./agent-session.js";
-import { callAgent } from "./call-agent.js";
-import { codePhaseHandle } from "./code-phase.js";
-import { runSuitePhase, startChangeTracking } from "./code-support.js";
-import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
-import { approveCommandFlags, askEngineer } from "./engineer-ask.js";
-import { phaseReporter, type RunReporter } from "./reporter.js";
 import type {
   AgentPhase,
   AgentPhaseOptions,
@@ -20,15 +8,27 @@ import type {
   FinishOptions,
   PhaseOptions,
   Run,
-} from "./run-api.js";
+} from "../api/run-api.js";
+import { approveCommandFlags, askEngineer } from "../approval/engineer-ask.js";
+import { type WriteBoundary, writeBoundaryFor } from "../boundary/write-boundary.js";
+import { ownChanges } from "../boundary/write-boundary-attribution.js";
+import { namedInsideRoot, withRealPaths } from "../boundary/write-boundary-paths.js";
+import { BoundarySends } from "../boundary/write-boundary-sends.js";
+import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
+import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import { isSssfError, SssfError } from "../errors/sssf-error.js";
+import type { GateContext, PathChange } from "../gates/gate.js";
+import type { Runtime } from "../runtimes/runtime.js";
+import type { AgentSessions } from "../session/agent-session.js";
+import { phaseReporter, type RunReporter } from "../session/reporter.js";
+import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session-dirs.js";
+import type { SessionTrace } from "../session/session-trace.js";
+import type { PhaseKind, PhaseRow } from "../trace/events.js";
+import { callAgent } from "./call-agent.js";
+import { codePhaseHandle } from "./code-phase.js";
+import { runSuitePhase, startChangeTracking } from "./code-support.js";
 import type { RunChanges } from "./run-changes.js";
 import { RunScope } from "./run-scope.js";
-import { agentDirs, ensureAgentDirs, type SessionDirs } from "./session-dirs.js";
-import type { SessionTrace } from "./session-trace.js";
-import { type WriteBoundary, writeBoundaryFor } from "./write-boundary.js";
-import { ownChanges } from "./write-boundary-attribution.js";
-import { namedInsideRoot, withRealPaths } from "./write-boundary-paths.js";
-import { BoundarySends } from "./write-boundary-sends.js";
 
 export interface RunEngineOptions {
   config: SssfConfig;

@@ -1,22 +1,22 @@
 import { existsSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
-import type { FastForwardResult } from "../code/worktree-merge.js";
+import type { Workflow } from "../api/run-api.js";
+import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { getRuntime, registeredRuntimeIds } from "../runtimes/index.js";
+import { getRuntime, registeredRuntimeIds } from "../runtimes/builtins.js";
 import type { Runtime } from "../runtimes/runtime.js";
+import { checkAdwId, mintAdwId } from "../session/adw-id.js";
+import { AgentSessions } from "../session/agent-session.js";
+import { type RunReporter, silentReporter } from "../session/reporter.js";
+import { ensureSessionDirs, sessionDirs } from "../session/session-dirs.js";
+import { acquireSessionLock } from "../session/session-lock.js";
+import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { getSession, maxPhaseNumber } from "../trace/queries.js";
 import { Tracer } from "../trace/tracer.js";
 import { terminateAllProcessGroups } from "../util/process-group.js";
-import { checkAdwId, mintAdwId } from "./adw-id.js";
-import { AgentSessions } from "./agent-session.js";
-import { type AgentConfig, findAgent, type SssfConfig } from "./config-types.js";
-import { type RunReporter, silentReporter } from "./reporter.js";
-import type { Workflow } from "./run-api.js";
-import { RunChanges } from "./run-changes.js";
-import { RunEngine } from "./run-engine.js";
 import {
   announceWorkspace,
   openWorkspace,
@@ -25,11 +25,11 @@ import {
   workspaceColumns,
   workspaceConfig,
   workspaceExclude,
-} from "./run-workspace.js";
-import { mergeIfAccepted } from "./run-workspace-merge.js";
-import { ensureSessionDirs, sessionDirs } from "./session-dirs.js";
-import { acquireSessionLock } from "./session-lock.js";
-import { nowIso, SessionTrace } from "./session-trace.js";
+} from "../workspace/run-workspace.js";
+import { mergeIfAccepted } from "../workspace/run-workspace-merge.js";
+import type { FastForwardResult } from "../workspace/worktree-merge.js";
+import { RunChanges } from "./run-changes.js";
+import { RunEngine } from "./run-engine.js";
 
 export interface RunWorkflowOptions {
   workflow: Workflow;

@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import type { AgentConfig } from "../config/config-types.js";
 import type { AgentSendResult, Runtime, ToolCall } from "../runtimes/runtime.js";
+import type { AgentSessionState, AgentSessions } from "../session/agent-session.js";
+import type { RunReporter } from "../session/reporter.js";
+import type { AgentDirs } from "../session/session-dirs.js";
+import type { SessionTrace } from "../session/session-trace.js";
 import type { EventRow, PhaseRow, ProcessRow } from "../trace/events.js";
 import { newId } from "../trace/ids.js";
-import type { AgentSessionState, AgentSessions } from "./agent-session.js";
-import type { AgentConfig } from "./config-types.js";
-import type { RunReporter } from "./reporter.js";
-import type { AgentDirs } from "./session-dirs.js";
-import type { SessionTrace } from "./session-trace.js";
 
 export interface SendContext {
   adwId: string;

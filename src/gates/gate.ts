@@ -1,3 +1,7 @@
+import type { PathChange } from "../code/path-change.js";
+import type { SuiteResult } from "../code/quality.js";
+
+export type { PathChange, SuiteResult };
 /**
  * Gates verify an envelope's claims against facts after the agent is done. Leaf module: imports
  * nothing from the engine. A gate never judges quality; it checks what is mechanically checkable.
@@ -30,22 +34,6 @@ export class GateReport {
   get violations(): string[] {
     return this.checks.filter((c) => !c.ok).map((c) => (c.note ? `${c.item}: ${c.note}` : c.item));
   }
-}
-
-/** A path the phase created, modified, deleted or renamed, relative to the repo root (POSIX separators). */
-export interface PathChange {
-  path: string;
-  change: "added" | "modified" | "deleted" | "renamed";
-  previousPath?: string;
-}
-
-export interface SuiteResult {
-  suite: string;
-  command: string[];
-  passed: boolean;
-  exitCode: number | null;
-  durationMs: number;
-  outputTail: string;
 }
 
 /** What a gate may ask about the run. */

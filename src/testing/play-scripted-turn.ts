@@ -11,7 +11,7 @@ import type {
   ExecResultLine,
   ExecToolCallLine,
   ExecUsageLine,
-} from "../runtimes/exec-protocol.js";
+} from "../runtimes/exec/protocol.js";
 import type { ScriptedToolCall, ScriptedTurn } from "./scripted-turn.js";
 
 /** Bytes per noise line, newline included. */

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { ExecRequest } from "../runtimes/exec-protocol.js";
+import type { ExecRequest } from "../runtimes/exec/protocol.js";
 import {
   type Script,
   type ScriptedSend,

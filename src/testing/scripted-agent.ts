@@ -7,7 +7,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { EXEC_PROTOCOL, type ExecRequest } from "../runtimes/exec-protocol.js";
+import { EXEC_PROTOCOL, type ExecRequest } from "../runtimes/exec/protocol.js";
 import { playScriptedTurn } from "./play-scripted-turn.js";
 import { claimTurn, recordSend, sessionExists, withScriptLock } from "./script-state.js";
 import type { Script } from "./scripted-turn.js";

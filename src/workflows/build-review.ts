@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { build, captureRequest, commit, reviewLoop } from "./steps.js";
 
 /** Build, then review with bounded revisions; committed only when the reviewer approves. */

@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { build, captureRequest, commit, testsFailReason } from "./steps.js";
 
 /** Build, then test with bounded fixes (the last fix re-tested); committed only when the tests pass. */

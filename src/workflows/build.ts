@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { build, captureRequest, commit } from "./steps.js";
 
 /** One builder pass, gated on its claimed changes, committed with its message. */

@@ -3,7 +3,7 @@
  * loader, validate what it exports. Every failure is a `ConfigError` naming the file, never a stack.
  */
 import { pathToFileURL } from "node:url";
-import type { Workflow } from "../engine/run-api.js";
+import type { Workflow } from "../api/run-api.js";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
 import { describeLoadError } from "./discover-errors.js";
 import type { RepoWorkflowFile } from "./discover-files.js";

@@ -2,7 +2,7 @@
  * Checking that a repo-local workflow module exports a workflow: the default export, or a named
  * `workflow` export, shaped like `defineWorkflow({ name, description, agents, run })`.
  */
-import type { Workflow } from "../engine/run-api.js";
+import type { Workflow } from "../api/run-api.js";
 import type { ConfigProblem } from "../errors/config-error.js";
 import { canonicalWorkflowName } from "./discover-files.js";
 

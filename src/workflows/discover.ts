@@ -3,7 +3,7 @@
  * wins over a built-in of the same name. Only the file a lookup names is ever imported.
  */
 import path from "node:path";
-import type { Workflow } from "../engine/run-api.js";
+import type { Workflow } from "../api/run-api.js";
 import { ConfigError } from "../errors/config-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import {

@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { captureRequest, commit, document } from "./steps.js";
 
 /** The documenter writes up the request (or the session's last change on a rejoin); committed. */

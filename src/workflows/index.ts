@@ -1,4 +1,4 @@
-import type { Workflow } from "../engine/run-api.js";
+import type { Workflow } from "../api/run-api.js";
 import { buildWorkflow } from "./build.js";
 import { buildReviewWorkflow } from "./build-review.js";
 import { buildTestWorkflow } from "./build-test.js";

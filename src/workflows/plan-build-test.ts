@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { buildFromPlan, captureRequest, commit, plan, testsFailReason } from "./steps.js";
 
 /** Plan, build from the plan, test with bounded fixes; committed only when the tests pass. */

@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { buildFromPlan, captureRequest, commit, plan } from "./steps.js";
 
 /** Plan, then build from the plan; one commit with the builder's message (plan file included). */

@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { captureRequest, commit, plan } from "./steps.js";
 
 /** A plan file written and committed with the planner's own message. */

@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { GenericOutput } from "../envelope/schemas.js";
 import { gates } from "../gates/index.js";
 

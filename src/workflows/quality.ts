@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { captureRequest, commit, configuredSuites, verifyLoop } from "./steps.js";
 
 /** Every configured suite; the builder fixes failures (each fix re-checked) and the fixes are committed. */

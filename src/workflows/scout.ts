@@ -1,4 +1,4 @@
-import { defineWorkflow } from "../engine/run-api.js";
+import { defineWorkflow } from "../api/run-api.js";
 import { captureRequest, scout } from "./steps.js";
 
 /** Read-only exploration: the scout's findings, with the notes it wrote checked to exist. */

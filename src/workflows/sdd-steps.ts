@@ -2,8 +2,8 @@
  * Steps of the `sdd` workflow: each agent answers with the Markdown result contract, and code decides
  * what happens next with `decide()` — proceed, ask the engineer, or stop.
  */
-import { type Decision, decide, recordDecision } from "../engine/decide.js";
-import type { Run } from "../engine/run-api.js";
+import { type Decision, decide, recordDecision } from "../api/decide.js";
+import type { Run } from "../api/run-api.js";
 import { MarkdownResult, type Risk } from "../envelope/markdown-result-type.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import { gates } from "../gates/index.js";

@@ -3,7 +3,7 @@
  * bound (`maxFixes`, `maxRevisions`) or a fact (a suite's exit code, a review's `approved`).
  */
 
-import type { CommitResult, Run } from "../engine/run-api.js";
+import type { CommitResult, Run } from "../api/run-api.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import {
   BuildOutput,

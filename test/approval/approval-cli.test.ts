@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { hostname, tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pendingRequests, requestFile, writeRequest } from "../../src/engine/approval-files.js";
+import { pendingRequests, requestFile, writeRequest } from "../../src/approval/approval-files.js";
 import { cliPath, collect, Sandbox } from "../helpers/sandbox.js";
 import { alive, waitFor } from "../helpers/wait.js";
 

@@ -2,15 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { decide, recordDecision } from "../../src/api/decide.js";
+import { defineWorkflow, type EngineerAnswer } from "../../src/api/run-api.js";
 import {
   answerFile,
   approvalsDir,
   pendingRequests,
   writeAnswerOnce,
-} from "../../src/engine/approval-files.js";
-import { waitForFile } from "../../src/engine/approval-wait.js";
-import { decide, recordDecision } from "../../src/engine/decide.js";
-import { defineWorkflow, type EngineerAnswer } from "../../src/engine/run-api.js";
+} from "../../src/approval/approval-files.js";
+import { waitForFile } from "../../src/approval/approval-wait.js";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
 import { MarkdownResult } from "../../src/envelope/markdown-result-type.js";
 import { createRepo, type Repo } from "../engine/workflow-fixture.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Decision, decide, recordDecision } from "../../src/engine/decide.js";
+import { type Decision, decide, recordDecision } from "../../src/api/decide.js";
 import { MarkdownResult, type Risk } from "../../src/envelope/markdown-result-type.js";
 
 type Status = "success" | "warning" | "failure";

@@ -1,9 +1,9 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { breachLabel, breachReason } from "../../src/engine/write-boundary-breach.js";
-import { isWithin, resolveToolPath, toolCallPaths } from "../../src/engine/write-boundary-paths.js";
-import { compileBoundary, worseRule } from "../../src/engine/write-boundary-rules.js";
+import { breachLabel, breachReason } from "../../src/boundary/write-boundary-breach.js";
+import { isWithin, resolveToolPath, toolCallPaths } from "../../src/boundary/write-boundary-paths.js";
+import { compileBoundary, worseRule } from "../../src/boundary/write-boundary-rules.js";
 
 describe("compileBoundary", () => {
   it("allows everything but protected files with the default writes", () => {

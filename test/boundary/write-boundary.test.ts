@@ -15,8 +15,8 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SssfConfig } from "../../src/engine/config-types.js";
-import { boundaryExcludes, WriteBoundary } from "../../src/engine/write-boundary.js";
+import { boundaryExcludes, WriteBoundary } from "../../src/boundary/write-boundary.js";
+import type { SssfConfig } from "../../src/config/config-types.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import { git } from "./boundary-fixture.js";
 

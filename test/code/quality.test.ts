@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runQualitySuite } from "../../src/code/quality.js";
-import type { QualitySuiteConfig } from "../../src/engine/config-types.js";
+import type { QualitySuiteConfig } from "../../src/config/config-types.js";
 import { makeTempDir, removeTempDir } from "./fixtures.js";
 
 let dir = "";

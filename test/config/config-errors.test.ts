@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type LoadConfigOptions, loadConfig } from "../../src/engine/config.js";
+import { type LoadConfigOptions, loadConfig } from "../../src/config/load-config.js";
 import { ConfigError } from "../../src/errors/config-error.js";
 import { createTempRepo, type TempRepo, writePrompts } from "./temp-repo.js";
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { configJsonSchema } from "../../src/engine/config.js";
+import { configJsonSchema } from "../../src/config/load-config.js";
 
 const committedPath = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findAgent } from "../../src/config/config-types.js";
 import {
   AGENT_COLOR_PALETTE,
   DEFAULT_CONFIG_PATH,
   DEFAULT_DATA_DIR,
   loadConfig,
-} from "../../src/engine/config.js";
-import { findAgent } from "../../src/engine/config-types.js";
+} from "../../src/config/load-config.js";
 import { createTempRepo, type TempRepo, writePrompts } from "./temp-repo.js";
 
 let repo: TempRepo;

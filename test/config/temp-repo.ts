@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH } from "../../src/engine/config.js";
+import { DEFAULT_CONFIG_PATH } from "../../src/config/load-config.js";
 
 /** A throwaway repo root under the OS temp dir, holding real files. */
 export interface TempRepo {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { defineWorkflow } from "../../src/engine/run-api.js";
+import { defineWorkflow } from "../../src/api/run-api.js";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
 import { MarkdownResult } from "../../src/envelope/markdown-result-type.js";
 import type { OutputType } from "../../src/envelope/output-type.js";

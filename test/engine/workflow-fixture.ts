@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { loadConfig } from "../../src/engine/config.js";
-import type { SssfConfig } from "../../src/engine/config-types.js";
+import type { SssfConfig } from "../../src/config/config-types.js";
+import { loadConfig } from "../../src/config/load-config.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
 
 export interface Repo {

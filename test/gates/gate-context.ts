@@ -1,5 +1,5 @@
 import { runQualitySuite } from "../../src/code/quality.js";
-import type { QualitySuiteConfig } from "../../src/engine/config-types.js";
+import type { QualitySuiteConfig } from "../../src/config/config-types.js";
 import type { GateContext, PathChange } from "../../src/gates/gate.js";
 
 /** A real gate context for `repoRoot`: fixed phase changes, suites run as real processes. */

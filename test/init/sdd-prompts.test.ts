@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { compileBoundary } from "../../src/boundary/write-boundary-rules.js";
 import { renderPrompt } from "../../src/engine/prompts.js";
-import { compileBoundary } from "../../src/engine/write-boundary-rules.js";
 import { parseMarkdownResult } from "../../src/envelope/markdown-parse.js";
 import { MarkdownResult } from "../../src/envelope/markdown-result-type.js";
 import { reportSection } from "../../src/envelope/report-section.js";

@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { WriteBoundary } from "../../src/engine/write-boundary.js";
-import { assignBlame, ownChanges } from "../../src/engine/write-boundary-attribution.js";
-import { compileBoundary } from "../../src/engine/write-boundary-rules.js";
-import { BoundarySends } from "../../src/engine/write-boundary-sends.js";
+import { WriteBoundary } from "../../src/boundary/write-boundary.js";
+import { assignBlame, ownChanges } from "../../src/boundary/write-boundary-attribution.js";
+import { compileBoundary } from "../../src/boundary/write-boundary-rules.js";
+import { BoundarySends } from "../../src/boundary/write-boundary-sends.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 
 let parent: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { defineWorkflow, type Run } from "../../src/engine/run-api.js";
+import { defineWorkflow, type Run } from "../../src/api/run-api.js";
 import { BuildOutput, GenericOutput } from "../../src/envelope/schemas.js";
 import { gates } from "../../src/gates/index.js";
 import type { ScriptedTurn } from "../../src/testing/index.js";

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { loadConfig } from "../../src/engine/config.js";
-import type { SssfConfig } from "../../src/engine/config-types.js";
-import type { Workflow } from "../../src/engine/run-api.js";
+import type { Workflow } from "../../src/api/run-api.js";
+import type { SssfConfig } from "../../src/config/config-types.js";
+import { loadConfig } from "../../src/config/load-config.js";
 import { type RunOutcome, runWorkflow } from "../../src/engine/run-workflow.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
 

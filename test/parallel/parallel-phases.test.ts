@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentPhase, defineWorkflow, type Run } from "../../src/engine/run-api.js";
+import { type AgentPhase, defineWorkflow, type Run } from "../../src/api/run-api.js";
 import { GenericOutput } from "../../src/envelope/schemas.js";
 import { isSssfError } from "../../src/errors/sssf-error.js";
 import { ok, overlap, World } from "./parallel-fixture.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
-import { claudeCodeRuntime } from "../../src/runtimes/claude-code.js";
+import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { type ClaudeWorld, claudeBinary, createClaudeWorld, userTexts } from "./claude-code-world.js";
 import { engineRepo } from "./cli-harness.js";

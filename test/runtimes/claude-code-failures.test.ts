@@ -1,9 +1,9 @@
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeRuntime } from "../../src/runtimes/claude-code.js";
-import { claudeTranscriptPath } from "../../src/runtimes/claude-code-session.js";
-import { claudeSocketPaths, claudeTmpDir } from "../../src/runtimes/claude-code-tmp.js";
+import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
+import { claudeSocketPaths, claudeTmpDir } from "../../src/runtimes/claude-code/scratch.js";
+import { claudeTranscriptPath } from "../../src/runtimes/claude-code/session.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import { type ClaudeWorld, claudeBinary, createClaudeWorld } from "./claude-code-world.js";
 import { recordingObserver } from "./cli-harness.js";

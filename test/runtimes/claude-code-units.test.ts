@@ -2,14 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeArgs, sssfToolName, validateClaudeCodeSettings } from "../../src/runtimes/claude-code-args.js";
-import { createClaudeStreamParser } from "../../src/runtimes/claude-code-events.js";
+import { claudeArgs, sssfToolName, validateClaudeCodeSettings } from "../../src/runtimes/claude-code/args.js";
+import { createClaudeStreamParser } from "../../src/runtimes/claude-code/events.js";
 import {
   claudeProjectSlug,
   claudeSessionUuid,
   claudeTranscriptPath,
   planClaudeSession,
-} from "../../src/runtimes/claude-code-session.js";
+} from "../../src/runtimes/claude-code/session.js";
 import type { AgentSendRequest, ToolCall, Usage } from "../../src/runtimes/runtime.js";
 
 const dirs: string[] = [];

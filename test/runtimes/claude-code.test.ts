@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claudeCodeRuntime } from "../../src/runtimes/claude-code.js";
-import { claudeSessionUuid, claudeTranscriptPath } from "../../src/runtimes/claude-code-session.js";
+import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
+import { claudeSessionUuid, claudeTranscriptPath } from "../../src/runtimes/claude-code/session.js";
 import {
   anthropicBody,
   type ClaudeWorld,

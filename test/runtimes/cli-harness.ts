@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { loadConfig } from "../../src/engine/config.js";
-import type { SssfConfig } from "../../src/engine/config-types.js";
+import type { SssfConfig } from "../../src/config/config-types.js";
+import { loadConfig } from "../../src/config/load-config.js";
 import type { AgentSendObserver, AgentSendRequest, ToolCall, Usage } from "../../src/runtimes/runtime.js";
 import {
   createFakeModelServer,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { planCodexTools, validateCodexTools } from "../../src/runtimes/codex-args.js";
-import type { CodexCatalog } from "../../src/runtimes/codex-catalog.js";
-import { type CodexConfig, readTomlStrings } from "../../src/runtimes/codex-config.js";
-import { createCodexParser, isModelRejection, usageSince } from "../../src/runtimes/codex-events.js";
-import { unwrapShell } from "../../src/runtimes/codex-items.js";
-import { resolveCodexModel } from "../../src/runtimes/codex-model.js";
+import { planCodexTools, validateCodexTools } from "../../src/runtimes/codex/args.js";
+import type { CodexCatalog } from "../../src/runtimes/codex/catalog.js";
+import { type CodexConfig, readTomlStrings } from "../../src/runtimes/codex/config.js";
+import { createCodexParser, isModelRejection, usageSince } from "../../src/runtimes/codex/events.js";
+import { unwrapShell } from "../../src/runtimes/codex/items.js";
+import { resolveCodexModel } from "../../src/runtimes/codex/models.js";
 import { recordingObserver } from "./cli-harness.js";
 
 const config = (overrides: Partial<CodexConfig> = {}): CodexConfig => ({

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
-import { codexRuntime } from "../../src/runtimes/codex.js";
+import { codexRuntime } from "../../src/runtimes/codex/index.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { type CliWorld, engineRepo } from "./cli-harness.js";

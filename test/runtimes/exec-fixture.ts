@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execRuntime } from "../../src/runtimes/exec.js";
+import { execRuntime } from "../../src/runtimes/exec/index.js";
 import type {
   AgentSendRequest,
   AgentSendResult,

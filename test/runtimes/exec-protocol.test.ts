@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { toToolCall } from "../../src/runtimes/exec.js";
-import { parseExecLine } from "../../src/runtimes/exec-protocol.js";
-import { getRuntime, registeredRuntimeIds, registerRuntime } from "../../src/runtimes/index.js";
-import { createLineSplitter } from "../../src/runtimes/line-splitter.js";
+import { getRuntime, registeredRuntimeIds, registerRuntime } from "../../src/runtimes/builtins.js";
+import { toToolCall } from "../../src/runtimes/exec/index.js";
+import { parseExecLine } from "../../src/runtimes/exec/protocol.js";
 import { emptyUsage } from "../../src/runtimes/runtime.js";
-import { toolCallName, toolResultSnippet } from "../../src/runtimes/tool-call-name.js";
+import { createLineSplitter } from "../../src/runtimes/send-loop/line-splitter.js";
+import { toolCallName, toolResultSnippet } from "../../src/runtimes/send-loop/tool-call-name.js";
 
 describe("parseExecLine", () => {
   it("ignores non-JSON, non-objects and unknown types", () => {

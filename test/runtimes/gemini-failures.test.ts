@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { geminiRuntime } from "../../src/runtimes/gemini.js";
-import { geminiSessionUuid } from "../../src/runtimes/gemini-sessions.js";
+import { geminiRuntime } from "../../src/runtimes/gemini/index.js";
+import { geminiSessionUuid } from "../../src/runtimes/gemini/session.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import { recordingObserver } from "./cli-harness.js";
 import { createGeminiWorld, type GeminiWorld } from "./gemini-world.js";

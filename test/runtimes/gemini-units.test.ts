@@ -3,15 +3,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { approvalModeFor, geminiPolicyToml, validateGeminiTools } from "../../src/runtimes/gemini-args.js";
-import { createGeminiParser, geminiUsage } from "../../src/runtimes/gemini-events.js";
-import { modelsFromBundleSource } from "../../src/runtimes/gemini-models.js";
+import { approvalModeFor, geminiPolicyToml, validateGeminiTools } from "../../src/runtimes/gemini/args.js";
+import { createGeminiParser, geminiUsage } from "../../src/runtimes/gemini/events.js";
+import { modelsFromBundleSource } from "../../src/runtimes/gemini/models.js";
 import {
   geminiSessionUuid,
   parseGeminiConversation,
   planGeminiSession,
-} from "../../src/runtimes/gemini-sessions.js";
-import { stripJsonComments } from "../../src/runtimes/gemini-settings.js";
+} from "../../src/runtimes/gemini/session.js";
+import { stripJsonComments } from "../../src/runtimes/gemini/settings.js";
 import { recordingObserver } from "./cli-harness.js";
 
 let scratch: string | undefined;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { geminiRuntime } from "../../src/runtimes/gemini.js";
+import { geminiRuntime } from "../../src/runtimes/gemini/index.js";
 import type { ProcessStart } from "../../src/runtimes/runtime.js";
 import { recordingObserver } from "./cli-harness.js";
 import {

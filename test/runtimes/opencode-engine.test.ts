@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
-import { opencodeRuntime } from "../../src/runtimes/opencode.js";
+import { opencodeRuntime } from "../../src/runtimes/opencode/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { engineRepo } from "./cli-harness.js";
 import {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { opencodeRuntime } from "../../src/runtimes/opencode.js";
+import { opencodeRuntime } from "../../src/runtimes/opencode/index.js";
 import { recordingObserver } from "./cli-harness.js";
 import { createOpencodeWorld, type OpencodeWorld } from "./opencode-world.js";
 

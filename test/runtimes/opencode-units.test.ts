@@ -6,11 +6,11 @@ import {
   opencodeArgs,
   opencodeConfigContent,
   validateOpencodeTools,
-} from "../../src/runtimes/opencode-args.js";
-import { readOpencodeConfig, stripJsonc } from "../../src/runtimes/opencode-config-files.js";
-import { createOpencodeStreamParser } from "../../src/runtimes/opencode-events.js";
-import { readJsLiteral } from "../../src/runtimes/opencode-literal.js";
-import { planOpencodeSession, recordOpencodeSession } from "../../src/runtimes/opencode-session.js";
+} from "../../src/runtimes/opencode/args.js";
+import { readOpencodeConfig, stripJsonc } from "../../src/runtimes/opencode/config-files.js";
+import { createOpencodeStreamParser } from "../../src/runtimes/opencode/events.js";
+import { readJsLiteral } from "../../src/runtimes/opencode/literal.js";
+import { planOpencodeSession, recordOpencodeSession } from "../../src/runtimes/opencode/session.js";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import { recordingObserver } from "./cli-harness.js";
 

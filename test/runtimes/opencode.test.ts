@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { opencodeRuntime } from "../../src/runtimes/opencode.js";
-import { OPENCODE_SESSIONS_FILE } from "../../src/runtimes/opencode-session.js";
+import { opencodeRuntime } from "../../src/runtimes/opencode/index.js";
+import { OPENCODE_SESSIONS_FILE } from "../../src/runtimes/opencode/session.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import { recordingObserver } from "./cli-harness.js";
 import {

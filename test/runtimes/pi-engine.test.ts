@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/engine/run-workflow.js";
-import { piRuntime } from "../../src/runtimes/pi.js";
+import { piRuntime } from "../../src/runtimes/pi/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { engineRepo } from "./cli-harness.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "./pi-world.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPiStreamParser } from "../../src/runtimes/pi-events.js";
+import { createPiStreamParser } from "../../src/runtimes/pi/events.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 
 const line = (value: object) => JSON.stringify(value);

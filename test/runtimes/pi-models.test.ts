@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { locatePi } from "../../src/runtimes/pi-install.js";
-import { resolvePiModel } from "../../src/runtimes/pi-model-resolve.js";
-import { loadPiModelCatalog, type PiModelCatalog, piAgentDir } from "../../src/runtimes/pi-models.js";
+import { locatePi } from "../../src/runtimes/pi/install.js";
+import { resolvePiModel } from "../../src/runtimes/pi/model-resolve.js";
+import { loadPiModelCatalog, type PiModelCatalog, piAgentDir } from "../../src/runtimes/pi/models.js";
 import { repoRoot } from "./cli-harness.js";
 import { piBinary } from "./pi-world.js";
 

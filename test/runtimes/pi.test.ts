@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { piRuntime } from "../../src/runtimes/pi.js";
-import { piSessionFile } from "../../src/runtimes/pi-session.js";
+import { piRuntime } from "../../src/runtimes/pi/index.js";
+import { piSessionFile } from "../../src/runtimes/pi/session.js";
 import type { Usage } from "../../src/runtimes/runtime.js";
 import type { FakeScript } from "../../src/testing/index.js";
 import { processGroupAlive } from "../../src/util/process-group.js";

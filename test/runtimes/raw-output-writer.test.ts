@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { createRawOutputWriter } from "../../src/runtimes/raw-output-writer.js";
+import { createRawOutputWriter } from "../../src/runtimes/send-loop/raw-output-writer.js";
 
 const dirs: string[] = [];
 afterEach(() => {

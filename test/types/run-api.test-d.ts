@@ -5,7 +5,7 @@ import {
   defineWorkflow,
   type EngineerPhase,
   type Finished,
-} from "../../src/engine/run-api.js";
+} from "../../src/api/run-api.js";
 import { BuildOutput, GenericOutput } from "../../src/envelope/schemas.js";
 
 describe("the workflow API enforces its rules in types", () => {

@@ -3,7 +3,7 @@
  * misspelt key is reported with its path instead of silently never matching.
  */
 import { z } from "zod";
-import { describeConfigIssue, issuesToProblems } from "../../engine/config-problems.js";
+import { describeConfigIssue, issuesToProblems } from "../../config/config-problems.js";
 import type { ConfigProblem } from "../../errors/config-error.js";
 import type { FakeScript, FakeStep } from "./types.js";
 

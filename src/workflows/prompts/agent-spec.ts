@@ -1,4 +1,4 @@
-import type { ContractFormat } from "../../engine/run-api.js";
+import type { ContractFormat } from "../../api/run-api.js";
 import type { OutputType } from "../../envelope/output-type.js";
 import type { SDD_AGENTS } from "../sdd.js";
 

@@ -1,0 +1,121 @@
+/**
+ * Everything decided before codex starts: tools checked, model resolved against codex's catalog,
+ * the thread to continue, the instruction (and, when needed, catalog) files written, the argv built.
+ * A send that cannot be made honestly is refused here, without spawning codex.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { AgentSendRequest, SendErrorKind } from "../runtime.js";
+import { codexArgs, planCodexTools, validateCodexTools } from "./args.js";
+import { type CodexCatalog, loadCodexCatalog, writeCatalogWithoutApplyPatch } from "./catalog.js";
+import { type CodexConfig, type CodexEnv, readCodexConfig } from "./config.js";
+import { resolveCodexModel } from "./models.js";
+import { isThreadId, recordedThread } from "./session.js";
+
+/** A send ready to run. */
+export interface PreparedCodexSend {
+  argv: string[];
+  config: CodexConfig;
+  /** The thread to continue, or null for a new one. */
+  threadId: string | null;
+  /** The model codex will name in requests ("" when neither sssf nor config.toml names one). */
+  model: string;
+}
+
+/** Why a send is refused before spawning. */
+export interface CodexRefusal {
+  kind: SendErrorKind;
+  message: string;
+}
+
+/** The argv prefix that runs codex: the agent's `command`, else `codex` on PATH. */
+export const codexCommand = (command: string[] | undefined): string[] =>
+  command !== undefined && command.length > 0 ? command : ["codex"];
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const fileSafe = (name: string): string => name.replace(/[^A-Za-z0-9._-]/g, "_");
+
+function threadToContinue(
+  request: AgentSendRequest,
+  log: (message: string) => void,
+): string | null | CodexRefusal {
+  const threadId = request.nativeSessionId ?? recordedThread(request.sessionDir, request.sessionId) ?? null;
+  if (threadId !== null && !isThreadId(threadId)) {
+    return {
+      kind: "spawn_failed",
+      message: `the recorded codex thread id "${threadId}" is not a UUID; refusing to resume by name (codex would silently start a new thread)`,
+    };
+  }
+  if (threadId === null && request.resume) {
+    log(
+      `codex: no codex thread was recorded for session ${request.sessionId} (no earlier send started one); starting a new thread`,
+    );
+  }
+  return threadId;
+}
+
+/** Prepares one send, or says why it cannot be made. Never throws. */
+export async function prepareCodexSend(
+  request: AgentSendRequest,
+  log: (message: string) => void,
+): Promise<PreparedCodexSend | CodexRefusal> {
+  const toolError = validateCodexTools(request.tools);
+  if (toolError !== null) return { kind: "spawn_failed", message: toolError };
+  const command = codexCommand(request.command);
+  const env: CodexEnv = { ...process.env, ...request.env };
+  const config = readCodexConfig(env);
+  let catalog: CodexCatalog | null = null;
+  let catalogError = "";
+  try {
+    catalog = await loadCodexCatalog(command, request.cwd, env, config);
+  } catch (error) {
+    catalogError = describe(error);
+    log(
+      `codex: could not read codex's model catalog, so model "${request.model}" is not checked: ${catalogError}`,
+    );
+  }
+  const resolved = resolveCodexModel(request.model, request.thinking, catalog, config);
+  if (!resolved.ok) return { kind: "model_unknown", message: resolved.message };
+  const { choice } = resolved;
+  for (const note of choice.notes) log(`codex: ${note}`);
+  const plan = planCodexTools(request.tools, choice.applyPatch);
+  const threadId = threadToContinue(request, log);
+  if (threadId !== null && typeof threadId !== "string") return threadId;
+
+  try {
+    mkdirSync(request.sessionDir, { recursive: true });
+    const instructionsFile = path.join(request.sessionDir, `${fileSafe(request.sessionId)}.instructions.md`);
+    writeFileSync(instructionsFile, request.systemPrompt);
+    let catalogFile: string | null = null;
+    if (!plan.applyPatch && choice.applyPatch !== false) {
+      if (catalog === null) {
+        return {
+          kind: "spawn_failed",
+          message: `cannot switch off codex's apply_patch tool without its model catalog: ${catalogError}`,
+        };
+      }
+      const models = choice.entry === null ? catalog.models : [choice.entry];
+      catalogFile = writeCatalogWithoutApplyPatch(
+        path.join(request.sessionDir, "codex-catalog-no-apply-patch.json"),
+        models,
+      );
+    }
+    const argv = codexArgs({
+      command,
+      cwd: request.cwd,
+      model: request.model,
+      effort: choice.effort,
+      plan,
+      instructionsFile,
+      catalogFile,
+      threadId,
+    });
+    return { argv, config, threadId, model: request.model === "" ? (config.model ?? "") : request.model };
+  } catch (error) {
+    return {
+      kind: "spawn_failed",
+      message: `cannot write codex's instruction files in ${request.sessionDir}: ${describe(error)}`,
+    };
+  }
+}

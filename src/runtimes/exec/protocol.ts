@@ -1,0 +1,137 @@
+/**
+ * Wire types of `sssf-exec/1`, the stdin/stdout protocol of `coding_agent: exec`, and the lenient
+ * parser of its stdout lines. Single source of truth: `docs/exec-protocol.md` describes these types,
+ * the exec runtime and the scripted test agent import them. Field names are snake_case (wire).
+ */
+
+import type { ThinkingLevel } from "../runtime.js";
+
+/** The protocol id sent in every request; a program should refuse any other. */
+export const EXEC_PROTOCOL = "sssf-exec/1";
+
+/** The one JSON object sssf writes on the command's stdin before closing it. */
+export interface ExecRequest {
+  protocol: typeof EXEC_PROTOCOL;
+  adw_id: string;
+  agent: string;
+  session_id: string;
+  /** True when this `session_id` was used before: continue it instead of creating it. */
+  resume: boolean;
+  /** Folder where the agent keeps its own session state. */
+  session_dir: string;
+  model: string;
+  thinking: ThinkingLevel;
+  /** Tool allowlist; `[]` means no tools at all. */
+  tools: string[];
+  system_prompt: string;
+  prompt: string;
+  cwd: string;
+}
+
+/** One real tool call the agent made. */
+export interface ExecToolCallLine {
+  type: "tool_call";
+  tool: string;
+  args: unknown;
+  result: string;
+  ok: boolean;
+  duration_ms: number;
+  /** Display string; defaults to `<tool>: <short rendering of args>`. */
+  name?: string;
+  /** ISO-8601; defaults to `ended_at - duration_ms`. */
+  started_at?: string;
+  /** ISO-8601; defaults to the time the line arrived. */
+  ended_at?: string;
+}
+
+/** Token and cost counts; several usage lines are summed. */
+export interface ExecUsageLine {
+  type: "usage";
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost: number;
+  /** Tokens in the context window now; the last value seen wins. */
+  context_tokens?: number;
+}
+
+/** A note for the trace. */
+export interface ExecLogLine {
+  type: "log";
+  message: string;
+}
+
+/** The final assistant message; `error` means the agent itself reports a failure. */
+export interface ExecResultLine {
+  type: "result";
+  text: string;
+  error?: string;
+}
+
+/** Every stdout line sssf understands; anything else is only kept in raw_output.jsonl. */
+export type ExecStdoutLine = ExecToolCallLine | ExecUsageLine | ExecLogLine | ExecResultLine;
+
+const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+const optionalString = (value: unknown): string | undefined =>
+  typeof value === "string" ? value : undefined;
+const text = (value: unknown): string =>
+  typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
+
+/**
+ * Parses one stdout line. Returns null for anything that is not a JSON object with a known `type`
+ * (such lines are kept in raw_output.jsonl and otherwise ignored). Missing or mistyped fields get
+ * neutral defaults rather than rejecting the line. Never throws.
+ */
+export function parseExecLine(line: string): ExecStdoutLine | null {
+  if (!line.trimStart().startsWith("{")) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const fields = value as Record<string, unknown>;
+  switch (fields.type) {
+    case "tool_call": {
+      const call: ExecToolCallLine = {
+        type: "tool_call",
+        tool: optionalString(fields.tool) ?? "unknown",
+        args: fields.args ?? {},
+        result: text(fields.result),
+        ok: fields.ok !== false,
+        duration_ms: Math.max(0, number(fields.duration_ms)),
+      };
+      const name = optionalString(fields.name);
+      if (name !== undefined) call.name = name;
+      const startedAt = optionalString(fields.started_at);
+      if (startedAt !== undefined) call.started_at = startedAt;
+      const endedAt = optionalString(fields.ended_at);
+      if (endedAt !== undefined) call.ended_at = endedAt;
+      return call;
+    }
+    case "usage": {
+      const usage: ExecUsageLine = {
+        type: "usage",
+        input_tokens: number(fields.input_tokens),
+        output_tokens: number(fields.output_tokens),
+        cache_read_tokens: number(fields.cache_read_tokens),
+        cache_write_tokens: number(fields.cache_write_tokens),
+        cost: number(fields.cost),
+      };
+      if (typeof fields.context_tokens === "number") usage.context_tokens = fields.context_tokens;
+      return usage;
+    }
+    case "log":
+      return { type: "log", message: text(fields.message) };
+    case "result": {
+      const result: ExecResultLine = { type: "result", text: text(fields.text) };
+      const error = optionalString(fields.error);
+      if (error !== undefined && error !== "") result.error = error;
+      return result;
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The spawn/stream loop every CLI runtime reuses: start the agent in its own process group, feed its
+ * stdin, stream stdout lines to raw_output.jsonl and to the runtime's parser, enforce the idle and
+ * wall timeouts, honour the abort signal, and leave no process of the group behind.
+ */
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import {
+  processGroupAlive,
+  signalProcessGroup,
+  terminateProcessGroup,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from "../../util/process-group.js";
+import type { AgentSendObserver, AgentTimeouts, ProcessEnd } from "../runtime.js";
+import { createLineSplitter } from "./line-splitter.js";
+import { createRawOutputWriter } from "./raw-output-writer.js";
+import { watchAgentProcess } from "./watch-agent-process.js";
+
+/** What to run and where its output goes; `observer` receives process start and end. */
+export interface SpawnAgentOptions {
+  /** argv; `command[0]` is looked up on PATH. */
+  command: string[];
+  cwd: string;
+  /** Added to (and overriding) `process.env`. */
+  env?: Record<string, string>;
+  /** Written to the agent's stdin, which is then closed. */
+  stdin: string;
+  /** Every non-blank stdout line is appended here (parent folders are created). */
+  rawOutputPath: string;
+  timeouts: AgentTimeouts;
+  signal?: AbortSignal;
+  /** Called for each non-blank stdout line, in order, after it was queued for raw_output.jsonl. */
+  onLine(line: string): void;
+  /**
+   * Rewrites each stdout line before it is stored and parsed (null drops it): for CLIs whose streams
+   * repeat bulky state on every delta. Output still resets the idle timer before any rewrite.
+   */
+  transformLine?(line: string): string | null;
+  observer: AgentSendObserver;
+}
+
+/** How the process ended; `timedOut`, `aborted` and `spawnError` say why sssf ended it. */
+export interface SpawnAgentOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  /** The last ~2 KB of stderr. */
+  stderrTail: string;
+  timedOut: "idle" | "wall" | null;
+  aborted: boolean;
+  /** Why the command could not be started (names the command), else null. */
+  spawnError: string | null;
+}
+
+function rewriteLines(
+  lines: string[],
+  transform: (line: string) => string | null,
+  log: (m: string) => void,
+): string[] {
+  const kept: string[] = [];
+  for (const line of lines) {
+    try {
+      const rewritten = transform(line);
+      if (rewritten !== null) kept.push(rewritten);
+    } catch (error) {
+      log(`stdout line rewrite failed: ${error instanceof Error ? error.message : String(error)}`);
+      kept.push(line);
+    }
+  }
+  return kept;
+}
+
+/** How long a SIGTERMed group gets before SIGKILL. */
+export const KILL_GRACE_MS = 1500;
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Runs one agent process to its end. Never rejects: spawn failures, timeouts and aborts are reported in
+ * the outcome. Resolves only after the leader exited, every other process of its group was killed, and
+ * every stdout line is written to `rawOutputPath`. An already-aborted signal resolves without spawning.
+ */
+export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgentOutcome> {
+  const { command, cwd, observer } = options;
+  const outcome: SpawnAgentOutcome = {
+    exitCode: null,
+    signal: null,
+    stderrTail: "",
+    timedOut: null,
+    aborted: false,
+    spawnError: null,
+  };
+  if (options.signal?.aborted) return { ...outcome, aborted: true };
+  const program = command[0];
+  if (program === undefined || program === "") return { ...outcome, spawnError: "the command is empty" };
+  const log = (message: string) => {
+    try {
+      observer.onLog?.(message);
+    } catch {
+      // An observer that throws must not take the agent call down with it.
+    }
+  };
+
+  const raw = createRawOutputWriter(options.rawOutputPath, log);
+  const transform = options.transformLine;
+  const splitter = createLineSplitter((received) => {
+    const lines = transform === undefined ? received : rewriteLines(received, transform, log);
+    if (lines.length === 0) return;
+    raw.write(lines);
+    for (const line of lines) {
+      try {
+        options.onLine(line);
+      } catch (error) {
+        log(`stdout line handler failed: ${describe(error)}`);
+      }
+    }
+  });
+
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(program, command.slice(1), {
+      cwd,
+      env: { ...process.env, ...options.env },
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } catch (error) {
+    await raw.close();
+    return { ...outcome, spawnError: `could not start \`${command.join(" ")}\`: ${describe(error)}` };
+  }
+  const pid = child.pid;
+  if (pid === undefined) {
+    const error = await new Promise<unknown>((resolve) => child.once("error", resolve));
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.stdin.destroy();
+    await raw.close();
+    const where = existsSync(cwd) ? `in ${cwd}` : `because its cwd ${cwd} does not exist`;
+    return { ...outcome, spawnError: `could not start \`${program}\` ${where}: ${describe(error)}` };
+  }
+
+  trackProcessGroup(pid);
+  try {
+    observer.onProcessStart?.({ pid, command, cwd, startedAt: new Date() });
+  } catch (error) {
+    log(`onProcessStart failed: ${describe(error)}`);
+  }
+  // The agent may exit without reading its stdin; the resulting EPIPE is not a failure.
+  child.stdin.on("error", () => {});
+  child.stdin.end(options.stdin);
+
+  let killing: Promise<void> | null = null;
+  const kill = (reason: "idle" | "wall" | "abort") => {
+    if (killing !== null) return;
+    if (reason === "abort") outcome.aborted = true;
+    else outcome.timedOut = reason;
+    killing = terminateProcessGroup(pid, KILL_GRACE_MS);
+  };
+  child.stdout.setEncoding("utf8");
+  const ended = watchAgentProcess({ child, timeouts: options.timeouts, signal: options.signal, kill });
+  child.stdout.on("data", (chunk: string) => {
+    splitter.push(chunk);
+    // Backpressure: an agent that prints faster than raw_output.jsonl is written waits in its pipe,
+    // not in sssf's memory.
+    if (raw.backlogged(() => child.stdout.resume())) child.stdout.pause();
+  });
+
+  const end = await ended;
+  splitter.end();
+  if (killing !== null) await killing;
+  // Whatever ended the leader, nothing it started may outlive the call.
+  if (processGroupAlive(pid)) signalProcessGroup(pid, "SIGKILL");
+  untrackProcessGroup(pid);
+  await raw.close();
+
+  outcome.exitCode = end.exitCode;
+  outcome.signal = end.signal;
+  outcome.stderrTail = end.stderrTail;
+  const status: ProcessEnd["status"] =
+    outcome.timedOut !== null ? "timeout" : outcome.aborted || end.signal !== null ? "killed" : "exited";
+  try {
+    observer.onProcessEnd?.({ pid, ...end, status, endedAt: new Date() });
+  } catch (error) {
+    log(`onProcessEnd failed: ${describe(error)}`);
+  }
+  return outcome;
+}

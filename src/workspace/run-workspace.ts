@@ -1,0 +1,133 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { SssfConfig } from "../config/config-types.js";
+import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
+import { SssfError } from "../errors/sssf-error.js";
+import type { RunReporter } from "../session/reporter.js";
+import type { SessionTrace } from "../session/session-trace.js";
+import type { SessionRow } from "../trace/events.js";
+import type { WorkspacePlan } from "./run-workspace-plan.js";
+import { addWorktree, attachWorktree } from "./worktree.js";
+import { linkDependencies } from "./worktree-links.js";
+
+export {
+  planWorkspace,
+  runBranch,
+  type WorkspacePlan,
+  type WorkspaceRequest,
+  worktreePath,
+} from "./run-workspace-plan.js";
+
+/** Where a run works, once its worktree exists. */
+export interface RunWorkspace {
+  mode: "worktree" | "in-place";
+  /** What opening did: `created`, `reused` or `recreated` a worktree, or nothing (`in-place`). */
+  action: "in-place" | "created" | "reused" | "recreated";
+  /** The run's root: the worktree (at the checkout's sub-folder when run from one), or the checkout. */
+  root: string;
+  /** The operator's checkout the run was started from. */
+  checkout: string;
+  worktree: string | null;
+  branch: string | null;
+  baseRef: string | null;
+  /** The local branch `--merge` fast-forwards, or null. */
+  mergeInto: string | null;
+  /** Absolute paths of dependency folders linked into the worktree (never the run's changes). */
+  linked: string[];
+  /** Why the run is in place although nobody asked; null otherwise. */
+  notice: string | null;
+  /** Milliseconds spent creating or re-adding the worktree (0 otherwise). */
+  openMs: number;
+}
+
+/**
+ * Makes a plan real: adds the worktree on its new branch (`create`), re-adds it from its branch
+ * (`recreate`) or takes it as it is (`reuse`), then links the checkout's ignored dependency folders.
+ * In place it creates nothing. Rejects with SssfError("git_failed") when git refuses.
+ */
+export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> {
+  const base = {
+    checkout: plan.checkout,
+    worktree: plan.worktree,
+    branch: plan.branch,
+    baseRef: plan.baseRef,
+    mergeInto: plan.mergeInto,
+    notice: plan.notice,
+  };
+  const { git, worktree, branch } = plan;
+  if (plan.action === "in-place" || git === null || worktree === null || branch === null) {
+    return { mode: "in-place", action: "in-place", root: plan.checkout, linked: [], openMs: 0, ...base };
+  }
+  const started = performance.now();
+  if (plan.action === "create") {
+    if (plan.baseRef === null) throw new SssfError("internal", "a new worktree needs a base commit");
+    await addWorktree(git.topLevel, worktree, branch, plan.baseRef);
+  } else if (plan.action === "recreate") {
+    await attachWorktree(git.topLevel, worktree, branch);
+  }
+  const linked = (await linkDependencies(git.topLevel, worktree)).map((name) => path.join(worktree, name));
+  const openMs = plan.action === "reuse" ? 0 : Math.round(performance.now() - started);
+  // Run from a sub-folder of the checkout: work in the same sub-folder of the worktree.
+  const root = git.prefix === "" ? worktree : path.join(worktree, git.prefix.replace(/\/$/, ""));
+  mkdirSync(root, { recursive: true });
+  const action = plan.action === "create" ? "created" : plan.action === "recreate" ? "recreated" : "reused";
+  return { mode: "worktree", action, root, linked, openMs, ...base };
+}
+
+/** The operator's config re-rooted at the run's root: prompts, data dir, db and sessions stay absolute. */
+export function workspaceConfig(config: SssfConfig, workspace: RunWorkspace): SssfConfig {
+  return workspace.root === config.repoRoot ? config : { ...config, repoRoot: workspace.root };
+}
+
+/** What change tracking leaves out in this workspace: sssf's own files and the linked folders. */
+export function workspaceExclude(config: SssfConfig, workspace: RunWorkspace): string[] {
+  return [...engineOwnedPrefixes(config), ...workspace.linked];
+}
+
+/** The session row's columns that say where the run worked. */
+export function workspaceColumns(
+  workspace: RunWorkspace,
+): Pick<SessionRow, "cwd" | "worktree" | "branch" | "base_ref" | "checkout"> {
+  return {
+    cwd: workspace.root,
+    worktree: workspace.worktree,
+    branch: workspace.branch,
+    base_ref: workspace.baseRef,
+    checkout: workspace.checkout,
+  };
+}
+
+/** Where the run tells what happened to its workspace. */
+export interface WorkspaceVoice {
+  trace: SessionTrace;
+  reporter: RunReporter;
+}
+
+/** Says where the run works: a notice when it fell back to in place, the worktree's origin otherwise. Never throws. */
+export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: WorkspaceVoice): void {
+  if (workspace.notice !== null) {
+    reporter.log(workspace.notice);
+    trace.event({
+      type: "log",
+      name: workspace.notice,
+      phaseId: null,
+      payload: { checkout: workspace.checkout },
+    });
+  }
+  if (workspace.mode !== "worktree") return;
+  if (workspace.action === "recreated") reporter.log(`worktree re-added from the branch ${workspace.branch}`);
+  trace.event({
+    type: "log",
+    name: `worktree ${workspace.action}: ${workspace.worktree} on ${workspace.branch}`,
+    phaseId: null,
+    payload: {
+      action: workspace.action,
+      worktree: workspace.worktree,
+      branch: workspace.branch,
+      base_ref: workspace.baseRef,
+      merge_into: workspace.mergeInto,
+      linked: workspace.linked,
+      open_ms: workspace.openMs,
+    },
+  });
+}
