@@ -27,17 +27,14 @@ export {
   type Workflow,
 } from "./api/run-api.js";
 export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config/config-types.js";
-export {
-  BUILTIN_RUNTIME_IDS,
-  configJsonSchema,
-  DEFAULT_CONFIG_PATH,
-  loadConfig,
-} from "./config/load-config.js";
-export { type RunOutcome, type RunWorkflowOptions, runWorkflow } from "./engine/run-workflow.js";
+export { configJsonSchema, DEFAULT_CONFIG_PATH, type LoadConfigOptions } from "./config/load-config.js";
+export type { RunOutcome, RunWorkflowOptions } from "./engine/run-workflow.js";
 export * from "./envelope/index.js";
 export * from "./errors/index.js";
 export * from "./gates/index.js";
-export { getRuntime, registeredRuntimeIds, registerRuntime } from "./runtimes/builtins.js";
+export { getRuntime, loadConfig, registeredRuntimeIds, registerRuntime, runWorkflow } from "./library.js";
+export { BUILTIN_RUNTIME_IDS, builtinRuntimes } from "./runtimes/builtins.js";
+export { type LazyRuntime, RuntimeRegistry } from "./runtimes/registry.js";
 export type * from "./runtimes/runtime.js";
 export type { RunReporter } from "./session/reporter.js";
 export {

@@ -1,10 +1,9 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
-import { loadConfig } from "../config/load-config.js";
-import { getRuntime, registeredRuntimeIds } from "../runtimes/builtins.js";
 import type { RuntimeCheck } from "../runtimes/runtime.js";
 import { findExecutable } from "../util/find-executable.js";
+import { loadConfig, runtimes } from "./builtin-plugins.js";
 import { paint } from "./format.js";
 import { reportError } from "./report-error.js";
 
@@ -30,13 +29,13 @@ function promptChecks(agent: AgentConfig): RuntimeCheck[] {
 
 async function agentSection(config: SssfConfig, agent: AgentConfig): Promise<Section> {
   const title = `agent ${agent.name} (${agent.codingAgent}${agent.model ? `, model ${agent.model}` : ""})`;
-  const runtime = getRuntime(agent.codingAgent);
+  const runtime = await runtimes.resolve(agent.codingAgent);
   const checks: RuntimeCheck[] = [];
   if (!runtime) {
     checks.push({
       ok: false,
       item: "runtime",
-      detail: `no runtime "${agent.codingAgent}" (available: ${registeredRuntimeIds().join(", ")})`,
+      detail: `no runtime "${agent.codingAgent}" (available: ${runtimes.ids().join(", ")})`,
     });
   } else if (runtime.doctor) {
     checks.push(

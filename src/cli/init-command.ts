@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { BUILTIN_RUNTIME_IDS, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
 import { UsageError } from "../errors/usage-error.js";
+import { BUILTIN_RUNTIME_IDS } from "../runtimes/builtins.js";
 import { defaultAgents, defaultPrompts, sddAgents } from "../workflows/prompts/default-prompts.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
@@ -28,7 +29,7 @@ function checkOptions(options: InitCommandOptions): { root: string; codingAgent:
   const codingAgent = options.codingAgent ?? "pi";
   if (!(INIT_RUNTIMES as readonly string[]).includes(codingAgent)) {
     // A runtime sssf has but init cannot set up for a whole roster: exec, which needs a command per agent.
-    const known = (BUILTIN_RUNTIME_IDS as readonly string[]).includes(codingAgent);
+    const known = BUILTIN_RUNTIME_IDS.includes(codingAgent);
     const hint = known ? ` (${codingAgent} needs a command per agent: see docs/exec-protocol.md)` : "";
     throw new UsageError(
       `--coding-agent: expected one of ${INIT_RUNTIMES.join(", ")}, got "${codingAgent}"${hint}`,

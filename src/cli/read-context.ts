@@ -19,7 +19,7 @@ const DEFAULT_DATA_DIR = "adws/adw_data";
 export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string; sessionsDir: string }> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   if (options.config || (!options.db && existsSync(path.join(cwd, DEFAULT_CONFIG_PATH)))) {
-    const { loadConfig } = await import("../config/load-config.js");
+    const { loadConfig } = await import("./builtin-plugins.js");
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     return {
       dbPath: options.db ? path.resolve(cwd, options.db) : config.dbPath,

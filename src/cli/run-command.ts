@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../config/load-config.js";
 import { runWorkflow } from "../engine/run-workflow.js";
 import { UsageError } from "../errors/usage-error.js";
 import { findWorkflow } from "../workflows/index.js";
+import { loadConfig, runtimes } from "./builtin-plugins.js";
 import { interruptOnSignals } from "./interrupt-signals.js";
 import { reportError } from "./report-error.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
@@ -50,6 +50,7 @@ export async function runCommand(
     try {
       const outcome = await runWorkflow({
         workflow,
+        registry: runtimes,
         request: readPromptArgument(prompt, cwd),
         config,
         adwId: options.adwId,

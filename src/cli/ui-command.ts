@@ -38,7 +38,7 @@ async function uiPaths(options: ReadOptions): Promise<UiPaths> {
   let config: SssfConfig | null = null;
   let notice: string | null = null;
   if (options.config !== undefined || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
-    const { loadConfig } = await import("../config/load-config.js");
+    const { loadConfig } = await import("./builtin-plugins.js");
     try {
       config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * The wire shape of `sssf.config.yaml` (snake_case, seconds) as one strict zod schema, its defaults,
- * and the JSON Schema editors use to flag unknown keys. `config.ts` turns the parsed wire value into
+ * and the JSON Schema editors use to flag unknown keys. `load-config.ts` turns the parsed wire value into
  * `SssfConfig`; nothing else should read the YAML.
  */
 import { z } from "zod";
@@ -12,7 +12,6 @@ export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
 /** Where sessions, prompts and the trace db live, relative to the repo root. */
 export const DEFAULT_DATA_DIR = "adws/adw_data";
 /** Runtime ids sssf ships; `coding_agent` must name one of these unless the caller registers more. */
-export const BUILTIN_RUNTIME_IDS = ["pi", "claude_code", "codex", "gemini", "opencode", "exec"] as const;
 /** Colours handed to agents without one, by position in the roster (wrapping after eight). */
 export const AGENT_COLOR_PALETTE = [
   "#4f9cf9",
@@ -73,7 +72,7 @@ const defaultsSchema = z
       .string()
       .min(1)
       .default("pi")
-      .describe(`Runtime id: ${BUILTIN_RUNTIME_IDS.join(", ")}.`),
+      .describe("Runtime id: a runtime sssf registers (the built-in ones are listed in docs/runtimes/)."),
     model: z.string().default("").describe('Model id; "" leaves the choice to the runtime.'),
     thinking: thinkingSchema.default("off"),
     tools: stringList("tool names")

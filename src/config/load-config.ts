@@ -9,25 +9,24 @@ import { LineCounter, parseDocument } from "yaml";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
 import { describeConfigIssue, issuesToProblems } from "./config-problems.js";
 import { resolveConfig } from "./config-resolve.js";
-import { BUILTIN_RUNTIME_IDS, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
+import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
 
 export {
   AGENT_COLOR_PALETTE,
-  BUILTIN_RUNTIME_IDS,
   configJsonSchema,
   DEFAULT_CONFIG_PATH,
   DEFAULT_DATA_DIR,
 } from "./config-schema.js";
 
-/** Options of `loadConfig`; only `cwd` is required. */
+/** Options of `loadConfig`. */
 export interface LoadConfigOptions {
   /** Repo root; relative paths, in the options and in the file, resolve against it. */
   cwd: string;
   /** The YAML file, absolute or relative to `cwd` (default `adws/adw_sssf_config/sssf.config.yaml`). */
   configPath?: string | undefined;
-  /** Runtime ids `coding_agent` may name (default: the built-in ones). */
-  knownRuntimes?: readonly string[] | undefined;
+  /** Runtime ids `coding_agent` may name: the ids of the registry the run will use. */
+  knownRuntimes: readonly string[];
 }
 
 function readConfigText(file: string, explicit: boolean): string {
@@ -101,8 +100,7 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: describeConfigIssue });
   if (!result.success) throw new ConfigError(file, issuesToProblems(configWireSchema, result.error.issues));
 
-  const knownRuntimes = options.knownRuntimes ?? BUILTIN_RUNTIME_IDS;
-  const resolved = resolveConfig(result.data, { repoRoot, file, knownRuntimes });
+  const resolved = resolveConfig(result.data, { repoRoot, file, knownRuntimes: options.knownRuntimes });
   if (resolved.problems.length > 0) throw new ConfigError(file, resolved.problems);
   return resolved.config;
 }

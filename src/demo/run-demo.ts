@@ -9,6 +9,7 @@ import path from "node:path";
 import type { SssfConfig } from "../config/config-types.js";
 import { loadConfig } from "../config/load-config.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
+import { BUILTIN_RUNTIME_IDS, builtinRuntimes } from "../runtimes/builtins.js";
 import type { RunReporter } from "../session/reporter.js";
 import { createFakeModelServer } from "../testing/fake-model/fake-model-server.js";
 import { simpleSdlcWorkflow } from "../workflows/simple-sdlc.js";
@@ -81,7 +82,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
   const pi = locateDemoPi();
   const dir = path.resolve(options.dir ?? mkdtempSync(path.join(tmpdir(), "sssf-demo-")));
   const base = await createDemoRepo(dir, demoRepoFiles(options.init));
-  const loaded = loadConfig({ cwd: dir });
+  const loaded = loadConfig({ cwd: dir, knownRuntimes: BUILTIN_RUNTIME_IDS });
   const privateDir = demoDataDir(loaded);
   const fakeLog = path.join(privateDir, "fake-model.jsonl");
   const fake = await createFakeModelServer({ script: demoScript(), logFile: fakeLog });
@@ -98,6 +99,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
     };
     options.onReady?.({ dir, pi, fakeUrl: fake.url });
     const run = await runWorkflow({
+      registry: builtinRuntimes(),
       workflow: simpleSdlcWorkflow,
       request: DEMO_REQUEST,
       config,

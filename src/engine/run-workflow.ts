@@ -4,7 +4,7 @@ import type { Workflow } from "../api/run-api.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { getRuntime, registeredRuntimeIds } from "../runtimes/builtins.js";
+import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
@@ -42,7 +42,9 @@ export interface RunWorkflowOptions {
   reporter?: RunReporter;
   /** Aborting interrupts the run: agents' process groups are killed and the session ends `fail`. */
   signal?: AbortSignal;
-  /** Runtimes to use before the built-in registry (in-process agents for tests and benchmarks). */
+  /** The runtimes agents may use; the composition root (CLI, library entry) passes the built-ins. */
+  registry: RuntimeRegistry;
+  /** Runtimes registered over `registry` for this run only (in-process agents for tests and benchmarks). */
   runtimes?: Runtime[];
   /** `--in-place`: work in the checkout itself instead of a worktree of its own (default false). */
   inPlace?: boolean;
@@ -111,17 +113,31 @@ function checkSuites(workflow: Workflow, config: SssfConfig): void {
   }
 }
 
-function runtimeResolver(options: RunWorkflowOptions): (agent: AgentConfig) => Runtime {
-  const extra = new Map((options.runtimes ?? []).map((r) => [r.id, r]));
+function unknownRuntime(agent: AgentConfig, registry: RuntimeRegistry): SssfError {
+  return new SssfError(
+    "runtime_unknown",
+    `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${registry.ids().join(", ")})`,
+    { exitCode: 2 },
+  );
+}
+
+/**
+ * Loads the runtime of every agent the run may call before anything is created: the workflow's own
+ * agents must have one; an owner named later (`run.agent(…, { owner })`) fails its phase if it has none.
+ */
+async function resolveRuntimes(options: RunWorkflowOptions): Promise<(agent: AgentConfig) => Runtime> {
+  const registry = options.runtimes ? options.registry.with(options.runtimes) : options.registry;
+  const needed = agentsNeeded(options);
+  const byAgent = new Map<string, Runtime>();
+  for (const agent of [...needed, ...options.config.agents]) {
+    if (byAgent.has(agent.name)) continue;
+    const runtime = await registry.resolve(agent.codingAgent);
+    if (runtime) byAgent.set(agent.name, runtime);
+    else if (needed.includes(agent)) throw unknownRuntime(agent, registry);
+  }
   return (agent) => {
-    const runtime = extra.get(agent.codingAgent) ?? getRuntime(agent.codingAgent);
-    if (!runtime) {
-      throw new SssfError(
-        "runtime_unknown",
-        `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${[...new Set([...extra.keys(), ...registeredRuntimeIds()])].join(", ")})`,
-        { exitCode: 2 },
-      );
-    }
+    const runtime = byAgent.get(agent.name);
+    if (!runtime) throw unknownRuntime(agent, registry);
     return runtime;
   };
 }
@@ -163,8 +179,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   const { config, workflow } = options;
   if (options.request.trim() === "")
     throw new UsageError("the prompt is empty: pass a request or a prompt file");
-  const resolveRuntime = runtimeResolver(options);
-  for (const agent of agentsNeeded(options)) resolveRuntime(agent);
+  const resolveRuntime = await resolveRuntimes(options);
   checkSuites(workflow, config);
 
   const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);

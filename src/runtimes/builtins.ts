@@ -1,40 +1,24 @@
 /**
- * The one table from `coding_agent` ids to runtimes. Nothing else in sssf branches on a runtime's
- * name: the engine asks this registry, users and benchmarks add their own runtimes here.
+ * The runtimes that ship with sssf, as lazy entries: their ids are known at once, their modules load
+ * when an agent first needs one. The composition roots (the CLI, `src/library-runtimes.ts`) use this
+ * list; nothing else names a runtime.
  */
 
-import { claudeCodeRuntime } from "./claude-code/index.js";
-import { codexRuntime } from "./codex/index.js";
-import { execRuntime } from "./exec/index.js";
-import { geminiRuntime } from "./gemini/index.js";
-import { opencodeRuntime } from "./opencode/index.js";
-import { piRuntime } from "./pi/index.js";
-import type { Runtime } from "./runtime.js";
+import { type LazyRuntime, RuntimeRegistry } from "./registry.js";
 
-const runtimes = new Map<string, Runtime>(
-  [piRuntime, claudeCodeRuntime, codexRuntime, geminiRuntime, opencodeRuntime, execRuntime].map((runtime) => [
-    runtime.id,
-    runtime,
-  ]),
-);
+const BUILTINS: readonly LazyRuntime[] = [
+  { id: "pi", load: async () => (await import("./pi/index.js")).piRuntime },
+  { id: "claude_code", load: async () => (await import("./claude-code/index.js")).claudeCodeRuntime },
+  { id: "codex", load: async () => (await import("./codex/index.js")).codexRuntime },
+  { id: "gemini", load: async () => (await import("./gemini/index.js")).geminiRuntime },
+  { id: "opencode", load: async () => (await import("./opencode/index.js")).opencodeRuntime },
+  { id: "exec", load: async () => (await import("./exec/index.js")).execRuntime },
+];
 
-/** The runtime registered under `id`, or undefined. Never throws. */
-export function getRuntime(id: string): Runtime | undefined {
-  return runtimes.get(id);
-}
+/** The built-in runtime ids, in the order `sssf doctor` and error messages list them. */
+export const BUILTIN_RUNTIME_IDS: readonly string[] = BUILTINS.map((entry) => entry.id);
 
-/**
- * Registers `runtime` under its `id`, replacing any runtime already registered with that id.
- *
- * @example
- * registerRuntime({ id: "echo", specVersion: "sssf-runtime/1", send: async (request) => ({
- *   ok: true, text: request.prompt, usage: emptyUsage(), contextTokens: null }) });
- */
-export function registerRuntime(runtime: Runtime): void {
-  runtimes.set(runtime.id, runtime);
-}
-
-/** Every registered id, in registration order. */
-export function registeredRuntimeIds(): string[] {
-  return [...runtimes.keys()];
+/** A fresh registry of the built-in runtimes (a copy: registering into it changes no other). */
+export function builtinRuntimes(): RuntimeRegistry {
+  return new RuntimeRegistry(BUILTINS);
 }

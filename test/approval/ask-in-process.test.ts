@@ -11,8 +11,8 @@ import {
   writeAnswerOnce,
 } from "../../src/approval/approval-files.js";
 import { waitForFile } from "../../src/approval/approval-wait.js";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
 import { MarkdownResult } from "../../src/envelope/markdown-result-type.js";
+import { runWorkflow } from "../../src/library.js";
 import { createRepo, type Repo } from "../engine/workflow-fixture.js";
 
 interface Row {

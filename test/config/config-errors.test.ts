@@ -1,7 +1,8 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type LoadConfigOptions, loadConfig } from "../../src/config/load-config.js";
+import type { LoadConfigOptions } from "../../src/config/load-config.js";
 import { ConfigError } from "../../src/errors/config-error.js";
+import { loadConfig } from "../../src/library.js";
 import { createTempRepo, type TempRepo, writePrompts } from "./temp-repo.js";
 
 let repo: TempRepo;

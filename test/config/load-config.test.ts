@@ -1,12 +1,8 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findAgent } from "../../src/config/config-types.js";
-import {
-  AGENT_COLOR_PALETTE,
-  DEFAULT_CONFIG_PATH,
-  DEFAULT_DATA_DIR,
-  loadConfig,
-} from "../../src/config/load-config.js";
+import { AGENT_COLOR_PALETTE, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/library.js";
 import { createTempRepo, type TempRepo, writePrompts } from "./temp-repo.js";
 
 let repo: TempRepo;

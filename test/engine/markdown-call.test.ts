@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineWorkflow } from "../../src/api/run-api.js";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
 import { MarkdownResult } from "../../src/envelope/markdown-result-type.js";
 import type { OutputType } from "../../src/envelope/output-type.js";
 import { GenericOutput } from "../../src/envelope/schemas.js";
 import type { Gate } from "../../src/gates/gate.js";
 import { gates } from "../../src/gates/index.js";
+import { runWorkflow } from "../../src/library.js";
 import { BASE_ENVELOPE, reportText, VERIFICATION_FAILED } from "../envelope/markdown-seed-examples.js";
 import { createRepo, type Repo } from "./workflow-fixture.js";
 

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineWorkflow } from "../../src/api/run-api.js";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
 import { BuildOutput, GenericOutput, PlanOutput } from "../../src/envelope/schemas.js";
 import { gates } from "../../src/gates/index.js";
+import { runWorkflow } from "../../src/library.js";
 import { createRepo, ok, type Repo } from "./workflow-fixture.js";
 
 interface Row {

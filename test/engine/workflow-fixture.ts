@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { SssfConfig } from "../../src/config/config-types.js";
-import { loadConfig } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
 
 export interface Repo {

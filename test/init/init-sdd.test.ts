@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { loadConfig } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/library.js";
 import {
   DEFAULT_AGENT_NAMES,
   defaultAgents,

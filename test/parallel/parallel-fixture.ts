@@ -5,8 +5,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { Workflow } from "../../src/api/run-api.js";
 import type { SssfConfig } from "../../src/config/config-types.js";
-import { loadConfig } from "../../src/config/load-config.js";
-import { type RunOutcome, runWorkflow } from "../../src/engine/run-workflow.js";
+import type { RunOutcome } from "../../src/engine/run-workflow.js";
+import { loadConfig, runWorkflow } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
 
 /** One roster agent of a world: its script and, optionally, its `writes`. */

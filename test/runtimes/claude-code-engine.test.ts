@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
+import { runWorkflow } from "../../src/library.js";
 import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { type ClaudeWorld, claudeBinary, createClaudeWorld, userTexts } from "./claude-code-world.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import type { SssfConfig } from "../../src/config/config-types.js";
-import { loadConfig } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/library.js";
 import type { AgentSendObserver, AgentSendRequest, ToolCall, Usage } from "../../src/runtimes/runtime.js";
 import {
   createFakeModelServer,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
+import { runWorkflow } from "../../src/library.js";
 import { codexRuntime } from "../../src/runtimes/codex/index.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getRuntime, registeredRuntimeIds, registerRuntime } from "../../src/runtimes/builtins.js";
+import { getRuntime, registeredRuntimeIds, registerRuntime } from "../../src/library.js";
 import { toToolCall } from "../../src/runtimes/exec/index.js";
 import { parseExecLine } from "../../src/runtimes/exec/protocol.js";
 import { emptyUsage } from "../../src/runtimes/runtime.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorkflow } from "../../src/engine/run-workflow.js";
+import { runWorkflow } from "../../src/library.js";
 import { geminiRuntime } from "../../src/runtimes/gemini/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
 import { engineRepo } from "./cli-harness.js";
