@@ -9,24 +9,28 @@ import type {
   PhaseOptions,
   Run,
 } from "../api/run-api.js";
+import type { SendHook } from "../api/send-hook.js";
 import { approveCommandFlags, askEngineer } from "../approval/engineer-ask.js";
 import { type WriteBoundary, writeBoundaryFor } from "../boundary/write-boundary.js";
 import { ownChanges } from "../boundary/write-boundary-attribution.js";
-import { namedInsideRoot, withRealPaths } from "../boundary/write-boundary-paths.js";
+import { writeBoundaryHook } from "../boundary/write-boundary-hook.js";
 import { BoundarySends } from "../boundary/write-boundary-sends.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
-import type { GateContext, PathChange } from "../gates/gate.js";
+import type { Gate, GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { AgentSessions } from "../session/agent-session.js";
-import { phaseReporter, type RunReporter } from "../session/reporter.js";
+import type { RunReporter } from "../session/reporter.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session-dirs.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
+import { endPhaseRow, newPhaseRow } from "../trace/rows.js";
 import { callAgent } from "./call-agent.js";
+import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./code-phase.js";
 import { runSuitePhase, startChangeTracking } from "./code-support.js";
+import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import { RunScope } from "./run-scope.js";
 
@@ -52,6 +56,8 @@ export interface RunEngineOptions {
   changes: RunChanges;
   /** `--yes`: every `ask` of an engineer phase is approved at once (default false). */
   yes?: boolean;
+  /** Watchers opened around every agent send of the run, after the write boundary. */
+  sendHooks?: readonly SendHook[];
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -76,6 +82,10 @@ export class RunEngine implements Run {
   private readonly options: RunEngineOptions;
   /** One write boundary per agent, kept for the run so blobs stored once are not stored again. */
   private readonly boundaries = new Map<string, WriteBoundary>();
+  /** What every call of the run shares. */
+  private readonly callRun: RunCallContext;
+  /** Each agent's runtime and folders, made on its first phase. */
+  private readonly agentContexts = new Map<string, AgentCallContext>();
 
   constructor(options: RunEngineOptions) {
     this.options = options;
@@ -89,6 +99,17 @@ export class RunEngine implements Run {
     this.agentOverride = options.agentOverride;
     this.phaseNumber = options.lastPhaseNumber;
     this.scope = new RunScope(options.lastEnvelope);
+    this.callRun = {
+      adwId: options.adwId,
+      trace: options.trace,
+      sessions: options.sessions,
+      repoRoot: this.repoRoot,
+      contextHandoffDir: this.contextHandoffDir,
+      reporter: options.reporter,
+      signal: options.signal,
+      jsonFixAttempts: options.config.limits.jsonFixAttempts,
+      maxResultBytes: options.config.limits.maxResultBytes,
+    };
   }
 
   /** The last accepted envelope, the default `previous`; inside a parallel branch, that branch's. */
@@ -125,27 +146,15 @@ export class RunEngine implements Run {
   ): Promise<R> {
     this.throwIfAborted();
     const number = ++this.phaseNumber;
-    const started = new Date();
-    const row: PhaseRow = {
-      id: `${this.adwId}-p${String(number).padStart(2, "0")}`,
-      adw_id: this.adwId,
+    const row = newPhaseRow({
+      adwId: this.adwId,
       number,
       name,
       kind,
       owner,
       description: options.description,
-      status: "running",
-      started_at: started.toISOString(),
-      ended_at: null,
-      duration_ms: null,
-      error: null,
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      cost_usd: 0,
-      context_tokens: null,
-    };
+      startedAt: new Date(),
+    });
     this.phases.push(row);
     this.trace.writePhase(row);
     this.trace.event({
@@ -182,9 +191,7 @@ export class RunEngine implements Run {
       throw error;
     } finally {
       const ended = new Date();
-      row.ended_at = ended.toISOString();
-      row.duration_ms = ended.getTime() - started.getTime();
-      this.trace.writePhase(row);
+      this.trace.writePhase(endPhaseRow(row, ended));
       this.trace.event({
         type: "phase_end",
         name,
@@ -239,8 +246,7 @@ export class RunEngine implements Run {
     // Refused before the phase starts: the sibling holding the agent keeps its session to itself.
     this.scope.assertAgentFree(agent.name, name);
     return this.runPhase("agent", name, agent.name, options, (row) => {
-      const dirs = agentDirs(this.options.dirs, agent.name, runtime.id);
-      ensureAgentDirs(dirs);
+      const agentContext = this.agentContextOf(agent, runtime);
       const handle: AgentPhase = {
         name,
         number: row.number,
@@ -249,50 +255,12 @@ export class RunEngine implements Run {
         call: async <T extends OutputType>(
           callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T },
         ) => {
-          const tracking = startChangeTracking(
-            this.config,
-            (callOptions.gates ?? []).some((g) => g.usesPhaseChanges),
-          );
-          const boundary = this.boundaryOf(agent);
-          // Beside other phases, a diff gate counts only this agent's paths (docs/parallel-phases.md).
-          const besideOthers = this.scope.inParallel;
-          const named = new Set<string>();
-          const roots = withRealPaths([this.repoRoot]);
-          const reporter = phaseReporter(this.options.reporter, row, (toolCall) => {
-            for (const file of namedInsideRoot(toolCall.args, roots)) named.add(file);
-          });
-          const gateContext: GateContext = {
-            repoRoot: this.repoRoot,
-            adwId: this.adwId,
-            phaseName: name,
-            contextHandoffDir: this.contextHandoffDir,
-            phaseChanges: async (): Promise<PathChange[]> => {
-              const changes = await tracking.changes();
-              return besideOthers ? ownChanges(changes, boundary.judge, named) : changes;
-            },
-            runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
-          };
           const envelope = await this.scope.whileCalling(agent.name, name, () =>
             callAgent(
               {
-                adwId: this.adwId,
-                agent,
-                runtime,
-                dirs,
-                phase: row,
-                trace: this.trace,
-                sessions: this.options.sessions,
-                session: this.options.sessions.resolve(agent, row.id),
-                repoRoot: this.repoRoot,
-                reporter,
-                signal: this.options.signal,
-                jsonFixAttempts: this.config.limits.jsonFixAttempts,
-                maxResultBytes: this.config.limits.maxResultBytes,
-                retries: options.retries ?? this.config.limits.retries,
-                contextHandoffDir: this.contextHandoffDir,
-                lastEnvelope: this.lastEnvelope,
-                gateContext,
-                boundary,
+                run: this.callRun,
+                agent: agentContext,
+                phase: this.phaseCallContext(row, agent, callOptions.gates, options.retries),
               },
               callOptions,
             ),
@@ -306,6 +274,17 @@ export class RunEngine implements Run {
     });
   }
 
+  private agentContextOf(agent: AgentConfig, runtime: Runtime): AgentCallContext {
+    let context = this.agentContexts.get(agent.name);
+    if (!context) {
+      const dirs = agentDirs(this.options.dirs, agent.name, runtime.id);
+      ensureAgentDirs(dirs);
+      context = { config: agent, runtime, dirs };
+      this.agentContexts.set(agent.name, context);
+    }
+    return context;
+  }
+
   private boundaryOf(agent: AgentConfig): WriteBoundary {
     let boundary = this.boundaries.get(agent.name);
     if (!boundary) {
@@ -313,6 +292,45 @@ export class RunEngine implements Run {
       this.boundaries.set(agent.name, boundary);
     }
     return boundary;
+  }
+
+  /**
+   * One call's context: its session, its gates' view of the run, and its send hooks — the path
+   * collector, the agent's write boundary, then the run's own hooks.
+   */
+  private phaseCallContext(
+    row: PhaseRow,
+    agent: AgentConfig,
+    gates: readonly Gate<never>[] | undefined,
+    retries: number | undefined,
+  ): PhaseCallContext {
+    const tracking = startChangeTracking(
+      this.config,
+      (gates ?? []).some((g) => g.usesPhaseChanges),
+    );
+    const boundary = this.boundaryOf(agent);
+    // Beside other phases, a diff gate counts only this agent's paths (docs/parallel-phases.md).
+    const besideOthers = this.scope.inParallel;
+    const named = collectNamedPaths(this.repoRoot);
+    const gateContext: GateContext = {
+      repoRoot: this.repoRoot,
+      adwId: this.adwId,
+      phaseName: row.name,
+      contextHandoffDir: this.contextHandoffDir,
+      phaseChanges: async (): Promise<PathChange[]> => {
+        const changes = await tracking.changes();
+        return besideOthers ? ownChanges(changes, boundary.judge, named.files) : changes;
+      },
+      runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
+    };
+    return {
+      row,
+      session: this.options.sessions.resolve(agent, row.id),
+      retries: retries ?? this.config.limits.retries,
+      lastEnvelope: this.lastEnvelope,
+      gateContext,
+      hooks: [named.hook, writeBoundaryHook(boundary), ...(this.options.sendHooks ?? [])],
+    };
   }
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { Workflow } from "../api/run-api.js";
+import type { SendHook } from "../api/send-hook.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -54,6 +55,8 @@ export interface RunWorkflowOptions {
   merge?: boolean;
   /** `--yes`: engineer phases' questions (`phase.ask`) are approved at once instead of waiting. */
   yes?: boolean;
+  /** Watchers opened around every agent send of the run, after the write boundary (docs/send-hooks.md). */
+  sendHooks?: readonly SendHook[];
 }
 
 export interface RunOutcome {
@@ -270,6 +273,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
         ownsTree: workspace.mode === "worktree",
       }),
       yes: options.yes === true,
+      sendHooks: options.sendHooks ?? [],
     });
     trace.event({
       type: "log",

@@ -1,58 +1,49 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AgentConfig } from "../config/config-types.js";
-import type { AgentSendResult, Runtime, ToolCall } from "../runtimes/runtime.js";
-import type { AgentSessionState, AgentSessions } from "../session/agent-session.js";
-import type { RunReporter } from "../session/reporter.js";
-import type { AgentDirs } from "../session/session-dirs.js";
-import type { SessionTrace } from "../session/session-trace.js";
-import type { EventRow, PhaseRow, ProcessRow } from "../trace/events.js";
-import { newId } from "../trace/ids.js";
-
-export interface SendContext {
-  adwId: string;
-  agent: AgentConfig;
-  runtime: Runtime;
-  dirs: AgentDirs;
-  phase: PhaseRow;
-  trace: SessionTrace;
-  sessions: AgentSessions;
-  session: AgentSessionState;
-  repoRoot: string;
-  reporter: RunReporter;
-  signal: AbortSignal;
-}
+import type { SendReason } from "../api/send-hook.js";
+import type { AgentSendResult, ToolCall } from "../runtimes/runtime.js";
+import type { EventRow, ProcessRow } from "../trace/events.js";
+import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
+import type { CallContext } from "./call-context.js";
 
 export interface SendInput {
   systemPrompt: string;
   prompt: string;
   /** 1-based send number within the call, and why it was sent. */
   attempt: number;
-  reason: "initial" | "json_fix" | "gate_fix";
+  reason: SendReason;
 }
 
-function saveSentPrompt(context: SendContext, input: SendInput): void {
-  const stem = `p${String(context.phase.number).padStart(2, "0")}-${context.phase.name}-${input.attempt}-${input.reason}`;
-  writeFileSync(path.join(context.dirs.prompts, `${stem}.user.md`), input.prompt);
+function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
+  const stem = `p${String(phase.row.number).padStart(2, "0")}-${phase.row.name}-${input.attempt}-${input.reason}`;
+  writeFileSync(path.join(agent.dirs.prompts, `${stem}.user.md`), input.prompt);
   if (input.reason === "initial") {
-    writeFileSync(path.join(context.dirs.prompts, "system.md"), input.systemPrompt);
-    writeFileSync(path.join(context.dirs.prompts, "user.md"), input.prompt);
+    writeFileSync(path.join(agent.dirs.prompts, "system.md"), input.systemPrompt);
+    writeFileSync(path.join(agent.dirs.prompts, "user.md"), input.prompt);
   }
 }
 
 /**
  * One send into the agent's session: saves the exact prompt first, runs the runtime with tracing
  * (agent span, one `tool_call` per tool call, processes, usage), and records the send in the agent
- * map. Never throws for agent failures: they come back in the result.
+ * map. `watch` sees each tool call before the reporter does. Never throws for agent failures: they
+ * come back in the result.
  */
-export async function sendToAgent(context: SendContext, input: SendInput): Promise<AgentSendResult> {
-  const { trace, phase, agent, session } = context;
+export async function sendToAgent(
+  context: CallContext,
+  input: SendInput,
+  watch: (call: ToolCall) => void = () => {},
+): Promise<AgentSendResult> {
+  const { run, agent, phase } = context;
+  const { trace } = run;
+  const { session, row } = phase;
+  const name = agent.config.name;
   saveSentPrompt(context, input);
   const span: EventRow = trace.event({
     type: "agent_start",
-    name: `${agent.name} ${input.reason === "initial" ? "call" : input.reason.replace("_", " ")} #${input.attempt}`,
-    phaseId: phase.id,
-    agent: agent.name,
+    name: `${name} ${input.reason === "initial" ? "call" : input.reason.replace("_", " ")} #${input.attempt}`,
+    phaseId: row.id,
+    agent: name,
     endedAt: null,
     payload: {
       session_id: session.sessionId,
@@ -62,86 +53,65 @@ export async function sendToAgent(context: SendContext, input: SendInput): Promi
     },
   });
   const processes = new Map<number, ProcessRow>();
-  const result = await context.runtime.send(
+  const result = await agent.runtime.send(
     {
-      adwId: context.adwId,
-      agent: agent.name,
+      adwId: run.adwId,
+      agent: name,
       sessionId: session.sessionId,
       resume: session.sends > 0,
       nativeSessionId: session.nativeSessionId,
-      sessionDir: context.dirs.runtimeSessions,
-      rawOutputPath: context.dirs.rawOutput,
-      model: agent.model,
-      thinking: agent.thinking,
-      tools: agent.tools,
+      sessionDir: agent.dirs.runtimeSessions,
+      rawOutputPath: agent.dirs.rawOutput,
+      model: agent.config.model,
+      thinking: agent.config.thinking,
+      tools: agent.config.tools,
       systemPrompt: input.systemPrompt,
       prompt: input.prompt,
-      cwd: context.repoRoot,
-      command: agent.command,
-      env: agent.env,
-      timeouts: agent.timeouts,
-      signal: context.signal,
+      cwd: run.repoRoot,
+      command: agent.config.command,
+      env: agent.config.env,
+      timeouts: agent.config.timeouts,
+      signal: run.signal,
     },
     {
       onProcessStart(started) {
-        const row: ProcessRow = {
-          id: newId("proc"),
-          adw_id: context.adwId,
-          phase_id: phase.id,
-          agent: agent.name,
-          pid: started.pid,
-          command: JSON.stringify(started.command),
-          cwd: started.cwd,
-          status: "running",
-          exit_code: null,
-          signal: null,
-          started_at: started.startedAt.toISOString(),
-          ended_at: null,
-          stderr_tail: null,
-        };
-        processes.set(started.pid, row);
-        trace.writeProcess(row);
+        const process = startedProcessRow({ adwId: run.adwId, phaseId: row.id, agent: name, started });
+        processes.set(started.pid, process);
+        trace.writeProcess(process);
       },
       onProcessEnd(ended) {
-        const row = processes.get(ended.pid);
-        if (!row) return;
-        Object.assign(row, {
-          status: ended.status,
-          exit_code: ended.exitCode,
-          signal: ended.signal,
-          ended_at: ended.endedAt.toISOString(),
-          stderr_tail: ended.stderrTail || null,
-        });
-        trace.writeProcess(row);
+        const process = processes.get(ended.pid);
+        if (process) trace.writeProcess(endedProcessRow(process, ended));
       },
       onToolCall(call: ToolCall) {
         trace.event({
           type: "tool_call",
           name: call.name,
-          phaseId: phase.id,
+          phaseId: row.id,
           parentId: span.id,
-          agent: agent.name,
+          agent: name,
           ok: call.ok,
           startedAt: call.startedAt,
           endedAt: call.endedAt,
           payload: { tool: call.tool, args: call.args, result: call.result },
         });
-        context.reporter.toolCall(phase, call);
+        watch(call);
+        run.reporter.toolCall(row, call);
       },
       onLog(message, details) {
         trace.event({
           type: "log",
           name: message,
-          phaseId: phase.id,
+          phaseId: row.id,
           parentId: span.id,
-          agent: agent.name,
+          agent: name,
           payload: details ?? {},
         });
       },
     },
   );
-  context.sessions.recordSend(session, result.nativeSessionId);
-  trace.addPhaseUsage(phase, result.usage, result.contextTokens);
+  run.sessions.recordSend(session, result.nativeSessionId);
+  trace.addPhaseUsage(row, result.usage, result.contextTokens);
   trace.addSessionUsage(result.usage);
   const endedAt = new Date();
   const summary = {
@@ -161,10 +131,10 @@ export async function sendToAgent(context: SendContext, input: SendInput): Promi
   trace.endEvent(span, endedAt, result.ok, summary);
   trace.event({
     type: "agent_end",
-    name: `${agent.name} ${result.ok ? "replied" : `failed: ${result.errorKind}`}`,
-    phaseId: phase.id,
+    name: `${name} ${result.ok ? "replied" : `failed: ${result.errorKind}`}`,
+    phaseId: row.id,
     parentId: span.id,
-    agent: agent.name,
+    agent: name,
     ok: result.ok,
     startedAt: endedAt,
     payload: summary,

@@ -20,25 +20,3 @@ export const silentReporter: RunReporter = {
   log() {},
   finished() {},
 };
-
-/**
- * `reporter` for the code of one phase: `log` lines without a phase of their own are about `phase`,
- * and `onToolCall` sees every tool call before it is passed on. Never throws (beyond what `reporter` does).
- */
-export function phaseReporter(
-  reporter: RunReporter,
-  phase: PhaseRow,
-  onToolCall: (call: ToolCall) => void = () => {},
-): RunReporter {
-  return {
-    sessionStarted: (session, dir, joined) => reporter.sessionStarted(session, dir, joined),
-    phaseStarted: (started) => reporter.phaseStarted(started),
-    phaseEnded: (ended) => reporter.phaseEnded(ended),
-    toolCall: (of, call) => {
-      onToolCall(call);
-      reporter.toolCall(of, call);
-    },
-    log: (message, about) => reporter.log(message, about ?? phase),
-    finished: (session, phases) => reporter.finished(session, phases),
-  };
-}

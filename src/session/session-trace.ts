@@ -3,28 +3,18 @@ import type {
   AgentSessionRow,
   EnvelopeRow,
   EventRow,
-  EventType,
   GateResultRow,
   PhaseRow,
   ProcessRow,
   SessionRow,
 } from "../trace/events.js";
 import { newId } from "../trace/ids.js";
+import { type EventInput, endEventRow, eventRow } from "../trace/rows.js";
 import type { Tracer } from "../trace/tracer.js";
 
-export const nowIso = (): string => new Date().toISOString();
+export type { EventInput };
 
-export interface EventInput {
-  type: EventType;
-  name: string;
-  phaseId: string | null;
-  parentId?: string | null;
-  agent?: string | null;
-  ok?: boolean | null;
-  startedAt?: Date;
-  endedAt?: Date | null;
-  payload?: Record<string, unknown>;
-}
+export const nowIso = (): string => new Date().toISOString();
 
 function addUsageTo(row: SessionRow | PhaseRow, usage: Usage): void {
   row.input_tokens += usage.inputTokens;
@@ -71,33 +61,14 @@ export class SessionTrace {
   }
 
   event(input: EventInput): EventRow {
-    const startedAt = input.startedAt ?? new Date();
-    const endedAt = input.endedAt === undefined ? startedAt : input.endedAt;
-    const row: EventRow = {
-      id: newId("evt"),
-      adw_id: this.adwId,
-      phase_id: input.phaseId,
-      parent_id: input.parentId ?? null,
-      type: input.type,
-      name: input.name,
-      agent: input.agent ?? null,
-      ok: input.ok === undefined || input.ok === null ? null : input.ok ? 1 : 0,
-      started_at: startedAt.toISOString(),
-      ended_at: endedAt === null ? null : endedAt.toISOString(),
-      duration_ms: endedAt === null ? null : endedAt.getTime() - startedAt.getTime(),
-      payload: JSON.stringify(input.payload ?? {}),
-    };
+    const row = eventRow(this.adwId, input);
     this.tracer.write({ table: "events", row });
     return row;
   }
 
   /** Closes a span event (agent_start…) by rewriting it with its end. */
   endEvent(row: EventRow, endedAt: Date, ok: boolean | null, payload?: Record<string, unknown>): void {
-    row.ended_at = endedAt.toISOString();
-    row.duration_ms = endedAt.getTime() - Date.parse(row.started_at);
-    row.ok = ok === null ? null : ok ? 1 : 0;
-    if (payload) row.payload = JSON.stringify(payload);
-    this.tracer.write({ table: "events", row: { ...row } });
+    this.tracer.write({ table: "events", row: { ...endEventRow(row, endedAt, ok, payload) } });
   }
 
   envelope(row: Omit<EnvelopeRow, "id" | "adw_id" | "created_at">): EnvelopeRow {

@@ -1,0 +1,54 @@
+import type { SendHook } from "../api/send-hook.js";
+import type { AgentConfig } from "../config/config-types.js";
+import type { GateContext } from "../gates/gate.js";
+import type { Runtime } from "../runtimes/runtime.js";
+import type { AgentSessionState, AgentSessions } from "../session/agent-session.js";
+import type { RunReporter } from "../session/reporter.js";
+import type { AgentDirs } from "../session/session-dirs.js";
+import type { SessionTrace } from "../session/session-trace.js";
+import type { PhaseRow } from "../trace/events.js";
+
+/** What every call of a run shares: made once per run. */
+export interface RunCallContext {
+  adwId: string;
+  trace: SessionTrace;
+  sessions: AgentSessions;
+  /** The run root agents work in (their worktree, or the checkout). */
+  repoRoot: string;
+  contextHandoffDir: string;
+  reporter: RunReporter;
+  /** Aborts every send of the run. */
+  signal: AbortSignal;
+  /** `limits.json_fix_attempts`: corrections of an invalid envelope per round. */
+  jsonFixAttempts: number;
+  /** `limits.max_result_bytes`: a longer reply is cut to its tail (where the envelope is) before parsing. */
+  maxResultBytes: number;
+}
+
+/** One agent of the run: made once per agent. */
+export interface AgentCallContext {
+  config: AgentConfig;
+  runtime: Runtime;
+  dirs: AgentDirs;
+}
+
+/** One call in one phase. */
+export interface PhaseCallContext {
+  row: PhaseRow;
+  /** The conversation this call continues. */
+  session: AgentSessionState;
+  /** Gate corrections allowed. */
+  retries: number;
+  /** The run's last accepted envelope, the default `previous`. */
+  lastEnvelope: object | null;
+  gateContext: GateContext;
+  /** Watchers opened around every send of the call (write boundary, path collector…), in order. */
+  hooks: readonly SendHook[];
+}
+
+/** The agent call's context, split by lifetime. */
+export interface CallContext {
+  run: RunCallContext;
+  agent: AgentCallContext;
+  phase: PhaseCallContext;
+}
