@@ -1,8 +1,8 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
-import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
+import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
@@ -10,14 +10,14 @@ import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
 import { type RunReporter, silentReporter } from "../session/reporter.js";
-import { ensureSessionDirs, sessionDirs } from "../session/session-dirs.js";
+import { ensureSessionDirs, type SessionDirs, sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { getSession, maxPhaseNumber } from "../trace/queries.js";
+import { getSession, latestValidEnvelope, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
+import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import { Tracer } from "../trace/tracer.js";
-import { terminateAllProcessGroups } from "../util/process-group.js";
 import {
   announceWorkspace,
   openWorkspace,
@@ -29,7 +29,9 @@ import {
 } from "../workspace/run-workspace.js";
 import { mergeIfAccepted } from "../workspace/run-workspace-merge.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
+import { raceAbort } from "./race-abort.js";
 import { RunChanges } from "./run-changes.js";
+import { checkRunRequest } from "./run-checks.js";
 import { RunEngine } from "./run-engine.js";
 
 export interface RunWorkflowOptions {
@@ -74,77 +76,6 @@ export interface RunOutcome {
   merge: FastForwardResult | null;
 }
 
-/** Where a missing built-in agent comes from. */
-function rosterHint(name: string): string {
-  if (name.startsWith("sdd-")) return '; "sssf init --sdd" writes the sdd agents';
-  if (["planner", "builder", "scout", "reviewer", "documenter"].includes(name))
-    return '; "sssf init" writes the default roster';
-  return "";
-}
-
-function agentsNeeded(options: RunWorkflowOptions): AgentConfig[] {
-  const { config, workflow } = options;
-  const names = [...workflow.agents];
-  if (options.agent !== undefined) names.push(options.agent);
-  if (names.length === 0 && config.agents[0]) names.push(config.agents[0].name);
-  return names.map((name) => {
-    const agent = findAgent(config, name);
-    if (!agent) {
-      const known = config.agents.map((a) => a.name).join(", ");
-      const origin = options.agent === name ? "--agent" : `workflow ${workflow.name}`;
-      throw new UsageError(
-        `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})${rosterHint(name)}`,
-        "--agent",
-      );
-    }
-    return agent;
-  });
-}
-
-/** A workflow that needs a quality suite the config lacks must fail before anything runs. */
-function checkSuites(workflow: Workflow, config: SssfConfig): void {
-  const defined = Object.keys(config.quality);
-  const where = config.file ?? "the config";
-  for (const suite of workflow.suites ?? []) {
-    if (suite === "*" ? defined.length > 0 : defined.includes(suite)) continue;
-    const need = suite === "*" ? "at least one quality suite" : `the quality suite "${suite}"`;
-    throw new SssfError(
-      "config_invalid",
-      `workflow ${workflow.name} needs ${need}, but ${where} defines ${defined.length ? defined.join(", ") : "none"}: add it under quality: (e.g. ${suite === "*" ? "test" : suite}: { command: [npm, ${suite === "*" || suite === "test" ? "test" : `run, ${suite}`}] })`,
-      { exitCode: 2 },
-    );
-  }
-}
-
-function unknownRuntime(agent: AgentConfig, registry: RuntimeRegistry): SssfError {
-  return new SssfError(
-    "runtime_unknown",
-    `agent ${agent.name}: coding_agent "${agent.codingAgent}" has no runtime in this build of sssf (available: ${registry.ids().join(", ")})`,
-    { exitCode: 2 },
-  );
-}
-
-/**
- * Loads the runtime of every agent the run may call before anything is created: the workflow's own
- * agents must have one; an owner named later (`run.agent(…, { owner })`) fails its phase if it has none.
- */
-async function resolveRuntimes(options: RunWorkflowOptions): Promise<(agent: AgentConfig) => Runtime> {
-  const registry = options.runtimes ? options.registry.with(options.runtimes) : options.registry;
-  const needed = agentsNeeded(options);
-  const byAgent = new Map<string, Runtime>();
-  for (const agent of [...needed, ...options.config.agents]) {
-    if (byAgent.has(agent.name)) continue;
-    const runtime = await registry.resolve(agent.codingAgent);
-    if (runtime) byAgent.set(agent.name, runtime);
-    else if (needed.includes(agent)) throw unknownRuntime(agent, registry);
-  }
-  return (agent) => {
-    const runtime = byAgent.get(agent.name);
-    if (!runtime) throw unknownRuntime(agent, registry);
-    return runtime;
-  };
-}
-
 function hasRecords(file: string): boolean {
   try {
     return statSync(file).size > 0;
@@ -153,24 +84,134 @@ function hasRecords(file: string): boolean {
   }
 }
 
-/** The session's row before the lock is taken (flags are checked before anything is created). */
-function sessionOnRecord(dbPath: string, adwId: string): SessionRow | undefined {
-  if (!existsSync(dbPath)) return undefined;
-  const db = openTraceDb(dbPath, { readonly: true });
+/** The session on disk once its lock is held: where its files go and the trace it writes. */
+interface OpenedSession {
+  adwId: string;
+  dirs: SessionDirs;
+  db: Database.Database;
+  tracer: Tracer;
+  /** The session's row before this run, when it joins one. */
+  existing: SessionRow | undefined;
+}
+
+/** Refuses a join whose files exist without the db's record: phase numbers would restart over them. */
+function refuseJoinWithoutRecord(session: OpenedSession, config: SssfConfig): void {
+  if (session.existing || !hasRecords(session.dirs.eventsFile)) return;
+  throw new UsageError(
+    `--adw-id ${session.adwId}: the session's files exist but ${config.dbPath} has no record of it; run "sssf db rebuild" first`,
+    "--adw-id",
+  );
+}
+
+/** The session's row as this run starts it: fresh, or the joined one running again. */
+function startSessionRow(
+  options: RunWorkflowOptions,
+  session: OpenedSession,
+  workspace: RunWorkspace,
+): SessionRow {
+  const columns = workspaceColumns(workspace);
+  const patch = { workflow: options.workflow.name, request: options.request, ...columns };
+  return session.existing
+    ? rejoinedSessionRow(session.existing, patch)
+    : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
+}
+
+/** The run's engine, wired to its session, workspace and hooks. */
+function createEngine(
+  options: RunWorkflowOptions,
+  session: OpenedSession,
+  context: { trace: SessionTrace; workspace: RunWorkspace; resolveRuntime: (agent: AgentConfig) => Runtime },
+): RunEngine {
+  const { config } = options;
+  const { adwId, dirs, db, existing } = session;
+  const { trace, workspace } = context;
+  const runConfig = workspaceConfig(config, workspace);
+  return new RunEngine({
+    config: runConfig,
+    workflow: options.workflow.name,
+    request: options.request,
+    adwId,
+    dirs,
+    trace,
+    sessions: new AgentSessions({ agentMapFile: dirs.agentMap, trace, adwId }),
+    reporter: options.reporter ?? silentReporter,
+    signal: options.signal ?? new AbortController().signal,
+    agentOverride: options.agent,
+    resolveRuntime: context.resolveRuntime,
+    lastPhaseNumber: maxPhaseNumber(db, adwId),
+    lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
+    checkoutRoot: config.repoRoot,
+    changes: new RunChanges({
+      root: runConfig.repoRoot,
+      exclude: workspaceExclude(runConfig, workspace),
+      ownsTree: workspace.mode === "worktree",
+    }),
+    yes: options.yes === true,
+    sendHooks: options.sendHooks ?? [],
+  });
+}
+
+/**
+ * Runs the workflow's code until `run.finish()`, an exception or the signal. Never throws: an
+ * exception is the run's reason, traced as an `error` event unless a failed phase already traced it.
+ */
+async function runBody(
+  options: RunWorkflowOptions,
+  engine: RunEngine,
+  trace: SessionTrace,
+  signal: AbortSignal,
+): Promise<{ accepted: boolean; reason: string }> {
+  const { workflow } = options;
   try {
-    return getSession(db, adwId);
-  } finally {
-    db.close();
+    await raceAbort(workflow.run(engine, options.request), signal);
+    if (engine.outcome === null)
+      throw new SssfError("internal", `workflow ${workflow.name} ended without run.finish()`);
+    return engine.outcome;
+  } catch (error) {
+    const reason = isSssfError(error)
+      ? error.message
+      : `${(error as Error).name}: ${(error as Error).message}`;
+    if (!engine.phases.some((p) => p.status === "fail" && p.error !== null)) {
+      trace.event({
+        type: "error",
+        name: reason,
+        phaseId: null,
+        ok: false,
+        payload: {
+          error: reason,
+          ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
+        },
+      });
+    }
+    return { accepted: false, reason };
   }
 }
 
-function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
-  const row = db
-    .prepare(
-      "SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1",
-    )
-    .get(adwId) as { envelope_json: string } | undefined;
-  return row ? (JSON.parse(row.envelope_json) as object) : null;
+/** Ends the session's row and trace with the outcome, and tells the reporter. */
+function finishSession(
+  trace: SessionTrace,
+  outcome: { accepted: boolean; reason: string },
+  reporter: RunReporter,
+  phases: PhaseRow[],
+): void {
+  const { accepted, reason } = outcome;
+  const endedAt = new Date();
+  trace.updateSession({
+    status: accepted ? "success" : "fail",
+    accepted: accepted ? 1 : 0,
+    reason,
+    ended_at: endedAt.toISOString(),
+    duration_ms: endedAt.getTime() - Date.parse(trace.session.started_at),
+  });
+  trace.event({
+    type: "log",
+    name: `${accepted ? "accepted" : "not accepted"}: ${reason}`,
+    phaseId: null,
+    ok: accepted,
+    payload: { accepted, reason, ended_at: nowIso() },
+  });
+  trace.flush();
+  reporter.finished(trace.session, phases);
 }
 
 /**
@@ -179,11 +220,8 @@ function latestValidEnvelope(db: Database.Database, adwId: string): object | nul
  * finalizes the session — an exception anywhere ends it `fail` with the error traced.
  */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
-  const { config, workflow } = options;
-  if (options.request.trim() === "")
-    throw new UsageError("the prompt is empty: pass a request or a prompt file");
-  const resolveRuntime = await resolveRuntimes(options);
-  checkSuites(workflow, config);
+  const { config } = options;
+  const resolveRuntime = await checkRunRequest(options);
 
   const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
   const wanted = {
@@ -193,141 +231,42 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     base: options.base,
     merge: options.merge === true,
   };
-  const onRecord = options.adwId === undefined ? undefined : sessionOnRecord(config.dbPath, adwId);
+  const onRecord = options.adwId === undefined ? undefined : readSessionRow(config.dbPath, adwId);
   let plan = await planWorkspace({ ...wanted, existing: onRecord });
   const dirs = sessionDirs(config.sessionsDir, adwId);
   ensureSessionDirs(dirs);
   const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
   const reporter = options.reporter ?? silentReporter;
-  const signal = options.signal ?? new AbortController().signal;
   let db: Database.Database | undefined;
   let tracer: Tracer | undefined;
   try {
     db = openTraceDb(config.dbPath);
     tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
-    const existing = getSession(db, adwId);
-    if (!existing && hasRecords(dirs.eventsFile)) {
-      // Joining without the db's record would restart phase numbers over the files' history.
-      throw new UsageError(
-        `--adw-id ${adwId}: the session's files exist but ${config.dbPath} has no record of it; run "sssf db rebuild" first`,
-        "--adw-id",
-      );
-    }
+    const session: OpenedSession = { adwId, dirs, db, tracer, existing: getSession(db, adwId) };
+    refuseJoinWithoutRecord(session, config);
     // Another process may have started this session between the first look and the lock.
-    if ((existing === undefined) !== (onRecord === undefined))
-      plan = await planWorkspace({ ...wanted, existing });
+    if ((session.existing === undefined) !== (onRecord === undefined))
+      plan = await planWorkspace({ ...wanted, existing: session.existing });
     const workspace = await openWorkspace(plan);
-    const runConfig = workspaceConfig(config, workspace);
-    const startedAt = new Date();
-    const session: SessionRow = existing
-      ? {
-          ...existing,
-          workflow: workflow.name,
-          request: options.request,
-          status: "running",
-          accepted: null,
-          reason: null,
-          ended_at: null,
-          duration_ms: null,
-          ...workspaceColumns(workspace),
-        }
-      : {
-          adw_id: adwId,
-          workflow: workflow.name,
-          request: options.request,
-          status: "running",
-          accepted: null,
-          reason: null,
-          started_at: startedAt.toISOString(),
-          ended_at: null,
-          duration_ms: null,
-          input_tokens: 0,
-          output_tokens: 0,
-          cache_read_tokens: 0,
-          cache_write_tokens: 0,
-          cost_usd: 0,
-          archived: 0,
-          ...workspaceColumns(workspace),
-        };
-    const trace = new SessionTrace(tracer, session);
-    reporter.sessionStarted(session, dirs.root, existing !== undefined);
+    const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
+    reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
-    const engine = new RunEngine({
-      config: runConfig,
-      workflow: workflow.name,
-      request: options.request,
-      adwId,
-      dirs,
-      trace,
-      sessions: new AgentSessions({ agentMapFile: dirs.agentMap, trace, adwId }),
-      reporter,
-      signal,
-      agentOverride: options.agent,
-      resolveRuntime,
-      lastPhaseNumber: maxPhaseNumber(db, adwId),
-      lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
-      checkoutRoot: config.repoRoot,
-      changes: new RunChanges({
-        root: runConfig.repoRoot,
-        exclude: workspaceExclude(runConfig, workspace),
-        ownsTree: workspace.mode === "worktree",
-      }),
-      yes: options.yes === true,
-      sendHooks: options.sendHooks ?? [],
-    });
+    const engine = createEngine(options, session, { trace, workspace, resolveRuntime });
     trace.event({
       type: "log",
-      name: `${existing ? "joined" : "started"} ${workflow.name}`,
+      name: `${session.existing ? "joined" : "started"} ${options.workflow.name}`,
       phaseId: null,
       payload: { request: options.request, pid: process.pid },
     });
 
-    let accepted = false;
-    let reason: string;
-    try {
-      await raceAbort(workflow.run(engine, options.request), signal);
-      if (engine.outcome === null)
-        throw new SssfError("internal", `workflow ${workflow.name} ended without run.finish()`);
-      accepted = engine.outcome.accepted;
-      reason = engine.outcome.reason;
-    } catch (error) {
-      reason = isSssfError(error) ? error.message : `${(error as Error).name}: ${(error as Error).message}`;
-      if (!engine.phases.some((p) => p.status === "fail" && p.error !== null)) {
-        trace.event({
-          type: "error",
-          name: reason,
-          phaseId: null,
-          ok: false,
-          payload: {
-            error: reason,
-            ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
-          },
-        });
-      }
-    }
-    const merge = await mergeIfAccepted(engine, workspace, accepted, { trace, reporter });
-    const endedAt = new Date();
-    trace.updateSession({
-      status: accepted ? "success" : "fail",
-      accepted: accepted ? 1 : 0,
-      reason,
-      ended_at: endedAt.toISOString(),
-      duration_ms: endedAt.getTime() - Date.parse(session.started_at),
-    });
-    trace.event({
-      type: "log",
-      name: `${accepted ? "accepted" : "not accepted"}: ${reason}`,
-      phaseId: null,
-      ok: accepted,
-      payload: { accepted, reason, ended_at: nowIso() },
-    });
-    tracer.flush();
-    reporter.finished(trace.session, engine.phases);
+    const outcome = await runBody(options, engine, trace, options.signal ?? new AbortController().signal);
+    const merge = await mergeIfAccepted(engine, workspace, outcome.accepted, { trace, reporter });
+    finishSession(trace, outcome, reporter, engine.phases);
     return {
       adwId,
-      accepted,
-      reason,
-      exitCode: accepted && (merge === null || merge.merged) ? 0 : 1,
+      accepted: outcome.accepted,
+      reason: outcome.reason,
+      exitCode: outcome.accepted && (merge === null || merge.merged) ? 0 : 1,
       sessionDir: dirs.root,
       session: { ...trace.session },
       phases: engine.phases.map((p) => ({ ...p })),
@@ -339,53 +278,4 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     db?.close();
     releaseLock();
   }
-}
-
-/** How long an interrupted workflow gets to let its phases record their end before the run finalizes. */
-const SETTLE_AFTER_ABORT_MS = 2000;
-
-/**
- * Resolves with the workflow, or rejects once `signal` aborts, every agent process group is gone,
- * and the workflow has settled (at most SETTLE_AFTER_ABORT_MS), so no phase writes to a closed trace.
- */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(interrupted(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      terminateAllProcessGroups()
-        .then(() => settledWithin(work, SETTLE_AFTER_ABORT_MS))
-        .then(() => reject(interrupted(signal)), reject);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(signal.aborted ? interrupted(signal) : error);
-      },
-    );
-  });
-}
-
-/** Resolves when `work` settles either way, or after `ms`. Never rejects. */
-function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  const settled = work.then(
-    () => undefined,
-    () => undefined,
-  );
-  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
-}
-
-function interrupted(signal: AbortSignal): SssfError {
-  return new SssfError(
-    "interrupted",
-    `interrupted by ${typeof signal.reason === "string" ? signal.reason : "abort"}`,
-  );
 }

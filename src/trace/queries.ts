@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { columnNames } from "./columns.js";
+import { openTraceDb } from "./database.js";
 import {
   type AgentSessionRow,
   type EnvelopeRow,
@@ -140,4 +142,25 @@ export function readTable<T extends TraceTable>(db: Database.Database, table: T)
   if (!TRACE_TABLES.includes(table)) throw new SssfError("usage", `Unknown trace table "${String(table)}".`);
   const sql = `SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`;
   return cachedStatement(db, sql).all() as TraceTables[T][];
+}
+
+/** The newest valid envelope of a session (its JSON parsed), or null when it has none. */
+export function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
+  const row = db
+    .prepare(
+      "SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1",
+    )
+    .get(adwId) as { envelope_json: string } | undefined;
+  return row ? (JSON.parse(row.envelope_json) as object) : null;
+}
+
+/** The session's row in the db at `dbPath` (opened read-only), or undefined when the db or the row is missing. */
+export function readSessionRow(dbPath: string, adwId: string): SessionRow | undefined {
+  if (!existsSync(dbPath)) return undefined;
+  const db = openTraceDb(dbPath, { readonly: true });
+  try {
+    return getSession(db, adwId);
+  } finally {
+    db.close();
+  }
 }
