@@ -26,6 +26,15 @@ export {
   type Run,
   type Workflow,
 } from "./api/run-api.js";
+export type {
+  OpenSendHook,
+  SendFinding,
+  SendHook,
+  SendInfo,
+  SendOutcome,
+  SendReason,
+  SendSettlement,
+} from "./api/send-hook.js";
 export type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config/config-types.js";
 export { configJsonSchema, DEFAULT_CONFIG_PATH, type LoadConfigOptions } from "./config/load-config.js";
 export type { RunOutcome, RunWorkflowOptions } from "./engine/run-workflow.js";

@@ -17,7 +17,7 @@ import { writeBoundaryHook } from "../boundary/write-boundary-hook.js";
 import { BoundarySends } from "../boundary/write-boundary-sends.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { isSssfError, SssfError } from "../errors/sssf-error.js";
+import { SssfError } from "../errors/sssf-error.js";
 import type { Gate, GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { AgentSessions } from "../session/agent-session.js";
@@ -25,7 +25,7 @@ import type { RunReporter } from "../session/reporter.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session-dirs.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
-import { endPhaseRow, newPhaseRow } from "../trace/rows.js";
+import { newPhaseRow } from "../trace/rows.js";
 import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./code-phase.js";
@@ -33,6 +33,7 @@ import { runSuitePhase, startChangeTracking } from "./code-support.js";
 import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import { RunScope } from "./run-scope.js";
+import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
 export interface RunEngineOptions {
   config: SssfConfig;
@@ -82,6 +83,8 @@ export class RunEngine implements Run {
   private readonly options: RunEngineOptions;
   /** One write boundary per agent, kept for the run so blobs stored once are not stored again. */
   private readonly boundaries = new Map<string, WriteBoundary>();
+  /** How a phase is written, ended and told. */
+  private readonly lifecycle: PhaseLifecycle;
   /** What every call of the run shares. */
   private readonly callRun: RunCallContext;
   /** Each agent's runtime and folders, made on its first phase. */
@@ -99,6 +102,11 @@ export class RunEngine implements Run {
     this.agentOverride = options.agentOverride;
     this.phaseNumber = options.lastPhaseNumber;
     this.scope = new RunScope(options.lastEnvelope);
+    this.lifecycle = {
+      trace: options.trace,
+      reporter: options.reporter,
+      softFailure: (phaseId) => this.softFailures.get(phaseId),
+    };
     this.callRun = {
       adwId: options.adwId,
       trace: options.trace,
@@ -156,53 +164,7 @@ export class RunEngine implements Run {
       startedAt: new Date(),
     });
     this.phases.push(row);
-    this.trace.writePhase(row);
-    this.trace.event({
-      type: "phase_start",
-      name,
-      phaseId: row.id,
-      agent: kind === "agent" ? owner : null,
-      payload: { kind, owner },
-    });
-    this.options.reporter.phaseStarted(row);
-    // A phase is `fail` until its body returns.
-    row.status = "fail";
-    try {
-      const result = await this.scope.inPhase(row.id, () => body(row));
-      row.status = this.softFailures.has(row.id) ? "fail" : "success";
-      if (row.status === "fail") row.error = this.softFailures.get(row.id) ?? null;
-      return result;
-    } catch (error) {
-      row.error =
-        isSssfError(error) && error.code === "phase_failed"
-          ? ((error as { reason?: string }).reason ?? error.message)
-          : (error as Error).message;
-      this.trace.event({
-        type: "error",
-        name: row.error ?? "phase failed",
-        phaseId: row.id,
-        agent: kind === "agent" ? owner : null,
-        ok: false,
-        payload: {
-          error: row.error,
-          ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
-        },
-      });
-      throw error;
-    } finally {
-      const ended = new Date();
-      this.trace.writePhase(endPhaseRow(row, ended));
-      this.trace.event({
-        type: "phase_end",
-        name,
-        phaseId: row.id,
-        agent: kind === "agent" ? owner : null,
-        ok: row.status === "success",
-        startedAt: ended,
-        payload: { status: row.status, error: row.error, duration_ms: row.duration_ms },
-      });
-      this.options.reporter.phaseEnded(row);
-    }
+    return tracePhase(this.lifecycle, row, () => this.scope.inPhase(row.id, () => body(row)));
   }
 
   engineer<R>(
