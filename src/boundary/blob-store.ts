@@ -3,27 +3,18 @@
  * runs, read them back to restore. Every call runs in `cwd` (any directory inside the work tree).
  */
 
-import { execFile } from "node:child_process";
+import { runGitBytes } from "../code/run-git.js";
 
 /** Output of `cat-file`: the largest file ever restored. */
 const MAX_BUFFER = 1024 * 1024 * 1024;
 
+/** Git's stdout as bytes, or null when git fails (a missing object, an unreadable path). */
 function gitRun(cwd: string, args: string[], input: string | null): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      "git",
-      args,
-      {
-        cwd,
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_LITERAL_PATHSPECS: "1" },
-        maxBuffer: MAX_BUFFER,
-        encoding: "buffer",
-      },
-      (error, stdout) => resolve(error ? null : stdout),
-    );
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(input ?? "");
-  });
+  return runGitBytes(cwd, args, {
+    env: { GIT_LITERAL_PATHSPECS: "1" },
+    input: input ?? "",
+    maxBuffer: MAX_BUFFER,
+  }).catch(() => null);
 }
 
 async function hashBatch(cwd: string, files: readonly string[]): Promise<string[] | null> {

@@ -1,13 +1,10 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "./path-change.js";
-
-/** Output of a diff over a whole run can be large; keep it bounded but generous. */
-const MAX_BUFFER = 512 * 1024 * 1024;
+import { runGit } from "./run-git.js";
 
 interface GitRun {
   cwd: string;
@@ -17,29 +14,9 @@ interface GitRun {
   input?: string;
 }
 
-/** Runs git without a shell; rejects with SssfError("git_failed") carrying git's stderr. */
-function runGit({ cwd, args, env, input }: GitRun): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      args,
-      {
-        cwd,
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_LITERAL_PATHSPECS: "1", ...env },
-        maxBuffer: MAX_BUFFER,
-        encoding: "utf8",
-      },
-      (error, stdout, stderr) => {
-        if (error) {
-          const detail = (stderr || error.message).trim().split("\n").slice(-3).join(" ");
-          reject(new SssfError("git_failed", `git ${args[0]} failed in ${cwd}: ${detail}`));
-        } else resolve(stdout);
-      },
-    );
-    // git may exit before reading its stdin (e.g. on an error): a closed pipe is not our failure.
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(input ?? "");
-  });
+/** Runs git with literal pathspecs; rejects with a GitError naming the subcommand and git's reason. */
+function literalGit({ cwd, args, env, input }: GitRun): Promise<string> {
+  return runGit(cwd, args, { env: { GIT_LITERAL_PATHSPECS: "1", ...env }, input });
 }
 
 /** Every path a set of changes touches, renames on both sides. */
@@ -54,7 +31,9 @@ export function touchedPaths(changes: readonly PathChange[]): string[] {
 
 async function headCommit(root: string): Promise<string | null> {
   try {
-    return (await runGit({ cwd: root, args: ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"] })).trim();
+    return (
+      await literalGit({ cwd: root, args: ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"] })
+    ).trim();
   } catch {
     return null;
   }
@@ -63,8 +42,8 @@ async function headCommit(root: string): Promise<string | null> {
 /** The committer identity git would use, or sssf's own when the repo and user configure none. */
 async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
   try {
-    await runGit({ cwd: root, args: ["var", "GIT_COMMITTER_IDENT"] });
-    await runGit({ cwd: root, args: ["var", "GIT_AUTHOR_IDENT"] });
+    await literalGit({ cwd: root, args: ["var", "GIT_COMMITTER_IDENT"] });
+    await literalGit({ cwd: root, args: ["var", "GIT_AUTHOR_IDENT"] });
     return {};
   } catch {
     return {
@@ -89,9 +68,9 @@ async function withPrivateIndex<T>(
   const indexFile = path.join(tmpdir(), `sssf-index-${process.pid}-${randomBytes(4).toString("hex")}`);
   const env = { GIT_INDEX_FILE: indexFile };
   try {
-    await runGit({ cwd: root, args: head ? ["read-tree", head] : ["read-tree", "--empty"], env });
+    await literalGit({ cwd: root, args: head ? ["read-tree", head] : ["read-tree", "--empty"], env });
     if (paths.length > 0) {
-      await runGit({
+      await literalGit({
         cwd: root,
         args: ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"],
         env,
@@ -110,7 +89,7 @@ async function withPrivateIndex<T>(
  * private index and `update-ref` with the expected old HEAD, so nothing else is swept in and a
  * concurrent commit is refused instead of overwritten. The operator's index is then refreshed for those
  * paths only. Git hooks do not run: sssf's quality suites are the checks. Returns the new commit id.
- * Rejects with SssfError("git_failed") when git refuses.
+ * Rejects with a GitError (code `git_failed`) when git refuses.
  */
 export async function commitChanges(
   root: string,
@@ -122,10 +101,10 @@ export async function commitChanges(
   const head = await headCommit(root);
   const identity = await identityEnv(root);
   const commit = await withPrivateIndex(root, head, paths, async (env) => {
-    const tree = (await runGit({ cwd: root, args: ["write-tree"], env })).trim();
+    const tree = (await literalGit({ cwd: root, args: ["write-tree"], env })).trim();
     const parents = head ? ["-p", head] : [];
     return (
-      await runGit({
+      await literalGit({
         cwd: root,
         args: ["commit-tree", tree, ...parents, "-F", "-"],
         env: { ...env, ...identity },
@@ -134,12 +113,12 @@ export async function commitChanges(
     ).trim();
   });
   const subject = message.split("\n")[0] ?? "";
-  await runGit({
+  await literalGit({
     cwd: root,
     args: ["update-ref", "-m", `sssf commit: ${subject}`, "HEAD", commit, head ?? "0".repeat(commit.length)],
   });
   // The operator's index still holds the old HEAD's entries for these paths; align just those.
-  await runGit({
+  await literalGit({
     cwd: root,
     args: ["reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"],
     input: `${paths.join("\0")}\0`,
@@ -161,10 +140,18 @@ export async function diffChanges(
   return withPrivateIndex(root, head, paths, async (env) => {
     // Against HEAD, or against the empty tree in a repository without commits.
     const base =
-      head ?? (await runGit({ cwd: root, args: ["hash-object", "-t", "tree", "/dev/null"] })).trim();
+      head ?? (await literalGit({ cwd: root, args: ["hash-object", "-t", "tree", "/dev/null"] })).trim();
     const pathspec = ["--", ...paths];
-    const diff = await runGit({ cwd: root, args: ["diff", "--cached", "--binary", base, ...pathspec], env });
-    const stat = await runGit({ cwd: root, args: ["diff", "--cached", "--stat", base, ...pathspec], env });
+    const diff = await literalGit({
+      cwd: root,
+      args: ["diff", "--cached", "--binary", base, ...pathspec],
+      env,
+    });
+    const stat = await literalGit({
+      cwd: root,
+      args: ["diff", "--cached", "--stat", base, ...pathspec],
+      env,
+    });
     return { diff, stat, base: head ?? "" };
   });
 }

@@ -1,33 +1,15 @@
-import { execFile, execFileSync } from "node:child_process";
 import type { ObjectFormat } from "./fingerprint.js";
+import { runGit, runGitSync } from "./run-git.js";
 
-/** Output of a repository listing: a snapshot may list tens of thousands of paths. */
-const MAX_BUFFER = 512 * 1024 * 1024;
-
-/** GIT_OPTIONAL_LOCKS=0: a status run must never take index.lock away from an agent's own git commands. */
-function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
+/** `runGit` for reads whose failure only means "no answer": stdout, or null when git fails. */
+function gitOrNull(cwd: string, args: string[]): Promise<string | null> {
+  return runGit(cwd, args).catch(() => null);
 }
 
-/** Runs git (no shell) in `cwd`; resolves to stdout, or null when git is missing or exits non-zero. */
-export function git(cwd: string, args: string[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile("git", args, { cwd, env: gitEnv(), maxBuffer: MAX_BUFFER, encoding: "utf8" }, (error, stdout) =>
-      resolve(error ? null : stdout),
-    );
-  });
-}
-
-/** Synchronous `git`, for the rare diff across commits. Null on any failure. */
-export function gitSync(cwd: string, args: string[]): string | null {
+/** Synchronous `gitOrNull`, for the rare diff across commits. */
+function gitSyncOrNull(cwd: string, args: string[]): string | null {
   try {
-    return execFileSync("git", args, {
-      cwd,
-      env: gitEnv(),
-      maxBuffer: MAX_BUFFER,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    return runGitSync(cwd, args);
   } catch {
     return null;
   }
@@ -72,7 +54,7 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
     "--",
     ".",
   ];
-  const output = await git(root, args);
+  const output = await gitOrNull(root, args);
   if (output === null) return null;
   let head: string | null = null;
   const paths = new Map<string, string | null>();
@@ -114,7 +96,7 @@ const locations = new Map<string, GitLocation | null>();
 export async function locateGitRepo(root: string): Promise<GitLocation | null> {
   const known = locations.get(root);
   if (known !== undefined) return known;
-  const info = await git(root, [
+  const info = await gitOrNull(root, [
     "rev-parse",
     "--is-inside-work-tree",
     "--show-prefix",
@@ -143,5 +125,5 @@ export function parseTree(output: string | null): Map<string, string> {
 
 /** Synchronous `readTree`. */
 export function readTreeSync(root: string, commit: string | null): Map<string, string> {
-  return commit === null ? new Map() : parseTree(gitSync(root, ["ls-tree", "-r", "-z", commit]));
+  return commit === null ? new Map() : parseTree(gitSyncOrNull(root, ["ls-tree", "-r", "-z", commit]));
 }

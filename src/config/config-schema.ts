@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
-import { describeValue } from "./config-problems.js";
+import { describeValue } from "../util/zod-issues.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
 export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
-import { describeConfigIssue, issuesToProblems } from "./config-problems.js";
+import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
 import { resolveConfig } from "./config-resolve.js";
 import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
@@ -97,8 +97,12 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   const shapeProblem = topLevelProblem(parsed.value);
   if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
 
-  const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: describeConfigIssue });
-  if (!result.success) throw new ConfigError(file, issuesToProblems(configWireSchema, result.error.issues));
+  const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
+  if (!result.success)
+    throw new ConfigError(
+      file,
+      zodIssueProblems(result.error.issues, { wording: "config", schema: configWireSchema }),
+    );
 
   const resolved = resolveConfig(result.data, { repoRoot, file, knownRuntimes: options.knownRuntimes });
   if (resolved.problems.length > 0) throw new ConfigError(file, resolved.problems);

@@ -3,11 +3,10 @@
  * sssf's config and prompts, and the `.gitignore` lines, committed once as the run's base.
  */
 
-import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { runGit } from "../code/run-git.js";
 import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
-import { SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { DEFAULT_AGENT_NAMES, defaultPrompts } from "../workflows/prompts/default-prompts.js";
 import { DEMO_APP_FILES } from "./demo-app.js";
@@ -20,21 +19,15 @@ const SSSF_IDENTITY = {
   GIT_COMMITTER_EMAIL: "sssf@localhost",
 };
 
-/** Runs git without a shell; rejects with SssfError("git_failed") carrying git's stderr. */
-export function runGit(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      args,
-      { cwd, env: { ...process.env, ...env }, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        if (error === null) resolve(stdout);
-        else {
-          const detail = (stderr || error.message).trim().split("\n").slice(-2).join(" ");
-          reject(new SssfError("git_failed", `git ${args[0]} failed in ${cwd}: ${detail}`));
-        }
-      },
-    );
+/**
+ * Runs git without a shell; rejects with a GitError whose message ends in the last two lines of git's
+ * stderr.
+ */
+export function demoGit(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return runGit(cwd, args, {
+    env,
+    message: (_failure, reason) =>
+      `git ${args[0]} failed in ${cwd}: ${reason.split("\n").slice(-2).join(" ")}`,
   });
 }
 
@@ -81,8 +74,8 @@ export function demoRepoFiles(init: DemoInitFiles): Record<string, string> {
 /** The identity env for git: none when git already has one, sssf's own otherwise. */
 async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
   try {
-    await runGit(root, ["var", "GIT_AUTHOR_IDENT"]);
-    await runGit(root, ["var", "GIT_COMMITTER_IDENT"]);
+    await demoGit(root, ["var", "GIT_AUTHOR_IDENT"]);
+    await demoGit(root, ["var", "GIT_COMMITTER_IDENT"]);
     return {};
   } catch {
     return SSSF_IDENTITY;
@@ -91,8 +84,8 @@ async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
 
 /**
  * Writes `files` into `dir` (created when absent; it must be empty, see `checkDemoDir`), makes it a
- * git repo on `main` and commits everything once. Returns the base commit. Rejects with SssfError
- * ("git_failed") when git is missing or refuses.
+ * git repo on `main` and commits everything once. Returns the base commit. Rejects with a GitError
+ * when git is missing or refuses.
  */
 export async function createDemoRepo(dir: string, files: Record<string, string>): Promise<string> {
   checkDemoDir(dir);
@@ -101,10 +94,10 @@ export async function createDemoRepo(dir: string, files: Record<string, string>)
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content, { flag: "wx" });
   }
-  await runGit(dir, ["init", "--quiet", "--initial-branch=main"]);
-  await runGit(dir, ["add", "--all"]);
+  await demoGit(dir, ["init", "--quiet", "--initial-branch=main"]);
+  await demoGit(dir, ["add", "--all"]);
   // The user's hooks and signing setup have no business with a scratch repo's first commit.
-  await runGit(
+  await demoGit(
     dir,
     [
       "-c",
@@ -117,5 +110,5 @@ export async function createDemoRepo(dir: string, files: Record<string, string>)
     ],
     await identityEnv(dir),
   );
-  return (await runGit(dir, ["rev-parse", "HEAD"])).trim();
+  return (await demoGit(dir, ["rev-parse", "HEAD"])).trim();
 }

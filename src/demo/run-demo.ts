@@ -14,7 +14,7 @@ import type { RunReporter } from "../session/reporter.js";
 import { createFakeModelServer } from "../testing/fake-model/fake-model-server.js";
 import { simpleSdlcWorkflow } from "../workflows/simple-sdlc.js";
 import { type DemoPi, locateDemoPi, preparePiWorld } from "./demo-pi.js";
-import { checkDemoDir, createDemoRepo, type DemoInitFiles, demoRepoFiles, runGit } from "./demo-repo.js";
+import { checkDemoDir, createDemoRepo, type DemoInitFiles, demoGit, demoRepoFiles } from "./demo-repo.js";
 import { demoScript } from "./demo-story.js";
 import { DEMO_REQUEST } from "./demo-story-files.js";
 
@@ -62,11 +62,11 @@ export function demoDataDir(config: SssfConfig): string {
 
 /** The run's commits between `base` and `tip`, oldest first, each with the files it touched. */
 async function listCommits(root: string, base: string, tip: string): Promise<DemoCommit[]> {
-  const log = await runGit(root, ["log", "--reverse", "--format=%h%x09%s", `${base}..${tip}`]);
+  const log = await demoGit(root, ["log", "--reverse", "--format=%h%x09%s", `${base}..${tip}`]);
   const commits: DemoCommit[] = [];
   for (const line of log.split("\n").filter((l) => l !== "")) {
     const [sha = "", subject = ""] = line.split("\t");
-    const files = await runGit(root, ["show", "--name-only", "--format=", sha]);
+    const files = await demoGit(root, ["show", "--name-only", "--format=", sha]);
     commits.push({ sha, subject, files: files.split("\n").filter((f) => f !== "") });
   }
   return commits;

@@ -1,7 +1,7 @@
 import type { GateReport } from "../gates/gate.js";
+import type { EnvelopeProblem } from "./envelope-problem.js";
 import { exampleJsonBlock } from "./example-block.js";
 import type { OutputType } from "./output-type.js";
-import type { EnvelopeProblem } from "./parse-envelope.js";
 
 /**
  * The message sent back into the same agent session when its reply held no valid envelope: one

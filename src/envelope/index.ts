@@ -1,4 +1,5 @@
 export { gateCorrectionMessage, jsonCorrectionMessage } from "./correction.js";
+export type { EnvelopeProblem } from "./envelope-problem.js";
 export { extractJsonCandidates } from "./extract-json.js";
 export {
   markdownCorrectionMessage,
@@ -16,7 +17,7 @@ export { renderMarkdownResult } from "./markdown-render.js";
 export { markdownContractRules, markdownReportSection } from "./markdown-report-section.js";
 export { MarkdownResult, RISK_SEVERITIES, Risk, type RiskSeverity } from "./markdown-result-type.js";
 export { defineOutputType, type EnvelopeOf, type OutputType } from "./output-type.js";
-export { type EnvelopeProblem, type ParseEnvelopeResult, parseEnvelope } from "./parse-envelope.js";
+export { type ParseEnvelopeResult, parseEnvelope } from "./parse-envelope.js";
 export { outputJsonSchema, reportSection } from "./report-section.js";
 export {
   BuildOutput,

@@ -1,7 +1,7 @@
+import { zodIssueProblems } from "../util/zod-issues.js";
 import { type MarkdownProblem, parseMarkdownResult, SECTION_NAMES } from "./markdown-parse.js";
 import { MarkdownResult } from "./markdown-result-type.js";
 import type { EnvelopeOf, OutputType } from "./output-type.js";
-import { problemsFromIssues } from "./zod-problems.js";
 
 const CONTRACT_KEYS = Object.keys(MarkdownResult.schema.shape);
 
@@ -59,15 +59,17 @@ export function parseMarkdownEnvelope<T extends OutputType>(
   if (checked.success) return { ok: true, envelope: checked.data as EnvelopeOf<T> };
   return {
     ok: false,
-    problems: problemsFromIssues(checked.error.issues, parsed.envelope).map((problem) => {
-      const field = /^[A-Za-z_$][\w$]*/.exec(problem.path)?.[0] ?? "";
-      const section = FIELD_SECTIONS[field];
-      return section === undefined
-        ? { section: problem.path, message: problem.message }
-        : {
-            section,
-            message: problem.path === field ? problem.message : `${problem.path}: ${problem.message}`,
-          };
-    }),
+    problems: zodIssueProblems(checked.error.issues, { wording: "agent", value: parsed.envelope }).map(
+      (problem) => {
+        const field = /^[A-Za-z_$][\w$]*/.exec(problem.path)?.[0] ?? "";
+        const section = FIELD_SECTIONS[field];
+        return section === undefined
+          ? { section: problem.path, message: problem.message }
+          : {
+              section,
+              message: problem.path === field ? problem.message : `${problem.path}: ${problem.message}`,
+            };
+      },
+    ),
   };
 }

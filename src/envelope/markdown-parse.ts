@@ -1,9 +1,9 @@
+import { zodIssueProblems } from "../util/zod-issues.js";
 import { FIELD_LINE, findReportBlock, type ReportBlock, type SectionKey } from "./markdown-blocks.js";
 import { artifactClaims, isNoneItem, listItems, parseRiskItem } from "./markdown-lists.js";
 import { MarkdownResult, type Risk } from "./markdown-result-type.js";
 import { type MarkdownLine, markdownLines, sectionText } from "./markdown-text.js";
 import type { EnvelopeOf } from "./output-type.js";
-import { problemsFromIssues } from "./zod-problems.js";
 
 /** A parsed Markdown report: the MarkdownResult envelope. */
 export type MarkdownResultEnvelope = EnvelopeOf<typeof MarkdownResult>;
@@ -109,7 +109,7 @@ export function parseMarkdownResult(text: string): ParseMarkdownResult {
   if (checked.success) return { ok: true, envelope: checked.data };
   return {
     ok: false,
-    problems: problemsFromIssues(checked.error.issues, candidate).map((p) => ({
+    problems: zodIssueProblems(checked.error.issues, { wording: "agent", value: candidate }).map((p) => ({
       section: p.path,
       message: p.message,
     })),

@@ -1,15 +1,9 @@
+import { zodIssueProblems } from "../util/zod-issues.js";
+import type { EnvelopeProblem } from "./envelope-problem.js";
 import { extractJsonCandidates } from "./extract-json.js";
 import type { EnvelopeOf, OutputType } from "./output-type.js";
-import { problemsFromIssues } from "./zod-problems.js";
 
-/**
- * One wrong or missing field. `path` reads like code (`findings[0].met`, `status`); it is "" when the
- * problem concerns the whole reply, such as no JSON object being found at all.
- */
-export interface EnvelopeProblem {
-  path: string;
-  message: string;
-}
+export type { EnvelopeProblem };
 
 /** A valid envelope (zod output, defaults applied) with the JSON it came from, or the problems to correct. */
 export type ParseEnvelopeResult<E> =
@@ -38,7 +32,7 @@ export function parseEnvelope<T extends OutputType>(
     const json = candidates[i];
     const parsed = type.schema.safeParse(json);
     if (parsed.success) return { ok: true, envelope: parsed.data as EnvelopeOf<T>, json };
-    if (i === last) lastProblems = problemsFromIssues(parsed.error.issues, json);
+    if (i === last) lastProblems = zodIssueProblems(parsed.error.issues, { wording: "agent", value: json });
   }
   if (last < 0) {
     return {

@@ -4,14 +4,10 @@ export type SssfErrorCode =
   | "usage"
   | "session_locked"
   | "phase_failed"
-  | "workflow_unknown"
   | "agent_unknown"
   | "runtime_unknown"
-  | "unsupported_capability"
-  | "path_escape"
   | "git_failed"
   | "not_a_git_repo"
-  | "write_boundary"
   | "interrupted"
   | "internal";
 

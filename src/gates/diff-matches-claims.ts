@@ -12,13 +12,12 @@ export interface ChangedFilesClaim {
  * deletions included; a rename counts as both its old and its new path. One check per path, sorted:
  * claimed and changed passes with the kind ("modified", "deleted", "renamed from a.ts"…), claimed but
  * unchanged fails "claimed but not changed", changed but unclaimed fails "changed but not claimed (kind)".
- * Claimed paths are normalized against the repo root; an escaping claim is a violation. Declares
+ * Claimed paths are normalized against the repo root; an escaping claim is a violation. Defined with
  * `usesPhaseChanges`. Rejects only when `phaseChanges()` rejects.
  */
-export const diffMatchesClaims: Gate<ChangedFilesClaim> = {
-  // Tells the engine to snapshot the tree before the agent call, so pre-existing edits are not blamed on it.
-  usesPhaseChanges: true,
-  ...defineGate<ChangedFilesClaim>("diffMatchesClaims", async (envelope, context, report) => {
+export const diffMatchesClaims: Gate<ChangedFilesClaim> = defineGate<ChangedFilesClaim>(
+  "diffMatchesClaims",
+  async (envelope, context, report) => {
     const actual = describeChanges(await context.phaseChanges());
     const claimed = new Set<string>();
     for (const entry of claimedList(envelope.changed_files)) {
@@ -37,8 +36,9 @@ export const diffMatchesClaims: Gate<ChangedFilesClaim> = {
       else if (claimed.has(path)) report.check(path, true, kind);
       else report.check(path, false, `changed but not claimed (${kind})`);
     }
-  }),
-};
+  },
+  { usesPhaseChanges: true },
+);
 
 /** Every path the phase touched, with how; a rename contributes its old and its new path. */
 function describeChanges(changes: readonly PathChange[]): Map<string, string> {

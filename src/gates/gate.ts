@@ -56,13 +56,26 @@ export interface Gate<E = unknown> {
   run(envelope: E, context: GateContext): GateReport | Promise<GateReport>;
 }
 
-/** @example const hasSummary = defineGate("hasSummary", (env: {summary: string}, _ctx, r) => r.check("summary", env.summary !== "")); */
+/** How a gate uses the run, declared when it is defined. */
+export interface GateOptions {
+  /** The gate reads `context.phaseChanges()`: the engine snapshots the tree before the agent call. */
+  usesPhaseChanges?: boolean;
+}
+
+/**
+ * A gate named `name` whose `body` records one check per thing it examined on a fresh report.
+ * `options.usesPhaseChanges` must be set when `body` reads `context.phaseChanges()`, so the engine
+ * snapshots the tree before the call and pre-existing edits are not blamed on the agent.
+ * @example const hasSummary = defineGate("hasSummary", (env: {summary: string}, _ctx, r) => r.check("summary", env.summary !== ""));
+ */
 export function defineGate<E>(
   name: string,
   body: (envelope: E, context: GateContext, report: GateReport) => void | Promise<void>,
+  options: GateOptions = {},
 ): Gate<E> {
   return {
     name,
+    usesPhaseChanges: options.usesPhaseChanges === true,
     async run(envelope, context) {
       const report = new GateReport(name);
       await body(envelope, context, report);

@@ -43,7 +43,7 @@ export interface RunWorkspace {
 /**
  * Makes a plan real: adds the worktree on its new branch (`create`), re-adds it from its branch
  * (`recreate`) or takes it as it is (`reuse`), then links the checkout's ignored dependency folders.
- * In place it creates nothing. Rejects with SssfError("git_failed") when git refuses.
+ * In place it creates nothing. Rejects with a GitError when git refuses.
  */
 export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> {
   const base = {

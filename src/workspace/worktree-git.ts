@@ -1,58 +1,55 @@
-import { execFile } from "node:child_process";
-import { SssfError } from "../errors/sssf-error.js";
+import { runGit } from "../code/run-git.js";
+import { GitError } from "../errors/git-error.js";
 
 /** What one git command did. */
 export interface GitOutcome {
   ok: boolean;
   stdout: string;
-  /** Trimmed stderr (git's reason when it refused). */
+  /** Git's reason when it refused (trimmed stderr, else why it did not run); "" on success. */
   stderr: string;
 }
 
 /** Listings of worktrees and refs stay small; this bounds a runaway one. */
 const MAX_BUFFER = 64 * 1024 * 1024;
 
-/**
- * Runs git (no shell) in `cwd`. Never rejects: a missing git or a non-zero exit resolve with
- * `ok: false` and git's stderr. `GIT_OPTIONAL_LOCKS=0` keeps read-only commands from refreshing an index.
- */
-export function gitOutcome(
-  cwd: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<GitOutcome> {
-  return new Promise((resolve) => {
-    execFile(
-      "git",
-      [...args],
-      {
-        cwd,
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...env },
-        maxBuffer: MAX_BUFFER,
-        encoding: "utf8",
-      },
-      (error, stdout, stderr) => {
-        const reason = (stderr || (error ? error.message : "")).trim();
-        resolve({ ok: error === null, stdout, stderr: reason });
-      },
-    );
-  });
+/** `git <first two args> failed in <cwd>: <git's whole reason>`. */
+function worktreeMessage(cwd: string, args: readonly string[], reason: string): string {
+  return `git ${args.slice(0, 2).join(" ")} failed in ${cwd}: ${reason}`;
 }
 
-/** Like `gitOutcome`, but rejects with SssfError("git_failed") naming the command and git's reason. */
-export async function gitOrThrow(
+/**
+ * Runs git (no shell) in `cwd`, rejecting with a GitError naming the command and git's reason
+ * (`git worktree add failed in <cwd>: …`). `GIT_OPTIONAL_LOCKS=0` keeps read-only commands from
+ * refreshing an index.
+ */
+export function gitOrThrow(
   cwd: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<string> {
-  const outcome = await gitOutcome(cwd, args, env);
-  if (!outcome.ok) {
-    throw new SssfError(
-      "git_failed",
-      `git ${args.slice(0, 2).join(" ")} failed in ${cwd}: ${outcome.stderr}`,
-    );
+  return runGit(cwd, args, {
+    env,
+    maxBuffer: MAX_BUFFER,
+    message: (_failure, reason) => worktreeMessage(cwd, args, reason),
+  });
+}
+
+/**
+ * Like `gitOrThrow`, but never rejects: a missing git or a non-zero exit resolve with `ok: false`
+ * and git's reason (its stderr, else why it did not run).
+ */
+export async function gitOutcome(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<GitOutcome> {
+  try {
+    return { ok: true, stdout: await gitOrThrow(cwd, args, env), stderr: "" };
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    const reason = (error.stderr || (error.cause instanceof Error ? error.cause.message : "")).trim();
+    return { ok: false, stdout: "", stderr: reason };
   }
-  return outcome.stdout;
 }
 
 /** The first line of git's output, trimmed; null when the command failed or printed nothing. */

@@ -66,7 +66,7 @@ export async function branchExists(dir: string, branch: string): Promise<boolean
 /**
  * Adds a worktree at `worktree` on a new branch `branch` starting at `base` (a commit id). Only the
  * repository's shared data changes (the branch, `.git/worktrees/`): the checkout's files, index and
- * HEAD stay as they are. Rejects with SssfError("git_failed") carrying git's reason.
+ * HEAD stay as they are. Rejects with a GitError carrying git's reason.
  */
 export async function addWorktree(
   checkout: string,
@@ -98,7 +98,7 @@ export interface WorktreeEntry {
   prunable: boolean;
 }
 
-/** Every worktree of the repository, the main one first. Rejects with SssfError("git_failed"). */
+/** Every worktree of the repository, the main one first. Rejects with a GitError. */
 export async function listWorktrees(checkout: string): Promise<WorktreeEntry[]> {
   // Newline-separated (not -z, which needs git 2.36): sssf's own worktree paths never hold a newline.
   const output = await gitOrThrow(checkout, ["worktree", "list", "--porcelain"]);
@@ -118,7 +118,7 @@ export async function listWorktrees(checkout: string): Promise<WorktreeEntry[]> 
 /**
  * Paths with uncommitted changes in a worktree (modified, staged or untracked; ignored files do not
  * count), leaving out `ignore` (top-level names such as linked dependency folders). Rejects with
- * SssfError("git_failed") when git cannot read the worktree.
+ * a GitError when git cannot read the worktree.
  */
 export async function uncommittedPaths(worktree: string, ignore: readonly string[] = []): Promise<string[]> {
   const output = await gitOrThrow(worktree, ["status", "--porcelain=v1", "-z", "--untracked-files=normal"]);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GITIGNORE_LINES } from "../../src/cli/init-files.js";
+import { GITIGNORE_LINES } from "../../src/cli/init/init-files.js";
 import { loadConfig } from "../../src/library.js";
 import { DEFAULT_AGENT_NAMES, defaultPrompts } from "../../src/workflows/prompts/default-prompts.js";
 import { type CliResult, cliPath, collect } from "../helpers/sandbox.js";

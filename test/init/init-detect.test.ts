@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { detectQualitySuites, packageManager } from "../../src/cli/init-detect.js";
-import { makefileTargets } from "../../src/cli/init-detect-make.js";
+import { detectQualitySuites, packageManager } from "../../src/cli/init/init-detect.js";
+import { makefileTargets } from "../../src/cli/init/init-detect-make.js";
 
 let dir: string;
 beforeEach(() => {

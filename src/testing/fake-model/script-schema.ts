@@ -3,8 +3,8 @@
  * misspelt key is reported with its path instead of silently never matching.
  */
 import { z } from "zod";
-import { describeConfigIssue, issuesToProblems } from "../../config/config-problems.js";
 import type { ConfigProblem } from "../../errors/config-error.js";
+import { configIssueMessage, zodIssueProblems } from "../../util/zod-issues.js";
 import type { FakeScript, FakeStep } from "./types.js";
 
 const count = z.number().int().nonnegative();
@@ -64,9 +64,9 @@ const stepListSchema = z.array(stepSchema);
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: ConfigProblem[] };
 
 function parseWith<T>(schema: z.ZodType, value: unknown): ParseResult<T> {
-  const result = schema.safeParse(value, { reportInput: true, error: describeConfigIssue });
+  const result = schema.safeParse(value, { reportInput: true, error: configIssueMessage });
   if (result.success) return { ok: true, value: result.data as T };
-  return { ok: false, problems: issuesToProblems(schema, result.error.issues) };
+  return { ok: false, problems: zodIssueProblems(result.error.issues, { wording: "config", schema }) };
 }
 
 /** Validates a whole script (`{steps, fallback?}`). Never throws. */

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import type { SessionStatus } from "../../trace/events.js";
 import type { ColorScheme, Snapshot } from "./api-types.js";
 import { setArchived } from "./archive.js";
@@ -19,13 +20,16 @@ export interface ApiContext {
 
 const STATUSES: readonly SessionStatus[] = ["running", "success", "fail"];
 
-class BadRequest extends Error {}
+/** A 400 answered as `{"error": message}`: the message names the parameter or the body. */
+function badRequest(message: string): HTTPException {
+  return new HTTPException(400, { message });
+}
 
 function whole(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new BadRequest(`${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
+    throw badRequest(`${name}: expected a whole number from ${min} to ${max}, got "${value}"`);
   }
   return n;
 }
@@ -33,7 +37,7 @@ function whole(value: string | undefined, name: string, fallback: number, min: n
 function status(value: string | undefined): SessionStatus | undefined {
   if (value === undefined || value === "") return undefined;
   if (!(STATUSES as readonly string[]).includes(value)) {
-    throw new BadRequest(`status: expected one of ${STATUSES.join(", ")}, got "${value}"`);
+    throw badRequest(`status: expected one of ${STATUSES.join(", ")}, got "${value}"`);
   }
   return value as SessionStatus;
 }
@@ -48,7 +52,10 @@ export function apiRoutes(context: ApiContext): Hono {
   const { hub } = context;
 
   api.onError((error, c) => {
-    if (error instanceof BadRequest) return c.json({ error: error.message }, 400);
+    // Ours carry only a message; anything else (the body limit's 413 brings its own response) is internal.
+    if (error instanceof HTTPException && error.res === undefined) {
+      return c.json({ error: error.message }, error.status);
+    }
     return c.json({ error: `internal error: ${error.message}` }, 500);
   });
 
@@ -102,10 +109,10 @@ export function apiRoutes(context: ApiContext): Hono {
     try {
       body = await c.req.json();
     } catch {
-      throw new BadRequest('body: expected JSON {"archived": true|false}');
+      throw badRequest('body: expected JSON {"archived": true|false}');
     }
     const archived = (body as { archived?: unknown } | null)?.archived;
-    if (typeof archived !== "boolean") throw new BadRequest('body: expected {"archived": true|false}');
+    if (typeof archived !== "boolean") throw badRequest('body: expected {"archived": true|false}');
     const adwId = c.req.param("adwId");
     if (!setArchived(context.dbPath, adwId, archived)) return c.json({ error: "no such session" }, 404);
     hub.publishSession(adwId);

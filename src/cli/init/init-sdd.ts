@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import type { DefaultAgentSpec } from "../workflows/prompts/default-prompts.js";
+import type { DefaultAgentSpec } from "../../workflows/prompts/default-prompts.js";
 import { rosterLines, SDD_ROSTER_COMMENT } from "./init-config.js";
 
 /**

@@ -1,10 +1,10 @@
 import path from "node:path";
-import { UsageError } from "../errors/usage-error.js";
-import { fakeModelEnv } from "../testing/fake-model/fake-model-env.js";
-import { createFakeModelServer } from "../testing/fake-model/fake-model-server.js";
-import { loadFakeScript } from "../testing/fake-model/load-fake-script.js";
-import type { FakeModelServer } from "../testing/fake-model/types.js";
-import { reportError } from "./report-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { fakeModelEnv } from "../../testing/fake-model/fake-model-env.js";
+import { createFakeModelServer } from "../../testing/fake-model/fake-model-server.js";
+import { loadFakeScript } from "../../testing/fake-model/load-fake-script.js";
+import type { FakeModelServer } from "../../testing/fake-model/types.js";
+import { reportError } from "../report-error.js";
 
 /** Flags of `sssf fake-model`, as commander hands them over (strings). */
 export interface FakeModelCommandOptions {

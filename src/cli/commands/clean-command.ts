@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/load-config.js";
-import { UsageError } from "../errors/usage-error.js";
-import { type CleanEntry, cleanWorktrees } from "../workspace/run-workspace-clean.js";
-import { loadConfig } from "./builtin-plugins.js";
-import { reportError } from "./report-error.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/load-config.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { type CleanEntry, cleanWorktrees } from "../../workspace/run-workspace-clean.js";
+import { loadConfig } from "../builtin-plugins.js";
+import { reportError } from "../report-error.js";
 
 export interface CleanCommandOptions {
   dryRun?: boolean;

@@ -4,16 +4,8 @@
  */
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import type { DetectedSuite } from "./detected-suite.js";
 import { makefileSuites } from "./init-detect-make.js";
-
-/** One suite `sssf init` writes under `quality:`. */
-export interface DetectedSuite {
-  /** test, lint, typecheck or build. */
-  name: string;
-  command: string[];
-  /** The file it came from (`package.json`, `Makefile`, …). */
-  source: string;
-}
 
 /** Suites found, and things worth telling the user (a placeholder test script skipped…). */
 export interface Detection {

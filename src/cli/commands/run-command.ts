@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { runWorkflow } from "../engine/run-workflow.js";
-import { UsageError } from "../errors/usage-error.js";
-import { findWorkflow } from "../workflows/index.js";
-import { loadConfig, runtimes } from "./builtin-plugins.js";
-import { interruptOnSignals } from "./interrupt-signals.js";
-import { reportError } from "./report-error.js";
-import { createTerminalReporter } from "./terminal-reporter.js";
+import { runWorkflow } from "../../engine/run-workflow.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { findWorkflow } from "../../workflows/index.js";
+import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { interruptOnSignals } from "../interrupt-signals.js";
+import { reportError } from "../report-error.js";
+import { createTerminalReporter } from "../terminal-reporter.js";
 
 export interface RunCommandOptions {
   agent?: string;

@@ -1,15 +1,15 @@
 import path from "node:path";
-import { DEMO_MODEL } from "../demo/demo-pi.js";
-import { DEMO_REQUEST } from "../demo/demo-story-files.js";
-import { type DemoOutcome, demoDataDir, runDemo } from "../demo/run-demo.js";
-import type { PhaseRow } from "../trace/events.js";
-import { defaultAgents } from "../workflows/prompts/default-prompts.js";
-import { formatCost, formatDuration, formatTokens, table } from "./format.js";
-import { renderInitConfig } from "./init-config.js";
-import { GITIGNORE_LINES } from "./init-files.js";
-import { interruptOnSignals } from "./interrupt-signals.js";
-import { reportError } from "./report-error.js";
-import { createTerminalReporter } from "./terminal-reporter.js";
+import { DEMO_MODEL } from "../../demo/demo-pi.js";
+import { DEMO_REQUEST } from "../../demo/demo-story-files.js";
+import { type DemoOutcome, demoDataDir, runDemo } from "../../demo/run-demo.js";
+import type { PhaseRow } from "../../trace/events.js";
+import { defaultAgents } from "../../workflows/prompts/default-prompts.js";
+import { formatCost, formatDuration, formatTokens, table } from "../format.js";
+import { renderInitConfig } from "../init/init-config.js";
+import { GITIGNORE_LINES } from "../init/init-files.js";
+import { interruptOnSignals } from "../interrupt-signals.js";
+import { reportError } from "../report-error.js";
+import { createTerminalReporter } from "../terminal-reporter.js";
 
 /** `sssf demo` flags, plus what main.ts knows about the build. */
 export interface DemoCommandOptions {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { DetectedSuite } from "./init-detect.js";
+import type { DetectedSuite } from "./detected-suite.js";
 
 const MAKEFILES = ["GNUmakefile", "makefile", "Makefile"];
 

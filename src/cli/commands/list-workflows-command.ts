@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { SssfConfig } from "../config/config-types.js";
-import { DEFAULT_CONFIG_PATH } from "../config/load-config.js";
-import { UsageError } from "../errors/usage-error.js";
-import { listWorkflows } from "../workflows/index.js";
-import { loadConfig } from "./builtin-plugins.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import { DEFAULT_CONFIG_PATH } from "../../config/load-config.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { listWorkflows } from "../../workflows/index.js";
+import { loadConfig } from "../builtin-plugins.js";
+import { reportError } from "../report-error.js";
 import { renderListing, type WorkflowListing, workflowRows } from "./list-workflows-rows.js";
-import { reportError } from "./report-error.js";
 
 /** The flags of `sssf list`. */
 export interface ListWorkflowsOptions {

@@ -2,8 +2,8 @@
  * The text of the `sssf.config.yaml` that `sssf init` writes: the schema line for editors, defaults,
  * the default roster and the detected quality suites, with comments saying what to change.
  */
-import type { DefaultAgentSpec } from "../workflows/prompts/default-prompts.js";
-import type { DetectedSuite } from "./init-detect.js";
+import type { DefaultAgentSpec } from "../../workflows/prompts/default-prompts.js";
+import type { DetectedSuite } from "./detected-suite.js";
 
 /** What the written config holds. */
 export interface InitConfigOptions {

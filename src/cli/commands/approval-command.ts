@@ -9,12 +9,12 @@ import {
   removeQuietly,
   requestFile,
   writeAnswerOnce,
-} from "../approval/approval-files.js";
-import { UsageError } from "../errors/usage-error.js";
-import { checkAdwId } from "../session/adw-id.js";
-import { processAlive } from "../util/process-group.js";
-import { tracePaths } from "./read-context.js";
-import { reportError } from "./report-error.js";
+} from "../../approval/approval-files.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { checkAdwId } from "../../session/adw-id.js";
+import { processAlive } from "../../util/process-group.js";
+import { tracePaths } from "../read-context.js";
+import { reportError } from "../report-error.js";
 
 /** Flags of `sssf approve` and `sssf reject`. */
 export interface ApprovalCommandOptions {

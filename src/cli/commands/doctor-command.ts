@@ -1,11 +1,11 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import type { AgentConfig, SssfConfig } from "../config/config-types.js";
-import type { RuntimeCheck } from "../runtimes/runtime.js";
-import { findExecutable } from "../util/find-executable.js";
-import { loadConfig, runtimes } from "./builtin-plugins.js";
-import { paint } from "./format.js";
-import { reportError } from "./report-error.js";
+import type { AgentConfig, SssfConfig } from "../../config/config-types.js";
+import type { RuntimeCheck } from "../../runtimes/runtime.js";
+import { findExecutable } from "../../util/find-executable.js";
+import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { paint } from "../format.js";
+import { reportError } from "../report-error.js";
 
 interface Section {
   title: string;

@@ -1,14 +1,14 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../config/config-schema.js";
-import { UsageError } from "../errors/usage-error.js";
-import { BUILTIN_RUNTIME_IDS } from "../runtimes/builtins.js";
-import { defaultAgents, defaultPrompts, sddAgents } from "../workflows/prompts/default-prompts.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/config-schema.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { BUILTIN_RUNTIME_IDS } from "../../runtimes/builtins.js";
+import { defaultAgents, defaultPrompts, sddAgents } from "../../workflows/prompts/default-prompts.js";
+import { reportError } from "../report-error.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
 import { createFileIfAbsent, type FileOutcome, updateGitignore } from "./init-files.js";
 import { sddSnippetLines } from "./init-sdd.js";
-import { reportError } from "./report-error.js";
 
 /** The flags of `sssf init`. */
 export interface InitCommandOptions {

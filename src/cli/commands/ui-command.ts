@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { SssfConfig } from "../config/config-types.js";
-import { UsageError } from "../errors/usage-error.js";
-import type { ColorScheme } from "../ui/server/api-types.js";
-import { isLoopback, startUiServer } from "../ui/server/start-server.js";
-import type { ReadOptions } from "./read-context.js";
-import { reportError } from "./report-error.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { ColorScheme } from "../../ui/server/api-types.js";
+import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
+import type { ReadOptions } from "../read-context.js";
+import { reportError } from "../report-error.js";
 
 /** Flags of `sssf ui`. */
 export interface UiOptions extends ReadOptions {
@@ -33,12 +33,12 @@ function parsePort(value: string | undefined): number | undefined {
 async function uiPaths(options: ReadOptions): Promise<UiPaths> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { AGENT_COLOR_PALETTE, DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } = await import(
-    "../config/config-schema.js"
+    "../../config/config-schema.js"
   );
   let config: SssfConfig | null = null;
   let notice: string | null = null;
   if (options.config !== undefined || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
-    const { loadConfig } = await import("./builtin-plugins.js");
+    const { loadConfig } = await import("../builtin-plugins.js");
     try {
       config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     } catch (error) {

@@ -2,8 +2,8 @@
  * The wire shape of `sssf list --json` (snake_case, stable) and its text rendering, built from the
  * discovered workflows and, when one loaded, the config they are checked against.
  */
-import type { SssfConfig } from "../config/config-types.js";
-import type { ListedWorkflow } from "../workflows/discover.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import type { ListedWorkflow } from "../../workflows/discover.js";
 
 /** One workflow in `sssf list --json`. */
 export interface WorkflowRow {

@@ -1,6 +1,6 @@
-import { UsageError } from "../errors/usage-error.js";
-import type { EventType } from "../trace/events.js";
-import { EVENT_TYPES } from "../trace/events.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { EventType } from "../../trace/events.js";
+import { EVENT_TYPES } from "../../trace/events.js";
 import {
   getSession,
   listEnvelopes,
@@ -8,10 +8,10 @@ import {
   listPhases,
   listSessions,
   listSessionsJson,
-} from "../trace/queries.js";
-import { formatCost, formatDuration, formatTokens, table, truncate } from "./format.js";
-import { openReadDb, type ReadOptions } from "./read-context.js";
-import { reportError } from "./report-error.js";
+} from "../../trace/queries.js";
+import { formatCost, formatDuration, formatTokens, table, truncate } from "../format.js";
+import { openReadDb, type ReadOptions } from "../read-context.js";
+import { reportError } from "../report-error.js";
 
 interface ListOptions extends ReadOptions {
   json?: boolean;

@@ -1,6 +1,6 @@
-import { rebuildDatabase } from "../trace/rebuild.js";
-import { type ReadOptions, tracePaths } from "./read-context.js";
-import { reportError } from "./report-error.js";
+import { rebuildDatabase } from "../../trace/rebuild.js";
+import { type ReadOptions, tracePaths } from "../read-context.js";
+import { reportError } from "../report-error.js";
 
 /** `sssf db rebuild`: the database is a mirror of the session files; recreate it from them. */
 export async function dbRebuildCommand(options: ReadOptions): Promise<number> {

@@ -1,0 +1,19 @@
+import { configOption, cwdOption } from "../cli-options.js";
+import type { CommandSpec } from "../command-spec.js";
+
+/** `sssf doctor`. */
+export const doctorSpec: CommandSpec = {
+  register(program) {
+    program
+      .command("doctor")
+      .description(
+        "check every agent's runtime, model, API-key variables and prompts, and the quality suites",
+      )
+      .addOption(configOption())
+      .addOption(cwdOption())
+      .action(async (options) => {
+        const { doctorCommand } = await import("./doctor-command.js");
+        process.exitCode = await doctorCommand(options);
+      });
+  },
+};

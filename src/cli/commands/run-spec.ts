@@ -1,0 +1,25 @@
+import { configOption, cwdOption } from "../cli-options.js";
+import type { CommandSpec } from "../command-spec.js";
+
+/** `sssf run <workflow> <prompt>`. */
+export const runSpec: CommandSpec = {
+  register(program) {
+    program
+      .command("run")
+      .description("run a workflow on a request")
+      .argument("<workflow>", "workflow name (sssf run prompt …)")
+      .argument("<prompt>", "the request, or a path to a file holding it")
+      .option("--agent <name>", "agent to use for workflows that take one (prompt)")
+      .option("--adw-id <id>", "join an existing session (agents resume) or name a new one")
+      .option("--in-place", "work in the checkout itself instead of a worktree on branch sssf/<adw_id>")
+      .option("--base <ref>", "commit-ish the run's branch starts from (default HEAD)")
+      .option("--merge", "fast-forward the base branch to sssf/<adw_id> when the run is accepted")
+      .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
+      .addOption(configOption())
+      .addOption(cwdOption())
+      .action(async (workflow: string, prompt: string, options) => {
+        const { runCommand } = await import("./run-command.js");
+        process.exitCode = await runCommand(workflow, prompt, options);
+      });
+  },
+};

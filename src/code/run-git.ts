@@ -1,0 +1,105 @@
+/**
+ * The one way sssf runs git: no shell, `GIT_OPTIONAL_LOCKS=0` (a read must never take index.lock away
+ * from an agent's own git commands), stdin given or empty, and every failure a `GitError` carrying the
+ * command, git's exit status and its stderr.
+ */
+import { type ExecFileException, execFile, execFileSync } from "node:child_process";
+import { GitError, type GitFailure } from "../errors/git-error.js";
+
+/** Output of a listing or a diff over a whole run can be large; keep it bounded but generous. */
+const MAX_BUFFER = 512 * 1024 * 1024;
+
+/** How to run one git command. */
+export interface GitOptions {
+  /** Set over the process environment (and over `GIT_OPTIONAL_LOCKS=0`). */
+  env?: NodeJS.ProcessEnv;
+  /** Written to git's stdin (pathspecs, a commit message); stdin is empty otherwise. */
+  input?: string;
+  /** Most bytes of stdout accepted (default 512 MiB); more fails the command. */
+  maxBuffer?: number;
+  /**
+   * The failure's message, from what failed and git's `reason` (its trimmed stderr, else why it did
+   * not run). Default: `git <subcommand> failed in <cwd>: <the reason's last three lines>`.
+   */
+  message?: (failure: GitFailure, reason: string) => string;
+}
+
+/**
+ * Runs `git <args>` in `cwd` and resolves to its stdout as UTF-8. Rejects with a `GitError` when git
+ * is missing, exits non-zero, is killed, or prints more than `maxBuffer`.
+ * @example const head = (await runGit(root, ["rev-parse", "HEAD"])).trim();
+ */
+export async function runGit(
+  cwd: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<string> {
+  return (await runGitBytes(cwd, args, options)).toString("utf8");
+}
+
+/** `runGit` for exact bytes (blob contents): resolves to stdout as a Buffer, rejects with a `GitError`. */
+export function runGitBytes(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      [...args],
+      {
+        cwd,
+        env: gitEnv(options),
+        maxBuffer: options.maxBuffer ?? MAX_BUFFER,
+        encoding: "buffer",
+      },
+      (error, stdout, stderr) => {
+        if (error === null) resolve(stdout);
+        else {
+          const exitCode = typeof error.code === "number" ? error.code : null;
+          reject(gitError(cwd, args, exitCode, stderr.toString("utf8"), error, options));
+        }
+      },
+    );
+    // git may exit before reading its stdin (e.g. on an error): a closed pipe is not our failure.
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(options.input ?? "");
+  });
+}
+
+/**
+ * Synchronous `runGit`, for the rare read that cannot wait (a tree across commits). Returns stdout as
+ * UTF-8; throws a `GitError` as `runGit` rejects.
+ */
+export function runGitSync(cwd: string, args: readonly string[], options: GitOptions = {}): string {
+  try {
+    return execFileSync("git", [...args], {
+      cwd,
+      env: gitEnv(options),
+      maxBuffer: options.maxBuffer ?? MAX_BUFFER,
+      encoding: "utf8",
+      input: options.input ?? "",
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } catch (caught) {
+    const error = caught as Error & { status?: number | null; stderr?: string | Buffer };
+    const exitCode = typeof error.status === "number" ? error.status : null;
+    throw gitError(cwd, args, exitCode, String(error.stderr ?? ""), error, options);
+  }
+}
+
+function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...options.env };
+}
+
+function gitError(
+  cwd: string,
+  args: readonly string[],
+  gitExitCode: number | null,
+  stderr: string,
+  cause: Error | ExecFileException,
+  options: GitOptions,
+): GitError {
+  const failure: GitFailure = { command: ["git", ...args], cwd, gitExitCode, stderr };
+  const reason = (stderr || cause.message).trim();
+  const message =
+    options.message?.(failure, reason) ??
+    `git ${args[0] ?? ""} failed in ${cwd}: ${reason.split("\n").slice(-3).join(" ")}`;
+  return new GitError(failure, message, { cause });
+}
