@@ -2,9 +2,8 @@ import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
-import { claudeSocketPaths, claudeTmpDir } from "../../src/runtimes/claude-code/scratch.js";
+import { claudeTmpDir } from "../../src/runtimes/claude-code/scratch.js";
 import { claudeTranscriptPath } from "../../src/runtimes/claude-code/session.js";
-import { processGroupAlive } from "../../src/util/process-group.js";
 import { type ClaudeWorld, claudeBinary, createClaudeWorld } from "./claude-code-world.js";
 import { recordingObserver } from "./cli-harness.js";
 
@@ -14,38 +13,7 @@ afterEach(async () => {
   world = undefined;
 });
 
-const markersOf = (text: string): string[] => (JSON.parse(text) as { markers: string[] }).markers;
-
 describe("claude_code runtime failures", () => {
-  it("kills a hung call on the idle timeout, leaves no process, and the session goes on", async () => {
-    world = await createClaudeWorld({
-      steps: [{ match: { text: "TURN-1" }, hang: true }],
-    });
-    const observer = recordingObserver();
-    const hung = await claudeCodeRuntime.send(
-      world.request({ prompt: "TURN-1 think forever", timeouts: { idleMs: 5_000, wallMs: 120_000 } }),
-      observer,
-    );
-    expect(hung.ok).toBe(false);
-    expect(hung.errorKind).toBe("idle_timeout");
-    const pid = observer.pids[0];
-    expect(pid).toBeDefined();
-    expect(processGroupAlive(pid ?? 0)).toBe(false);
-    // claude's scratch dir is the agent's session folder, and the killed process's socket is gone.
-    const tmp = claudeTmpDir(world.request().sessionDir);
-    expect(existsSync(path.join(tmp, "cc-socks"))).toBe(true);
-    const sockets = claudeSocketPaths(pid ?? 0, { ...process.env, ...world.env, CLAUDE_CODE_TMPDIR: tmp });
-    expect(sockets.filter((file) => existsSync(file))).toEqual([]);
-
-    // The retry continues the conversation claude recorded before it hung.
-    const next = await claudeCodeRuntime.send(
-      world.request({ prompt: "TURN-2 answer now", resume: true, nativeSessionId: hung.nativeSessionId }),
-      recordingObserver(),
-    );
-    expect(next.ok, next.error).toBe(true);
-    expect(markersOf(next.text)).toEqual(["TURN-1", "TURN-2"]);
-  }, 180_000);
-
   it("removes the socket of a claude killed with SIGKILL", async () => {
     world = await createClaudeWorld({ steps: [{ match: { text: "TURN-1" }, hang: true }] });
     const current = world;
@@ -70,16 +38,13 @@ describe("claude_code runtime failures", () => {
     expect(existsSync(path.join(tmp, "cc-socks", `${pid}.sock`))).toBe(false);
   }, 120_000);
 
-  it("refuses an unknown tool and a name that is no model name without spawning", async () => {
+  it("refuses an unknown tool without spawning", async () => {
     world = await createClaudeWorld();
     const observer = recordingObserver();
     const tool = await claudeCodeRuntime.send(world.request({ tools: ["read", "browser"] }), observer);
     expect(tool.errorKind).toBe("spawn_failed");
     expect(tool.error).toContain('"browser"');
     expect(tool.error).toContain("read, bash, edit, write, grep, find, ls");
-    const model = await claudeCodeRuntime.send(world.request({ model: "not a model" }), observer);
-    expect(model.errorKind).toBe("model_unknown");
-    expect(model.error).toContain('"not a model"');
     expect(observer.pids).toEqual([]);
   }, 60_000);
 

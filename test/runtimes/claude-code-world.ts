@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { binDir, type CliWorld, createCliWorld, sendRequest } from "./cli-harness.js";
+import type { ContractWire } from "./runtime-contract-world.js";
 
 /** The real claude CLI installed as a dev dependency (a native binary). */
 export const claudeBinary = path.join(binDir, "claude");
@@ -74,3 +75,11 @@ export function systemText(entry: LoggedRequest | undefined): string {
 export function offeredTools(entry: LoggedRequest | undefined): string[] {
   return (anthropicBody(entry).tools ?? []).map((tool) => tool.name);
 }
+
+/** How the contract suite reads claude's Anthropic Messages requests. */
+export const claudeWire: ContractWire<ClaudeWorld> = {
+  requests: (world) => world.calls(),
+  userTexts,
+  systemText,
+  offeredTools,
+};

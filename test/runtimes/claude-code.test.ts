@@ -2,17 +2,19 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeCodeRuntime } from "../../src/runtimes/claude-code/index.js";
+import { claudeSocketPaths, claudeTmpDir } from "../../src/runtimes/claude-code/scratch.js";
 import { claudeSessionUuid, claudeTranscriptPath } from "../../src/runtimes/claude-code/session.js";
 import {
   anthropicBody,
   type ClaudeWorld,
   claudeBinary,
+  claudeWire,
   createClaudeWorld,
   offeredTools,
   systemText,
-  userTexts,
 } from "./claude-code-world.js";
 import { recordingObserver } from "./cli-harness.js";
+import { CONTRACT_FILE, describeRuntimeContract, markersOf } from "./runtime-contract.js";
 
 let world: ClaudeWorld | undefined;
 afterEach(async () => {
@@ -20,81 +22,95 @@ afterEach(async () => {
   world = undefined;
 });
 
-const markersOf = (text: string): string[] => (JSON.parse(text) as { markers: string[] }).markers;
+describeRuntimeContract({
+  id: "claude_code",
+  runtime: claudeCodeRuntime,
+  open: createClaudeWorld,
+  wire: claudeWire,
+  session: {
+    first: { systemPrompt: "SYSTEM-ONE be brief" },
+    second: { systemPrompt: "SYSTEM-TWO be brief" },
+    before(w) {
+      writeFileSync(path.join(w.work, "CLAUDE.md"), "CLAUDE-MD-MARKER: repo instructions sssf keeps out\n");
+    },
+    expect(w, first) {
+      expect(first.result.nativeSessionId).toBe(claudeSessionUuid("sssf-a1b2c3d4-agent-0001"));
+      const transcript = claudeTranscriptPath(
+        path.join(w.home, ".claude"),
+        w.work,
+        first.result.nativeSessionId ?? "",
+      );
+      expect(existsSync(transcript)).toBe(true);
+      const calls = w.calls();
+      expect(systemText(calls[0])).toContain("SYSTEM-ONE");
+      // claude records the first system prompt unless told not to; sssf sends the current one every time.
+      expect(systemText(calls[1])).toContain("SYSTEM-TWO");
+      expect(systemText(calls[1])).not.toContain("SYSTEM-ONE");
+      expect(JSON.stringify(calls)).not.toContain("CLAUDE-MD-MARKER");
+    },
+  },
+  toolCall: {
+    expect(w, { observer }) {
+      expect(observer.toolCalls[0]?.result).toContain(CONTRACT_FILE.path);
+      expect(offeredTools(w.calls()[0])).toEqual(expect.arrayContaining(["Read", "Bash", "Edit", "Write"]));
+    },
+  },
+  usage: {
+    script: [
+      { input: 100, output: 20, cacheRead: 30, cacheWrite: 40 },
+      { input: 200, output: 10, cacheRead: 60, cacheWrite: 5 },
+    ],
+    // claude prices the send with its own table; its context is the last prompt (input and cache).
+    cost: () => "positive",
+    contextTokens: (counts) => (counts.input ?? 0) + (counts.cacheRead ?? 0) + (counts.cacheWrite ?? 0),
+    expect(_w, first, second) {
+      // claude's own total on the second result line covers both sends: ours add up to it.
+      const lines = readFileSync(first.request.rawOutputPath, "utf8").trim().split("\n");
+      const results = lines.map((line) => JSON.parse(line)).filter((line) => line.type === "result");
+      expect(results).toHaveLength(2);
+      expect(first.result.usage.costUsd + second.result.usage.costUsd).toBeCloseTo(
+        results[1].total_cost_usd,
+        9,
+      );
+      expect(results[1].total_cost_usd).toBeGreaterThan(second.result.usage.costUsd);
+    },
+  },
+  bigPrompt: {
+    expect(_w, { observer }) {
+      expect(observer.commands[0]?.[0]).toBe(claudeBinary);
+    },
+  },
+  toolsNone: {
+    request: { thinking: "off", model: "claude-sonnet-4-6" },
+    expect(w) {
+      const bare = w.calls()[0];
+      expect(anthropicBody(bare).thinking?.type).toBe("disabled");
+      expect(anthropicBody(bare).output_config?.effort).toBe("low");
+    },
+  },
+  hang: {
+    timeouts: { idleMs: 5_000, wallMs: 120_000 },
+    async expect(w, { result, observer }) {
+      const pid = observer.pids[0] ?? 0;
+      // claude's scratch dir is the agent's session folder, and the killed process's socket is gone.
+      const tmp = claudeTmpDir(w.request().sessionDir);
+      expect(existsSync(path.join(tmp, "cc-socks"))).toBe(true);
+      const sockets = claudeSocketPaths(pid, { ...process.env, ...w.env, CLAUDE_CODE_TMPDIR: tmp });
+      expect(sockets.filter((file) => existsSync(file))).toEqual([]);
+
+      // The retry continues the conversation claude recorded before it hung.
+      const next = await claudeCodeRuntime.send(
+        w.request({ prompt: "TURN-2 answer now", resume: true, nativeSessionId: result.nativeSessionId }),
+        recordingObserver(),
+      );
+      expect(next.ok, next.error).toBe(true);
+      expect(markersOf(next.text)).toEqual(["TURN-1", "TURN-2"]);
+    },
+  },
+  unknownModel: { model: "not a model" },
+});
 
 describe("claude_code runtime against the fake model", () => {
-  it("continues one conversation across two sends, with this call's system prompt", async () => {
-    world = await createClaudeWorld();
-    writeFileSync(path.join(world.work, "CLAUDE.md"), "CLAUDE-MD-MARKER: repo instructions sssf keeps out\n");
-    const first = await claudeCodeRuntime.send(
-      world.request({ prompt: "TURN-1 hello", systemPrompt: "SYSTEM-ONE be brief" }),
-      recordingObserver(),
-    );
-    expect(first.ok, first.error).toBe(true);
-    expect(markersOf(first.text)).toEqual(["TURN-1"]);
-    expect(first.nativeSessionId).toBe(claudeSessionUuid("sssf-a1b2c3d4-agent-0001"));
-    const transcript = claudeTranscriptPath(
-      path.join(world.home, ".claude"),
-      world.work,
-      first.nativeSessionId ?? "",
-    );
-    expect(existsSync(transcript)).toBe(true);
-
-    const second = await claudeCodeRuntime.send(
-      world.request({
-        prompt: "TURN-2 go on",
-        systemPrompt: "SYSTEM-TWO be brief",
-        resume: true,
-        nativeSessionId: first.nativeSessionId,
-      }),
-      recordingObserver(),
-    );
-    expect(second.ok, second.error).toBe(true);
-    expect(markersOf(second.text)).toEqual(["TURN-1", "TURN-2"]);
-    expect(second.nativeSessionId).toBe(first.nativeSessionId);
-
-    const calls = world.calls();
-    expect(calls).toHaveLength(2);
-    expect(systemText(calls[0])).toContain("SYSTEM-ONE");
-    // claude records the first system prompt unless told not to; sssf sends the current one every time.
-    expect(systemText(calls[1])).toContain("SYSTEM-TWO");
-    expect(systemText(calls[1])).not.toContain("SYSTEM-ONE");
-    const users = userTexts(calls[1]);
-    expect(users.some((text) => text.includes("TURN-1 hello"))).toBe(true);
-    expect(users.at(-1)).toContain("TURN-2 go on");
-    expect(JSON.stringify(calls)).not.toContain("CLAUDE-MD-MARKER");
-    expect(world.server.egress()).toEqual([]);
-  }, 120_000);
-
-  it("reports one tool call for a file the model writes", async () => {
-    world = await createClaudeWorld({
-      steps: [
-        {
-          match: { text: "TURN-1", afterToolResult: false, hasTools: true },
-          writeFile: { path: "notes.md", content: "hello from claude\n" },
-        },
-        { match: { afterToolResult: true }, reply: "wrote notes.md" },
-      ],
-    });
-    const observer = recordingObserver();
-    const result = await claudeCodeRuntime.send(
-      world.request({ prompt: "TURN-1 write the notes" }),
-      observer,
-    );
-    expect(result.ok, result.error).toBe(true);
-    expect(result.text).toBe("wrote notes.md");
-    expect(readFileSync(path.join(world.work, "notes.md"), "utf8")).toBe("hello from claude\n");
-    expect(observer.toolCalls).toHaveLength(1);
-    const call = observer.toolCalls[0];
-    expect(call?.tool).toBe("write");
-    expect(call?.name).toBe("write: notes.md");
-    expect(call?.ok).toBe(true);
-    expect(call?.result).toContain("notes.md");
-    expect(call?.endedAt.getTime()).toBeGreaterThanOrEqual(call?.startedAt.getTime() ?? Number.NaN);
-    expect(offeredTools(world.calls()[0])).toEqual(expect.arrayContaining(["Read", "Bash", "Edit", "Write"]));
-    expect(world.server.egress()).toEqual([]);
-  }, 120_000);
-
   it("reports a write claude refuses as a failed tool call and a log", async () => {
     world = await createClaudeWorld({
       steps: [
@@ -116,68 +132,14 @@ describe("claude_code runtime against the fake model", () => {
     expect(logs.some((message) => message.startsWith("claude denied Write"))).toBe(true);
   }, 120_000);
 
-  it("reports this send's usage and cost, not the session's running totals", async () => {
-    world = await createClaudeWorld({
-      steps: [
-        { match: { text: "TURN-1" }, usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: 40 } },
-        { match: { text: "TURN-2" }, usage: { input: 200, output: 10, cacheRead: 60, cacheWrite: 5 } },
-      ],
-    });
-    const firstObserver = recordingObserver();
-    const first = await claudeCodeRuntime.send(world.request({ prompt: "TURN-1 count" }), firstObserver);
-    const secondObserver = recordingObserver();
-    const second = await claudeCodeRuntime.send(
-      world.request({ prompt: "TURN-2 count", resume: true, nativeSessionId: first.nativeSessionId }),
-      secondObserver,
-    );
-    expect(first.ok && second.ok, `${first.error} ${second.error}`).toBe(true);
-    expect(first.usage).toMatchObject({
-      inputTokens: 100,
-      outputTokens: 20,
-      cacheReadTokens: 30,
-      cacheWriteTokens: 40,
-    });
-    expect(second.usage).toMatchObject({
-      inputTokens: 200,
-      outputTokens: 10,
-      cacheReadTokens: 60,
-      cacheWriteTokens: 5,
-    });
-    expect(first.contextTokens).toBe(170);
-    expect(second.contextTokens).toBe(265);
-    expect(first.usage.costUsd).toBeGreaterThan(0);
-    expect(second.usage.costUsd).toBeGreaterThan(0);
-    expect(firstObserver.usages).toEqual([first.usage]);
-    expect(secondObserver.usages).toEqual([second.usage]);
-    // claude's own total on the second result line covers both sends: ours add up to it.
-    const lines = readFileSync(world.request().rawOutputPath, "utf8").trim().split("\n");
-    const results = lines.map((line) => JSON.parse(line)).filter((line) => line.type === "result");
-    expect(results).toHaveLength(2);
-    expect(first.usage.costUsd + second.usage.costUsd).toBeCloseTo(results[1].total_cost_usd, 9);
-    expect(results[1].total_cost_usd).toBeGreaterThan(second.usage.costUsd);
-  }, 120_000);
-
-  it("offers no tools for tools: [] and maps thinking levels to the request", async () => {
+  it("maps a thinking level and a tool allowlist to the request", async () => {
     world = await createClaudeWorld();
-    const none = await claudeCodeRuntime.send(
-      world.request({ tools: [], thinking: "off", model: "claude-sonnet-4-6" }),
-      recordingObserver(),
-    );
-    expect(none.ok, none.error).toBe(true);
     const thinking = await claudeCodeRuntime.send(
-      world.request({
-        sessionId: "sssf-a1b2c3d4-agent-0002",
-        tools: ["read", "find", "ls"],
-        thinking: "medium",
-        model: "claude-opus-4-5",
-      }),
+      world.request({ tools: ["read", "find", "ls"], thinking: "medium", model: "claude-opus-4-5" }),
       recordingObserver(),
     );
     expect(thinking.ok, thinking.error).toBe(true);
-    const [bare, thoughtful] = world.calls();
-    expect(offeredTools(bare)).toEqual([]);
-    expect(anthropicBody(bare).thinking?.type).toBe("disabled");
-    expect(anthropicBody(bare).output_config?.effort).toBe("low");
+    const [thoughtful] = world.calls();
     expect(
       offeredTools(thoughtful)
         .filter((name) => name !== "DeferredToolPlaceholder")
@@ -186,19 +148,5 @@ describe("claude_code runtime against the fake model", () => {
     expect(anthropicBody(thoughtful).thinking).toMatchObject({ type: "enabled", budget_tokens: 10_000 });
     expect(anthropicBody(thoughtful).output_config?.effort).toBe("medium");
     expect(world.server.egress()).toEqual([]);
-  }, 120_000);
-
-  it("passes a 1 MB prompt on stdin", async () => {
-    world = await createClaudeWorld({ steps: [{ match: { text: "END-OF-BIG" }, reply: "read it all" }] });
-    const prompt = `TURN-1 ${"x".repeat(1024 * 1024)} END-OF-BIG`;
-    const commands: string[][] = [];
-    const observer = { onProcessStart: (started: { command: string[] }) => commands.push(started.command) };
-    const result = await claudeCodeRuntime.send(world.request({ prompt, tools: [] }), observer);
-    expect(result.ok, result.error).toBe(true);
-    expect(result.text).toBe("read it all");
-    expect(userTexts(world.calls()[0]).at(-1)).toContain(prompt);
-    expect(commands).toHaveLength(1);
-    expect(commands[0]?.[0]).toBe(claudeBinary);
-    expect(commands[0]?.join(" ").length).toBeLessThan(2000);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AgentSendObserver, AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { binDir, type CliWorld, createCliWorld, recordingObserver, sendRequest } from "./cli-harness.js";
+import type { ContractWire } from "./runtime-contract-world.js";
 
 /** The installed codex CLI (exact-version dev dependency). */
 export const codexBin = path.join(binDir, "codex");
@@ -67,6 +68,17 @@ export function codexRequest(world: CliWorld, overrides: Partial<AgentSendReques
   });
 }
 
+/** A codex world that builds its own requests (`codexRequest`), as the contract suite wants it. */
+export interface CodexWorld extends CliWorld {
+  request(overrides?: Partial<AgentSendRequest>): AgentSendRequest;
+}
+
+/** `createCodexWorld` with `request()` bound to it. */
+export async function openCodexWorld(script?: FakeScript): Promise<CodexWorld> {
+  const world = await createCodexWorld(script);
+  return { ...world, request: (overrides = {}) => codexRequest(world, overrides) };
+}
+
 /** recordingObserver plus the argv of every process and every log line. */
 export function codexObserver(): ReturnType<typeof recordingObserver> & {
   commands: string[][];
@@ -120,3 +132,18 @@ export const modelRequests = (world: CliWorld): LoggedRequest[] =>
   world.server
     .requests()
     .filter((request) => request.method === "POST" && request.api === "openai-responses");
+
+/** How the contract suite reads codex's Responses requests (instructions are the developer message). */
+export const codexWire: ContractWire<CodexWorld> = {
+  requests: modelRequests,
+  userTexts: (request) =>
+    inputMessages(request)
+      .filter((message) => message.role === "user")
+      .map((message) => message.text),
+  systemText: (request) =>
+    inputMessages(request)
+      .filter((message) => message.role === "developer")
+      .map((message) => message.text)
+      .join("\n"),
+  offeredTools,
+};

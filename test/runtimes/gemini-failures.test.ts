@@ -3,7 +3,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { geminiRuntime } from "../../src/runtimes/gemini/index.js";
 import { geminiSessionUuid } from "../../src/runtimes/gemini/session.js";
-import { processGroupAlive } from "../../src/util/process-group.js";
 import { recordingObserver } from "./cli-harness.js";
 import { createGeminiWorld, type GeminiWorld } from "./gemini-world.js";
 
@@ -14,24 +13,6 @@ afterEach(async () => {
 });
 
 describe("gemini runtime failures", () => {
-  it("fails a hung model with idle_timeout and leaves no process of the group", async () => {
-    world = await createGeminiWorld({ steps: [{ match: { text: "HANG" }, hang: true }] });
-    const observer = recordingObserver();
-    // gemini prints its init event within seconds, then nothing while the request hangs; 20 s of
-    // silence is well above its startup time on a loaded machine.
-    const result = await geminiRuntime.send(
-      world.request({ prompt: "TURN-1 HANG", timeouts: { idleMs: 20_000, wallMs: 150_000 } }),
-      observer,
-    );
-    expect(result.ok).toBe(false);
-    expect(result.errorKind).toBe("idle_timeout");
-    // gemini got as far as the model request, which never answered.
-    expect(world.calls().map((call) => call.status)).toEqual([null]);
-    expect(observer.pids).toHaveLength(1);
-    expect(processGroupAlive(observer.pids[0] as number)).toBe(false);
-    expect(world.server.egress()).toEqual([]);
-  }, 180_000);
-
   it("reads an API error from the stream, and keeps gemini's crash report in the session dir", async () => {
     world = await createGeminiWorld({
       steps: [{ match: { text: "TURN-1" }, error: { status: 400, message: "bad thing TEST" } }],
@@ -79,16 +60,9 @@ describe("gemini runtime failures", () => {
     expect(JSON.parse(third.text).markers).toEqual(["TURN-2", "TURN-3"]);
   }, 180_000);
 
-  it("refuses unknown models and tools before starting gemini", async () => {
+  it("refuses unknown tools and a missing binary before starting gemini", async () => {
     world = await createGeminiWorld();
     const observer = recordingObserver();
-    const model = await geminiRuntime.send(world.request({ model: "gemini-9-ultra" }), observer);
-    expect(model.ok).toBe(false);
-    expect(model.errorKind).toBe("model_unknown");
-    expect(model.error).toContain('"gemini-9-ultra"');
-    expect(model.error).toContain("model catalog of gemini-cli 0.61.0");
-    expect(model.error).toContain("gemini-2.5-flash");
-
     const tools = await geminiRuntime.send(world.request({ tools: ["read", "browse"] }), observer);
     expect(tools.errorKind).toBe("spawn_failed");
     expect(tools.error).toContain('"browse"');

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { binDir, type CliWorld, createCliWorld, sendRequest } from "./cli-harness.js";
+import type { ContractWire } from "./runtime-contract-world.js";
 
 /** The real gemini CLI installed as a dev dependency. */
 export const geminiBinary = path.join(binDir, "gemini");
@@ -80,3 +81,14 @@ export function systemText(entry: LoggedRequest | undefined): string {
   const body = entry?.body as { systemInstruction?: GeminiContent } | null;
   return contentText(body?.systemInstruction);
 }
+
+/** How the contract suite reads gemini's Gemini-API requests. */
+export const geminiWire: ContractWire<GeminiWorld> = {
+  requests: (world) => world.calls(),
+  userTexts: (entry) =>
+    geminiContents(entry)
+      .filter((content) => content.role === "user")
+      .map(contentText),
+  systemText,
+  offeredTools: declaredTools,
+};

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { binDir, type CliWorld, createCliWorld, sendRequest } from "./cli-harness.js";
+import type { ContractWire } from "./runtime-contract-world.js";
 
 /** The real opencode CLI installed as a dev dependency. */
 export const opencodeBinary = path.join(binDir, "opencode");
@@ -88,3 +89,18 @@ export function offeredTools(entry: LoggedRequest | undefined): string[] {
   const body = entry?.body as { tools?: Array<{ function?: { name?: string } }> } | null | undefined;
   return (body?.tools ?? []).map((tool) => tool.function?.name ?? "?").sort();
 }
+
+/** How the contract suite reads opencode's chat-completions requests. */
+export const opencodeWire: ContractWire<OpencodeWorld> = {
+  requests: (world) => world.chats(),
+  userTexts: (entry) =>
+    chatMessages(entry)
+      .filter((message) => message.role === "user")
+      .map(messageText),
+  systemText: (entry) =>
+    chatMessages(entry)
+      .filter((message) => message.role === "system")
+      .map(messageText)
+      .join("\n"),
+  offeredTools,
+};

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { binDir, type CliWorld, createCliWorld, sendRequest } from "./cli-harness.js";
+import type { ContractWire } from "./runtime-contract-world.js";
 
 /** The real pi CLI installed as a dev dependency. */
 export const piBinary = path.join(binDir, "pi");
@@ -75,3 +76,24 @@ export function messageText(message: { content: unknown } | undefined): string {
   if (!Array.isArray(content)) return "";
   return content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("");
 }
+
+/** Names of the tools a logged chat request offered (none when it has no `tools`). */
+export function offeredTools(entry: LoggedRequest | undefined): string[] {
+  const body = entry?.body as { tools?: Array<{ function?: { name?: string } }> } | null | undefined;
+  return (body?.tools ?? []).map((tool) => tool.function?.name ?? "?");
+}
+
+/** How the contract suite reads pi's chat-completions requests. */
+export const piWire: ContractWire<PiWorld> = {
+  requests: (world) => world.chats(),
+  userTexts: (entry) =>
+    chatMessages(entry)
+      .filter((message) => message.role === "user")
+      .map(messageText),
+  systemText: (entry) =>
+    chatMessages(entry)
+      .filter((message) => message.role === "system")
+      .map(messageText)
+      .join("\n"),
+  offeredTools,
+};

@@ -1,0 +1,255 @@
+/**
+ * The runtime contract suite, after Hono's shared router tests: one function registers the same cases
+ * against any CLI runtime, each driving the real CLI through the fake model server. A runtime passes
+ * its world (how to open it, read its requests, what it truly reports) and its own extra assertions.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BUILTIN_RUNTIME_IDS } from "../../src/runtimes/builtins.js";
+import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
+import type { FakeScript } from "../../src/testing/index.js";
+import { processGroupAlive } from "../../src/util/process-group.js";
+import {
+  CONTRACT_FILE,
+  CONTRACT_USAGE,
+  type ContractCase,
+  type ContractScene,
+  type ContractSend,
+  contractObserver,
+  markersOf,
+  type RuntimeContractWorld,
+} from "./runtime-contract-world.js";
+
+export {
+  CONTRACT_FILE,
+  type ContractSend,
+  markersOf,
+  type RuntimeContractWorld,
+} from "./runtime-contract-world.js";
+
+const CASE_TIMEOUT_MS = 180_000;
+/** No argv of a send is this long: prompts travel on stdin or in files. */
+const ARGV_LIMIT = 2000;
+
+/** Registers the shared contract cases for one CLI runtime (`describe`/`it` of the calling file). */
+export function describeRuntimeContract<W extends ContractScene>(world: RuntimeContractWorld<W>): void {
+  const { runtime, wire } = world;
+  describe(`${world.id} runtime contract (real CLI against the fake model)`, () => {
+    const scenes: W[] = [];
+    afterEach(async () => {
+      for (const scene of scenes.splice(0)) await scene.cleanup();
+    });
+    const open = async (script?: FakeScript): Promise<W> => {
+      const scene = await world.open(script);
+      scenes.push(scene);
+      return scene;
+    };
+    const send = async (scene: W, overrides: Partial<AgentSendRequest>): Promise<ContractSend> => {
+      const request = scene.request(overrides);
+      const observer = contractObserver();
+      return { request, observer, result: await runtime.send(request, observer) };
+    };
+    const contractCase = (
+      name: ContractCase,
+      title: string,
+      body: () => Promise<void>,
+      ms = CASE_TIMEOUT_MS,
+    ) => {
+      const reason = world.skip?.[name];
+      if (reason) it.skip(`${title} (skipped for ${world.id}: ${reason})`);
+      else it(title, body, ms);
+    };
+
+    it(`is the built-in runtime "${world.id}"`, () => {
+      expect(runtime.id).toBe(world.id);
+      expect(BUILTIN_RUNTIME_IDS).toContain(world.id);
+      expect(runtime.specVersion).toBe("sssf-runtime/1");
+    });
+
+    contractCase(
+      "session",
+      "continues a named session: the second send's request carries the first turn",
+      async () => {
+        const scene = await open();
+        world.session?.before?.(scene);
+        const first = await send(scene, { prompt: "TURN-1 hello", ...world.session?.first });
+        expectOk(first);
+        expect(markersOf(first.result.text)).toEqual(["TURN-1"]);
+        expect(first.result.nativeSessionId).toEqual(expect.any(String));
+        const second = await send(scene, {
+          prompt: "TURN-2 go on",
+          resume: true,
+          nativeSessionId: first.result.nativeSessionId,
+          ...world.session?.second,
+        });
+        expectOk(second);
+        expect(markersOf(second.result.text)).toEqual(["TURN-1", "TURN-2"]);
+        expect(second.result.nativeSessionId).toBe(first.result.nativeSessionId);
+
+        const requests = wire.requests(scene);
+        expect(requests).toHaveLength(2);
+        const users = wire.userTexts(requests[1]);
+        expect(users.some((text) => text.includes("TURN-1 hello"))).toBe(true);
+        expect(users.at(-1)).toContain("TURN-2 go on");
+        expect(wire.systemText(requests[1])).toContain(second.request.systemPrompt);
+        for (const sent of [first, second]) {
+          expect(sent.observer.commands).toHaveLength(1);
+          const argv = sent.observer.commands.flat().join(" ");
+          expect(argv).not.toContain("TURN-");
+          expect(argv).not.toContain(sent.request.systemPrompt);
+        }
+        expect(scene.server.egress()).toEqual([]);
+        await world.session?.expect?.(scene, first, second);
+      },
+    );
+
+    contractCase(
+      "toolCall",
+      "makes one real tool call: the file exists and one tool_call is reported",
+      async () => {
+        const scene = await open({
+          steps: [
+            { match: { text: "TURN-1", afterToolResult: false, hasTools: true }, writeFile: CONTRACT_FILE },
+            { match: { afterToolResult: true }, reply: `wrote ${CONTRACT_FILE.path}` },
+          ],
+        });
+        const before = Date.now();
+        const tools = world.toolCall?.tools;
+        const sent = await send(scene, { prompt: "TURN-1 write the notes", ...(tools ? { tools } : {}) });
+        expectOk(sent);
+        expect(sent.result.text).toBe(`wrote ${CONTRACT_FILE.path}`);
+        expect(readFileSync(path.join(scene.work, CONTRACT_FILE.path), "utf8")).toBe(CONTRACT_FILE.content);
+        expect(sent.observer.toolCalls).toHaveLength(1);
+        const call = sent.observer.toolCalls[0]!;
+        expect(call).toMatchObject({ tool: "write", name: `write: ${CONTRACT_FILE.path}`, ok: true });
+        expect(call.startedAt.getTime()).toBeGreaterThanOrEqual(before);
+        expect(call.endedAt.getTime()).toBeGreaterThanOrEqual(call.startedAt.getTime());
+        expect(scene.server.egress()).toEqual([]);
+        await world.toolCall?.expect?.(scene, sent);
+      },
+    );
+
+    contractCase("usage", "reports each send's own usage, cost and context size", async () => {
+      const [u1, u2] = world.usage.script ?? CONTRACT_USAGE;
+      const scene = await open({
+        steps: [
+          { match: { text: "TURN-1" }, usage: u1 },
+          { match: { text: "TURN-2" }, usage: u2 },
+        ],
+      });
+      const first = await send(scene, { prompt: "TURN-1 count" });
+      // Resumed by sssf's session id alone, as when the engine lost the native id.
+      const second = await send(scene, { prompt: "TURN-2 count", resume: true });
+      for (const [sent, counts] of [
+        [first, u1],
+        [second, u2],
+      ] as const) {
+        expectOk(sent);
+        const { costUsd, ...tokens } = sent.result.usage;
+        expect(tokens).toEqual({
+          inputTokens: counts.input,
+          outputTokens: counts.output,
+          cacheReadTokens: counts.cacheRead ?? 0,
+          cacheWriteTokens: counts.cacheWrite ?? 0,
+        });
+        const cost = world.usage.cost(counts);
+        if (cost === "positive") expect(costUsd).toBeGreaterThan(0);
+        else expect(costUsd).toBeCloseTo(cost, 12);
+        expect(sent.result.contextTokens).toBe(world.usage.contextTokens(counts));
+        // One model reply per send: one onUsage, with the send's usage.
+        expect(sent.observer.usages).toEqual([sent.result.usage]);
+      }
+      expect(markersOf(second.result.text)).toEqual(["TURN-1", "TURN-2"]);
+      const [cost1, cost2] = [world.usage.cost(u1), world.usage.cost(u2)];
+      if (typeof cost1 === "number" && typeof cost2 === "number")
+        expect(first.result.usage.costUsd + second.result.usage.costUsd).toBeCloseTo(cost1 + cost2, 12);
+      expect(scene.server.egress()).toEqual([]);
+      await world.usage.expect?.(scene, first, second);
+    });
+
+    const bigTimeouts = world.bigPrompt?.timeouts ?? { idleMs: 60_000, wallMs: 120_000 };
+    contractCase(
+      "bigPrompt",
+      "takes a 1 MB prompt and a 1 MB system prompt without putting them in argv",
+      async () => {
+        // A short scripted reply: the echo would stream the megabyte back.
+        const scene = await open({
+          steps: [{ match: { text: "BIG-PROMPT" }, reply: "got it all", usage: { input: 1000, output: 5 } }],
+        });
+        const prompt = oneMebibyte("TURN-1 BIG-PROMPT ", "x", " END-OF-PROMPT");
+        const systemPrompt = oneMebibyte("BIG-SYSTEM ", "s", " END-OF-SYSTEM");
+        const sent = await send(scene, { prompt, systemPrompt, tools: [], timeouts: bigTimeouts });
+        expectOk(sent);
+        expect(sent.result.text).toBe("got it all");
+        expect(sent.observer.commands).toHaveLength(1);
+        const argv = sent.observer.commands[0]!;
+        expect(JSON.stringify(argv).length).toBeLessThan(ARGV_LIMIT);
+        const request = wire.requests(scene)[0];
+        expect(wire.userTexts(request).at(-1)).toContain(prompt);
+        expect(wire.systemText(request)).toContain(systemPrompt);
+        expect(scene.server.egress()).toEqual([]);
+        await world.bigPrompt?.expect?.(scene, sent);
+      },
+      Math.max(CASE_TIMEOUT_MS, bigTimeouts.wallMs + 40_000),
+    );
+
+    contractCase("toolsNone", "offers the model no tools for tools: []", async () => {
+      const scene = await open();
+      const sent = await send(scene, { prompt: "TURN-1 plain", ...world.toolsNone?.request, tools: [] });
+      expectOk(sent);
+      expect(markersOf(sent.result.text)).toEqual(["TURN-1"]);
+      const requests = wire.requests(scene);
+      expect(requests.length).toBeGreaterThan(0);
+      for (const request of requests) expect(wire.offeredTools(request)).toEqual([]);
+      expect(scene.server.egress()).toEqual([]);
+      await world.toolsNone?.expect?.(scene, sent);
+    });
+
+    contractCase(
+      "hang",
+      "kills a hung model on the idle timeout and leaves no process of the agent",
+      async () => {
+        const scene = await open({ steps: [{ match: { text: "HANG" }, hang: true }] });
+        const sent = await send(scene, { prompt: "TURN-1 HANG", timeouts: world.hang.timeouts });
+        expect(sent.result).toMatchObject({ ok: false, errorKind: "idle_timeout" });
+        // The CLI got as far as the model request, which never answered.
+        expect(wire.requests(scene).map((request) => request.status)).toContain(null);
+        expect(sent.observer.pids).toHaveLength(1);
+        expect(processGroupAlive(sent.observer.pids[0]!)).toBe(false);
+        expect(scene.server.egress()).toEqual([]);
+        await world.hang.expect?.(scene, sent);
+      },
+    );
+
+    contractCase(
+      "unknownModel",
+      "refuses an unknown model clearly, naming it, before starting the CLI",
+      async () => {
+        const { model } = world.unknownModel;
+        const scene = await open();
+        const sent = await send(scene, { model, ...world.unknownModel.request?.(scene) });
+        expect(sent.result).toMatchObject({ ok: false, errorKind: "model_unknown" });
+        expect(sent.result.error).toContain(`"${model}"`);
+        expect(sent.observer.pids).toEqual([]);
+        expect(scene.server.requests()).toEqual([]);
+        expect(scene.server.egress()).toEqual([]);
+        await world.unknownModel.expect?.(scene, sent);
+      },
+    );
+  });
+}
+
+/**
+ * A text of exactly 1 MiB (1,048,576 characters) between `head` and `tail`: the most codex takes as a
+ * turn's input ("Input exceeds the maximum length of 1048576 characters" beyond).
+ */
+function oneMebibyte(head: string, fill: string, tail: string): string {
+  return `${head}${fill.repeat(1024 * 1024 - head.length - tail.length)}${tail}`;
+}
+
+/** A successful send: ok, and no error text. */
+function expectOk(sent: ContractSend): void {
+  expect(sent.result.error).toBeUndefined();
+  expect(sent.result.ok).toBe(true);
+}
