@@ -131,6 +131,8 @@ export interface AgentSendResult {
 /** One finding of `sssf doctor` about an agent's runtime. */
 export interface RuntimeCheck {
   ok: boolean;
+  /** A passing check worth a look (`!` in `sssf doctor`, listed as a warning, exit status unchanged). */
+  warning?: boolean;
   /** What was checked: `binary`, `version`, `model`, `ANTHROPIC_API_KEY`… (names only, never values). */
   item: string;
   detail: string;

@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GENERATED_REPORT_MARK } from "../../src/envelope/report-placement.js";
+import { defaultPrompts } from "../../src/workflows/prompts/default-prompts.js";
 import { Sandbox } from "../helpers/sandbox.js";
 
 let sb: Sandbox;
@@ -40,6 +42,28 @@ describe("sssf doctor", () => {
     expect(problems).toContain("is empty");
     expect(problems).toContain("quality: lint: no-such-linter-xyz not found");
     expect(problems.trim().split("\n")).toHaveLength(4);
+  });
+
+  it("warns, without failing, about a hand-written Report that names an output type", async () => {
+    sb.setup([
+      { name: "assistant", turns: [] },
+      { name: "helper", turns: [] },
+    ]);
+    const prompts = path.join(sb.dir, "adws/adw_data/prompt_engineering");
+    writeFileSync(
+      path.join(prompts, "assistant/user.md"),
+      "# Task\n\n{{prompt}}\n\n## Report\n\nRespond with ONLY valid JSON matching `BuildOutput`.\n",
+    );
+    writeFileSync(
+      path.join(prompts, "helper/user.md"),
+      `# Task\n\n{{prompt}}\n\n${defaultPrompts("builder").user.slice(defaultPrompts("builder").user.indexOf(GENERATED_REPORT_MARK))}`,
+    );
+    const result = await sb.run(["doctor"]);
+    expect(result.code).toBe(0);
+    const warnings = result.stdout.slice(result.stdout.indexOf("warning:"));
+    expect(warnings).toContain("agents.assistant: user.md Report: hand-written ## Report names BuildOutput");
+    expect(warnings).not.toContain("agents.helper");
+    expect(result.stdout).toContain("no problems found");
   });
 
   it("a broken config is exit 2, as everywhere", async () => {

@@ -1,6 +1,7 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { AgentConfig, SssfConfig } from "../../config/config-types.js";
+import { findTemplateReport } from "../../envelope/report-placement.js";
 import type { RuntimeCheck } from "../../runtimes/runtime.js";
 import { findExecutable } from "../../util/find-executable.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
@@ -11,6 +12,26 @@ interface Section {
   title: string;
   subject: string;
   checks: RuntimeCheck[];
+}
+
+/** A hand-written `## Report` in user.md is replaced by every call's own; naming a type, it misleads readers. */
+function reportCheck(agent: AgentConfig): RuntimeCheck[] {
+  let template: string;
+  try {
+    template = readFileSync(agent.userPromptPath, "utf8");
+  } catch {
+    return [];
+  }
+  const report = findTemplateReport(template);
+  if (!report || report.generated || report.namedTypes.length === 0) return [];
+  return [
+    {
+      ok: true,
+      warning: true,
+      item: "user.md Report",
+      detail: `hand-written ## Report names ${report.namedTypes.join(", ")}; every call replaces it with the contract of its own output type (put instructions above the section, or delete it: each call adds its own)`,
+    },
+  ];
 }
 
 function promptChecks(agent: AgentConfig): RuntimeCheck[] {
@@ -48,7 +69,7 @@ async function agentSection(config: SssfConfig, agent: AgentConfig): Promise<Sec
       })),
     );
   }
-  checks.push(...promptChecks(agent));
+  checks.push(...promptChecks(agent), ...reportCheck(agent));
   return { title, subject: `agents.${agent.name}`, checks };
 }
 
@@ -84,14 +105,26 @@ export async function doctorCommand(options: { config?: string; cwd?: string }):
     const quality = qualitySection(config);
     if (quality) sections.push(quality);
     const problems: string[] = [];
+    const warnings: string[] = [];
     for (const section of sections) {
       out.write(`${section.title}\n`);
       const width = Math.max(...section.checks.map((c) => c.item.length));
       for (const check of section.checks) {
-        const mark = check.ok ? paint(out, "green", "✔") : paint(out, "red", "✘");
+        const mark = !check.ok
+          ? paint(out, "red", "✘")
+          : check.warning
+            ? paint(out, "yellow", "!")
+            : paint(out, "green", "✔");
         out.write(`  ${mark} ${check.item.padEnd(width)}  ${check.detail}\n`);
-        if (!check.ok) problems.push(`${section.subject}: ${check.item}: ${check.detail}`);
+        const line = `${section.subject}: ${check.item}: ${check.detail}`;
+        if (!check.ok) problems.push(line);
+        else if (check.warning) warnings.push(line);
       }
+    }
+    if (warnings.length > 0) {
+      out.write(
+        `${warnings.length} warning${warnings.length === 1 ? "" : "s"}:\n${warnings.map((w) => `  ${w}`).join("\n")}\n`,
+      );
     }
     if (problems.length === 0) {
       out.write("no problems found\n");

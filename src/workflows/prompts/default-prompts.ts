@@ -3,6 +3,7 @@
  * documenter; with `--sdd` the eight sdd agents too): the contract the built-in workflows rely on.
  * `sssf init` and `sssf demo` write these.
  */
+import { GENERATED_REPORT_MARK } from "../../envelope/report-placement.js";
 import { reportSection } from "../../envelope/report-section.js";
 import {
   DEFAULT_AGENT_NAMES,
@@ -48,7 +49,8 @@ export function isDefaultAgentName(name: string): name is DefaultAgentName {
 /**
  * `user.md` of a default agent: the heading, one `###` per placeholder (`prompt`, `previous_envelope`,
  * `context_handoff_dir`), the task, and the `## Report` section generated from its output type in its
- * format (JSON, or the Markdown result contract).
+ * format (JSON, or the Markdown result contract), marked as generated: each call replaces it with the
+ * contract of its own output type, so the file stays right whatever type a workflow asks for.
  */
 function userPrompt(spec: DefaultAgentSpec): string {
   return [
@@ -72,6 +74,7 @@ function userPrompt(spec: DefaultAgentSpec): string {
     "",
     spec.task,
     "",
+    GENERATED_REPORT_MARK,
     reportSection(spec.outputType, spec.format),
     "",
   ].join("\n");
