@@ -72,13 +72,14 @@ export async function callAgent<T extends OutputType>(
   };
 
   for (let round = 0; ; round++) {
-    const { envelope, rowId } = await sendUntilValid(context, contract, type, progress);
+    const { envelope, row } = await sendUntilValid(context, contract, type, progress);
     const accepted = envelope as EnvelopeOf<T> & Accepted;
     if (accepted.status === "fail") {
       throw new PhaseFailedError(phase.row.name, contract.failureReason(agent.config.name, accepted));
     }
-    const { reports, failed } = await failedGates(context, options, accepted, rowId);
+    const { reports, failed } = await failedGates(context, options, accepted, row.id);
     if (failed.length === 0) {
+      run.trace.acceptEnvelope(row);
       writeFileSync(agent.dirs.envelope, `${JSON.stringify(accepted, null, 2)}\n`);
       return accepted;
     }

@@ -1,7 +1,9 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { CodePhase, CommitResult } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
-import type { EnvelopeOf } from "../envelope/output-type.js";
-import { ChangesOutput, type VerifyOutput } from "../envelope/schemas.js";
+import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
@@ -25,14 +27,48 @@ export interface CodePhaseDeps {
 }
 
 /**
+ * Writes each envelope a code phase produces through the same door as an agent's: an `envelopes` row
+ * (attempt numbered within the phase, valid, accepted when its status is success: code runs no
+ * gates on itself) and a file `code/pNN-<phase>[-<attempt>].envelope.json` in the session.
+ */
+function envelopeRecorder(deps: CodePhaseDeps): (type: OutputType, envelope: object) => void {
+  const { row, trace } = deps;
+  const dir = path.join(deps.sessionRoot, "code");
+  let attempt = 0;
+  return (type, envelope) => {
+    attempt += 1;
+    const status = (envelope as { status?: unknown }).status;
+    const json = JSON.stringify(envelope);
+    trace.envelope({
+      phase_id: row.id,
+      agent: row.owner,
+      attempt,
+      reason: "initial",
+      output_type: type.name,
+      valid: 1,
+      status: typeof status === "string" ? status : null,
+      envelope_json: json,
+      raw_text: json,
+      errors: "[]",
+      accepted: status === "success" ? 1 : 0,
+    });
+    mkdirSync(dir, { recursive: true });
+    const stem = `p${String(row.number).padStart(2, "0")}-${row.name}${attempt === 1 ? "" : `-${attempt}`}`;
+    writeFileSync(path.join(dir, `${stem}.envelope.json`), `${JSON.stringify(envelope, null, 2)}\n`);
+  };
+}
+
+/**
  * The handle a code phase's body receives: quality suites, hand-offs through the envelope door, the
  * run's diff as a `ChangesOutput`, and commits of exactly the run's own changes. Every result is traced.
  */
 export function codePhaseHandle(deps: CodePhaseDeps): CodePhase {
   const { row, trace } = deps;
   const name = row.name;
+  const record = envelopeRecorder(deps);
   const handOff: CodePhase["handOff"] = (outputType, envelope) => {
     const checked = outputType.schema.parse(envelope) as typeof envelope;
+    record(outputType, checked);
     deps.setLastEnvelope(checked);
     trace.event({
       type: "handoff",
@@ -62,6 +98,7 @@ export function codePhaseHandle(deps: CodePhaseDeps): CodePhase {
         duration_ms: result.durationMs,
         output_tail: result.outputTail,
       };
+      record(VerifyOutput, envelope);
       deps.setLastEnvelope(envelope);
       // The phase did its job, but what it found is a failure: show it as one, let the workflow go on.
       if (!result.passed) deps.markFailed(envelope.summary);

@@ -15,7 +15,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { getSession, latestValidEnvelope, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
+import { getSession, latestAcceptedEnvelope, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import { Tracer } from "../trace/tracer.js";
 import {
@@ -139,7 +139,7 @@ function createEngine(
     agentOverride: options.agent,
     resolveRuntime: context.resolveRuntime,
     lastPhaseNumber: maxPhaseNumber(db, adwId),
-    lastEnvelope: existing ? latestValidEnvelope(db, adwId) : null,
+    lastEnvelope: existing ? latestAcceptedEnvelope(db, adwId) : null,
     checkoutRoot: config.repoRoot,
     changes: new RunChanges({
       root: runConfig.repoRoot,

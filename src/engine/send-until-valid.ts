@@ -3,6 +3,7 @@ import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import type { EnvelopeProblem } from "../envelope/parse-envelope.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { AgentSendResult } from "../runtimes/runtime.js";
+import type { EnvelopeRow } from "../trace/events.js";
 import type { CallContext } from "./call-context.js";
 import type { CallContract } from "./call-contract.js";
 import { sendThroughHooks } from "./send-pipeline.js";
@@ -15,10 +16,10 @@ export interface CallProgress {
   attempt: number;
 }
 
-/** A valid envelope and the id of its `envelopes` row. */
+/** A valid envelope and its `envelopes` row. */
 export interface ValidReply<T extends OutputType> {
   envelope: EnvelopeOf<T>;
-  rowId: string;
+  row: EnvelopeRow;
 }
 
 export function formatProblems(problems: EnvelopeProblem[]): string {
@@ -117,7 +118,7 @@ export async function sendUntilValid<T extends OutputType>(
       errors: JSON.stringify(parsed.ok ? [] : parsed.problems),
     });
     if (failure !== null) fail(context, failure);
-    if (parsed.ok) return { envelope: parsed.envelope, rowId: row.id };
+    if (parsed.ok) return { envelope: parsed.envelope, row };
     if (fix >= run.jsonFixAttempts) {
       fail(
         context,

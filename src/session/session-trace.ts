@@ -71,10 +71,25 @@ export class SessionTrace {
     this.tracer.write({ table: "events", row: { ...endEventRow(row, endedAt, ok, payload) } });
   }
 
-  envelope(row: Omit<EnvelopeRow, "id" | "adw_id" | "created_at">): EnvelopeRow {
-    const full: EnvelopeRow = { id: newId("env"), adw_id: this.adwId, created_at: nowIso(), ...row };
+  /** One attempt's envelope row, not (yet) accepted unless `row.accepted` says so. */
+  envelope(
+    row: Omit<EnvelopeRow, "id" | "adw_id" | "created_at" | "accepted"> & { accepted?: number },
+  ): EnvelopeRow {
+    const full: EnvelopeRow = {
+      id: newId("env"),
+      adw_id: this.adwId,
+      created_at: nowIso(),
+      ...row,
+      accepted: row.accepted ?? 0,
+    };
     this.tracer.write({ table: "envelopes", row: full });
     return full;
+  }
+
+  /** Marks an envelope row as the one that crossed its phase's boundary (rewrites the row). */
+  acceptEnvelope(row: EnvelopeRow): void {
+    row.accepted = 1;
+    this.tracer.write({ table: "envelopes", row: { ...row } });
   }
 
   gateResult(row: Omit<GateResultRow, "id" | "adw_id" | "created_at">): GateResultRow {

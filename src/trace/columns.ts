@@ -100,6 +100,7 @@ export const TABLE_COLUMNS: { readonly [T in TraceTable]: TableColumns<T> } = {
     raw_text: "TEXT NOT NULL",
     errors: "TEXT NOT NULL",
     created_at: "TEXT NOT NULL",
+    accepted: "INTEGER",
   },
   gate_results: {
     id: "TEXT NOT NULL",

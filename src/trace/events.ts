@@ -102,6 +102,11 @@ export interface EnvelopeRow {
   raw_text: string;
   errors: string;
   created_at: string;
+  /**
+   * 1 when this envelope crossed the phase boundary (valid, `status: "success"`, every gate passed):
+   * what a rejoin hands the next agent. 0 otherwise; null in records written before the column existed.
+   */
+  accepted: number | null;
 }
 
 export interface GateResultRow {

@@ -144,13 +144,20 @@ export function readTable<T extends TraceTable>(db: Database.Database, table: T)
   return cachedStatement(db, sql).all() as TraceTables[T][];
 }
 
-/** The newest valid envelope of a session (its JSON parsed), or null when it has none. */
-export function latestValidEnvelope(db: Database.Database, adwId: string): object | null {
-  const row = db
-    .prepare(
-      "SELECT envelope_json FROM envelopes WHERE adw_id = ? AND valid = 1 ORDER BY created_at DESC, id DESC LIMIT 1",
-    )
-    .get(adwId) as { envelope_json: string } | undefined;
+/**
+ * The newest envelope of a session that crossed its phase's boundary (valid, `status: "success"`,
+ * every gate passed: `accepted = 1`), by phase and then by time; rows rebuilt from records older than
+ * the column count by that same rule. Null when there is none: a rejoin then hands on nothing.
+ */
+export function latestAcceptedEnvelope(db: Database.Database, adwId: string): object | null {
+  const row = cachedStatement(
+    db,
+    `SELECT e.envelope_json FROM envelopes e LEFT JOIN phases p ON p.id = e.phase_id
+     WHERE e.adw_id = ? AND e.envelope_json IS NOT NULL AND (e.accepted = 1 OR (e.accepted IS NULL
+       AND e.valid = 1 AND e.status = 'success'
+       AND NOT EXISTS (SELECT 1 FROM gate_results g WHERE g.envelope_id = e.id AND g.ok = 0)))
+     ORDER BY p.number DESC, e.created_at DESC, e.id DESC LIMIT 1`,
+  ).get(adwId) as { envelope_json: string } | undefined;
   return row ? (JSON.parse(row.envelope_json) as object) : null;
 }
 

@@ -8,9 +8,13 @@ type Migration = (db: Database.Database) => void;
 /** Session columns added by migration 2 (where a run worked: its worktree and branch). */
 const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as const;
 
+/** Envelope columns added by migration 3 (which envelope crossed its phase's boundary). */
+const V3_ENVELOPE_COLUMNS = ["accepted"] as const;
+
 /** Columns a table had in schema version 1: later migrations add the rest with ALTER TABLE. */
 function v1Columns(table: TraceTable): [string, string][] {
-  const added: readonly string[] = table === "sessions" ? V2_SESSION_COLUMNS : [];
+  const added: readonly string[] =
+    table === "sessions" ? V2_SESSION_COLUMNS : table === "envelopes" ? V3_ENVELOPE_COLUMNS : [];
   return Object.entries(TABLE_COLUMNS[table]).filter(([name]) => !added.includes(name));
 }
 
@@ -30,6 +34,11 @@ const V1_INDEXES = [
   "CREATE INDEX idx_sessions_started ON sessions (started_at);",
 ];
 
+/** Sets `accepted` on envelope rows that predate it (null), by the rule the engine now records. */
+const ACCEPTED_BACKFILL = `UPDATE envelopes SET accepted = CASE WHEN valid = 1 AND status = 'success'
+  AND NOT EXISTS (SELECT 1 FROM gate_results g WHERE g.envelope_id = envelopes.id AND g.ok = 0) THEN 1 ELSE 0 END
+  WHERE accepted IS NULL;`;
+
 /**
  * Migrations in order; migration i brings the database to `user_version` i + 1.
  * Only append: a released migration never changes (tables gain columns, never rename them).
@@ -42,6 +51,12 @@ const MIGRATIONS: readonly Migration[] = [
     for (const column of V2_SESSION_COLUMNS) {
       db.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${TABLE_COLUMNS.sessions[column]};`);
     }
+  },
+  (db) => {
+    const has = (db.pragma("table_info(envelopes)") as { name: string }[]).some((c) => c.name === "accepted");
+    if (!has) db.exec(`ALTER TABLE envelopes ADD COLUMN accepted ${TABLE_COLUMNS.envelopes.accepted};`);
+    // Earlier rows: accepted when valid, a success, and no gate failed on them.
+    db.exec(ACCEPTED_BACKFILL);
   },
 ];
 

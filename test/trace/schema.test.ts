@@ -123,6 +123,33 @@ describe("migrate", () => {
     db.close();
   });
 
+  it("adds envelopes.accepted to a version 2 database, set on old rows by the acceptance rule", () => {
+    const file = path.join(tempDir(), "v2.db");
+    const db = new Database(file);
+    migrate(db);
+    db.exec("ALTER TABLE envelopes DROP COLUMN accepted");
+    db.pragma("user_version = 2");
+    const insert = db.prepare(
+      `INSERT INTO envelopes (id, adw_id, phase_id, agent, attempt, reason, output_type, valid, status,
+       envelope_json, raw_text, errors, created_at) VALUES (?, 'a', 'a-p01', 'x', 1, 'initial', 'T', ?, ?, ?, '', '[]', 't')`,
+    );
+    insert.run("good", 1, "success", "{}");
+    insert.run("gated", 1, "success", "{}");
+    insert.run("failed", 1, "fail", "{}");
+    insert.run("invalid", 0, null, null);
+    db.prepare(
+      "INSERT INTO gate_results (id, adw_id, phase_id, envelope_id, gate, ok, checks, violations, created_at) VALUES ('g', 'a', 'a-p01', 'gated', 'g', 0, '[]', '[]', 't')",
+    ).run();
+    migrate(db);
+    expect(db.prepare("SELECT id, accepted FROM envelopes ORDER BY id").all()).toEqual([
+      { id: "failed", accepted: 0 },
+      { id: "gated", accepted: 0 },
+      { id: "good", accepted: 1 },
+      { id: "invalid", accepted: 0 },
+    ]);
+    db.close();
+  });
+
   it("refuses a database written by a newer schema", () => {
     const db = new Database(":memory:");
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);

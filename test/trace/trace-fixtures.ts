@@ -192,6 +192,7 @@ export function sessionRecords(adwId: string, base: number): TraceRecord[] {
         attempt === 1 ? "not json, token: ghp_abcdefghijklmnopqrstuvwxyz0123456789" : '{"status":"success"}',
       errors: attempt === 1 ? '["invalid JSON"]' : "[]",
       created_at: at(base, start + 100 + attempt),
+      accepted: attempt === 2 ? 1 : 0,
     }));
     for (const row of envelopes) records.push({ table: "envelopes", row });
     const gate: GateResultRow = {

@@ -109,7 +109,7 @@ function outcome(attempt: Attempt): string {
  * wrong is the attempts after the first.
  */
 export function PhaseAttempts({ attempts }: { attempts: Attempt[] }) {
-  if (attempts.length === 0) return <p class="muted">No agent sends in this phase.</p>;
+  if (attempts.length === 0) return <p class="muted">No agent sends or envelopes in this phase.</p>;
   return (
     <ol class="attempts">
       {attempts.map((a) => {
@@ -117,7 +117,9 @@ export function PhaseAttempts({ attempts }: { attempts: Attempt[] }) {
         return (
           <li key={a.key} class={`attempt ${outcome(a)}`} data-attempt={a.attempt}>
             <h3>
-              Attempt {a.attempt} · {reasonLabel(a.reason)} · {a.agent}
+              {a.span === undefined && a.prompt === undefined && a.envelope
+                ? `Envelope ${a.attempt} · handed off by code · ${a.agent}`
+                : `Attempt ${a.attempt} · ${reasonLabel(a.reason)} · ${a.agent}`}
             </h3>
             {a.prompt ? (
               <Fold
