@@ -3,6 +3,8 @@
  * @module
  */
 
+/** zod, the same copy sssf validates envelopes with: `import { z } from "sssf"` needs no install of its own. */
+export { z } from "zod";
 export {
   type Decision,
   type DecisionAction,

@@ -1,8 +1,8 @@
 /**
  * The module hooks that let `adws/adw_<name>.ts` load without a build step and without sssf installed
  * in the repo: tsx compiles TypeScript, and a small resolve hook of our own (1) maps the bare
- * specifiers `sssf` and `sssf/testing` to this package's entry points when the repo's own resolution
- * fails, and (2) loads every file under an `adws/` folder as an ES module whatever the repo's
+ * specifiers `sssf`, `sssf/testing` and `zod` to this package's entry points (and its own zod) when
+ * the repo's own resolution fails, and (2) loads every file under an `adws/` folder as an ES module whatever the repo's
  * package.json says, so `import … from "sssf"` stays an import and not a `require`.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -76,6 +76,8 @@ export function sssfEntryUrls(): Record<string, string> {
     const entry = manifest.exports[key]?.default;
     if (entry) targets[specifier] = pathToFileURL(path.join(root, entry)).href;
   }
+  // A custom output type's `z`: the same zod sssf validates with (`import { z } from "sssf"` is the typed way).
+  targets.zod = import.meta.resolve("zod");
   return targets;
 }
 
