@@ -1,134 +1,189 @@
 import { jsonrepair } from "jsonrepair";
+import type { EnvelopeProblem } from "./envelope-problem.js";
+import { type ScannedObject, scanObjects } from "./scan-objects.js";
 
-/**
- * Only the last this-many top-level brace groups are parsed. A final message never holds that many,
- * and the bound keeps pathological input (megabytes of `{"a"}{"a"}…`, each a thrown SyntaxError) cheap.
- */
-const maxExaminedGroups = 1000;
+/** Only the last this-many objects are parsed: a final message never holds that many. */
+const maxParsedObjects = 1000;
 /** jsonrepair is far slower than JSON.parse, so it only sees envelope-sized spans, and only so many in total. */
 const maxRepairSpan = 256 * 1024;
 const repairBudget = 512 * 1024;
-/** Open braces remembered at once; a power of two, used as a ring. */
-const maxDepth = 4096;
 
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const comma = 0x2c;
-const colon = 0x3a;
-const doubleQuote = 0x22;
-const singleQuote = 0x27;
-const backslash = 0x5c;
-const newline = 0x0a;
+/** What an object of a reply holds: the parsed object, or why it is none (problems with path ""). */
+export type CandidateContent =
+  | { value: object; problems: [] }
+  | { value: undefined; problems: EnvelopeProblem[] };
+
+/** One object of a reply, as the envelope picker sees it. Offsets are UTF-16 indexes into the reply. */
+export interface EnvelopeCandidate {
+  /** Index of its `{`. */
+  start: number;
+  /** Index after its `}`, or the reply's length when it never closes (then it covers all that follows). */
+  end: number;
+  /** Its own keys as the scanner read them (escapes resolved, quotes removed). */
+  keys: string[];
+  /** The reply ends inside this JSON object: it was cut off, whatever it holds. */
+  cutOff: boolean;
+  /**
+   * Parses it on the first call (later calls return the same result): a value only for a closed
+   * object whose first key is quoted, after at most one repair from the reply's shared repair budget.
+   */
+  read(): CandidateContent;
+}
 
 /**
- * Every JSON object in `text`, in document order: a bare object, objects inside ```json fences, and
- * objects wrapped in prose. Only top-level objects count; nested ones come inside their parent. A span
- * that JSON.parse rejects gets one `jsonrepair` attempt (trailing commas, single quotes, unquoted keys).
- * Runs in one linear pass with bounded memory. Guards against pathological input: only the last 1000
- * top-level brace groups are parsed, braces nested deeper than 4096 are forgotten, and jsonrepair only
- * sees spans up to 256 KiB (512 KiB in total, spent from the end backwards). Never throws.
+ * Every object of `text` that is not nested in another, in document order (rules in
+ * docs/envelopes-and-gates.md and `scan-objects.ts`): bare, in ```json fences or wrapped in prose; only
+ * the last 1000 count. Scanning is eager, parsing lazy (`read()`). A closed object whose first key is
+ * quoted is parsed as JSON; when JSON.parse rejects it (single quotes, bare words, trailing or missing
+ * commas, raw tabs or newlines in strings: the scanner's grammar admits nothing else) it gets one
+ * `jsonrepair` attempt, on spans up to 256 KiB and 512 KiB per reply in total, in the order objects are
+ * read (read from the end backwards, as the picker does, to spend it where the envelope sits). Anything
+ * else reads as named problems and no value: a cut-off object, a malformed one, a JS/YAML-style object
+ * (`{status: success}`), a raw NUL or other control character. Never throws.
+ *
+ * @example envelopeCandidates('Done: {"status": "success"}')[0]?.read().value // { status: "success" }
+ */
+export function envelopeCandidates(text: string): EnvelopeCandidate[] {
+  const budget = { left: repairBudget };
+  return scanObjects(text)
+    .slice(-maxParsedObjects)
+    .map((object) => {
+      let content: CandidateContent | undefined;
+      return {
+        start: object.start,
+        end: object.end,
+        keys: object.keys.map(unescapeKey),
+        cutOff: !object.closed && object.errorAt < 0,
+        read() {
+          content ??= readObject(text, object, budget);
+          return content;
+        },
+      };
+    });
+}
+
+/**
+ * The JSON objects of `text`, in document order: the values of {@link envelopeCandidates}. Objects
+ * nested in another come only inside their parent, and cut-off, malformed and JS/YAML-style objects
+ * are left out, with whatever lies inside their extent. Never throws.
  *
  * @example extractJsonCandidates('Done: {"status": "success"}') // [{ status: "success" }]
  */
 export function extractJsonCandidates(text: string): unknown[] {
-  const spans = topLevelSpans(text);
-  const found: unknown[] = [];
-  let repairLeft = repairBudget;
-  // Walk backwards so the repair budget goes to the spans nearest the end, where the envelope sits.
-  for (let group = spans.length / 2 - 1; group >= 0; group--) {
-    const span = text.slice(spans[group * 2], spans[group * 2 + 1]);
-    let value = looksLikeJson(span) ? parseStrict(span) : undefined;
-    if (value === undefined && span.length <= Math.min(maxRepairSpan, repairLeft)) {
-      repairLeft -= span.length;
-      value = parseRepaired(span);
-    }
-    if (value !== undefined) found.push(value);
+  const candidates = envelopeCandidates(text);
+  // Read from the end backwards, so the repair budget goes to the objects nearest the end.
+  for (let i = candidates.length - 1; i >= 0; i--) candidates[i]?.read();
+  const values: unknown[] = [];
+  let covered = 0;
+  for (const candidate of candidates) {
+    const { value } = candidate.read();
+    if (value !== undefined && candidate.start >= covered) values.push(value);
+    covered = Math.max(covered, candidate.end);
   }
-  return found.reverse();
+  return values;
 }
 
-/**
- * Flat `[start, end, start, end, …]` of the last `maxExaminedGroups` balanced `{…}` groups that are not
- * nested in another balanced group. One pass with a stack of open braces: an unclosed `{` (prose, or
- * megabytes of `{{{{`) simply leaves the balanced groups after it top-level. Quotes are tracked only
- * inside an open brace, since prose apostrophes and stray quotes must not hide the JSON that follows.
- */
-function topLevelSpans(text: string): number[] {
-  // Open braces live in a ring: past `maxDepth` the oldest are forgotten, which only ever costs a
-  // group no envelope has (deeper than 4096), and keeps megabytes of `{{{{` at constant memory.
-  const open = new Int32Array(maxDepth);
-  let pushed = 0;
-  let depth = 0;
-  // Recorded groups, sorted and disjoint; compacted to the newest ones so memory stays bounded.
-  const spans = new Int32Array(maxExaminedGroups * 4);
-  let spanEnd = 0;
-  let quote = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (quote !== 0) {
-      if (c === backslash) i++;
-      // JSON strings cannot hold a raw newline, so a newline resynchronises after an unbalanced quote.
-      else if (c === quote || c === newline) quote = 0;
-      continue;
-    }
-    if (c === openBrace) {
-      open[pushed++ & (maxDepth - 1)] = i;
-      if (depth < maxDepth) depth++;
-    } else if (c === closeBrace && depth > 0) {
-      depth--;
-      const start = open[--pushed & (maxDepth - 1)] ?? 0;
-      // Groups recorded since `start` are nested in this one.
-      while (spanEnd > 0 && (spans[spanEnd - 2] ?? -1) > start) spanEnd -= 2;
-      if (spanEnd === spans.length) {
-        spans.copyWithin(0, spans.length / 2);
-        spanEnd = spans.length / 2;
-      }
-      spans[spanEnd++] = start;
-      spans[spanEnd++] = i + 1;
-    } else if (depth > 0 && (c === doubleQuote || (c === singleQuote && opensValue(text, i)))) {
-      quote = c;
-    }
+/** A scanned object's content: the scanner's problems, else the (repaired) JSON or why it does not parse. */
+function readObject(text: string, object: ScannedObject, budget: { left: number }): CandidateContent {
+  const problems = scanProblems(text, object);
+  if (problems.length > 0) return { value: undefined, problems };
+  const span = text.slice(object.start, object.end);
+  let parsed = object.needsRepair ? failure("it is not strict JSON") : parseStrict(span);
+  if (parsed.error !== undefined) {
+    if (span.length <= Math.min(maxRepairSpan, budget.left)) {
+      budget.left -= span.length;
+      parsed = parseRepaired(span);
+    } else parsed = failure(`it is ${Math.ceil(span.length / 1024)} KiB, too large to repair`);
   }
-  return Array.from(spans.subarray(Math.max(0, spanEnd - maxExaminedGroups * 2), spanEnd));
+  if (parsed.value !== undefined) return { value: parsed.value, problems: [] };
+  const message = `${describe(text, object)} is not valid JSON: ${parsed.error}`;
+  return { value: undefined, problems: [{ path: "", message }] };
 }
 
-/**
- * A single quote at `at` starts a string only where a JSON key or value can start; elsewhere it is an
- * apostrophe. The look-back stops at the first non-blank character, so total look-back stays linear.
- */
-function opensValue(text: string, at: number): boolean {
-  let i = at - 1;
-  while (i >= 0 && text.charCodeAt(i) <= 0x20) i--;
-  const previous = text.charCodeAt(i);
-  return previous === openBrace || previous === openBracket || previous === comma || previous === colon;
-}
-
-/** Strict JSON can only begin `{"` or `{}`; skipping other spans saves a thrown SyntaxError each. */
-function looksLikeJson(span: string): boolean {
-  for (let i = 1; i < span.length; i++) {
-    const c = span.charCodeAt(i);
-    if (c > 0x20) return c === doubleQuote || c === closeBrace;
+/** A key as written between quotes, with its escapes resolved when it has any. */
+function unescapeKey(raw: string): string {
+  if (!raw.includes("\\")) return raw;
+  try {
+    const key: unknown = JSON.parse(`"${raw}"`);
+    return typeof key === "string" ? key : raw;
+  } catch {
+    return raw;
   }
-  return false;
 }
 
-function parseStrict(span: string): object | undefined {
+/** The problems the scanner already saw, worded for the agent. */
+function scanProblems(text: string, object: ScannedObject): EnvelopeProblem[] {
+  const problems: EnvelopeProblem[] = [];
+  if (object.style === "json" && object.errorAt < 0 && object.closed && object.controlAt < 0) return problems;
+  const what = describe(text, object);
+  if (object.style === "js") {
+    problems.push({
+      path: "",
+      message: `${what} is not JSON: its keys are bare words; write the envelope as JSON, keys in double quotes`,
+    });
+  } else if (object.errorAt >= 0) {
+    const where = excerpt(text, object.errorAt, object.errorAt + 16);
+    const unclosed = object.closed ? "" : ", and it is never closed";
+    problems.push({
+      path: "",
+      message: `${what} is not valid JSON: expected ${object.expected} at \`${where}\`${unclosed}`,
+    });
+  } else if (!object.closed) {
+    problems.push({
+      path: "",
+      message: `${what} is cut off: the reply ends before its closing "}"; reply with the complete object`,
+    });
+  }
+  if (object.controlAt >= 0) problems.push({ path: "", message: controlProblem(text, object, what) });
+  return problems;
+}
+
+/** Names a raw NUL byte or other control character and says where it is. */
+function controlProblem(text: string, object: ScannedObject, what: string): string {
+  const code = text.charCodeAt(object.controlAt);
+  const hex = code.toString(16).padStart(4, "0");
+  const name = code === 0 ? "a raw NUL byte (U+0000)" : `a raw control character (U+${hex.toUpperCase()})`;
+  const before = excerpt(text, Math.max(object.start, object.controlAt - 24), object.controlAt);
+  return `${what} holds ${name} right after \`${before}\`; remove it (inside a string, write it as \\u${hex})`;
+}
+
+/** `the object starting `{"status": "fail", "sum…``, readable whatever the span holds. */
+function describe(text: string, object: ScannedObject): string {
+  const head = excerpt(text, object.start, Math.min(object.end, object.start + 32));
+  const more = object.end > object.start + 32 ? "…" : "";
+  return `the ${object.style === "js" ? "" : "JSON "}object starting \`${head}${more}\``;
+}
+
+/** `text[from, to)` on one line, control characters escaped and backticks replaced. */
+function excerpt(text: string, from: number, to: number): string {
+  return JSON.stringify(text.slice(from, Math.min(to, text.length)))
+    .slice(1, -1)
+    .replace(/\\"/g, '"')
+    .replace(/`/g, "'");
+}
+
+type Parsed = { value: object; error?: undefined } | { value?: undefined; error: string };
+
+const failure = (error: string): Parsed => ({ error });
+
+function parseStrict(span: string): Parsed {
   try {
     return asObject(JSON.parse(span));
-  } catch {
-    return undefined;
+  } catch (error) {
+    return failure(error instanceof Error ? error.message : String(error));
   }
 }
 
-function parseRepaired(span: string): object | undefined {
+function parseRepaired(span: string): Parsed {
   try {
     return asObject(JSON.parse(jsonrepair(span)));
-  } catch {
-    return undefined;
+  } catch (error) {
+    return failure(error instanceof Error ? error.message : String(error));
   }
 }
 
-function asObject(value: unknown): object | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+function asObject(value: unknown): Parsed {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? { value }
+    : failure("it is not an object");
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { extractJsonCandidates } from "../../src/envelope/extract-json.js";
+import { envelopeCandidates, extractJsonCandidates } from "../../src/envelope/extract-json.js";
+
+/** Each candidate as `[exact source, problems]` (problems' messages only). */
+function described(text: string): [string, string[]][] {
+  return envelopeCandidates(text).map((candidate) => [
+    text.slice(candidate.start, candidate.end),
+    candidate.read().problems.map((problem) => problem.message),
+  ]);
+}
 
 describe("extractJsonCandidates", () => {
   it("returns a bare object", () => {
@@ -97,5 +105,91 @@ describe("extractJsonCandidates", () => {
     expect(extractJsonCandidates("{".repeat(half) + "}".repeat(half))).toEqual([]);
     const broken = extractJsonCandidates('{"a"}'.repeat(1024 * 1024));
     expect(broken).toEqual([]);
+  });
+
+  it("keeps a cut-off object whole: an object nested in it never stands on its own", () => {
+    const text = 'Report: {"status": "fail", "details": {"status": "success"}, "artifacts": [';
+    expect(extractJsonCandidates(text)).toEqual([]);
+    const [candidate] = envelopeCandidates(text);
+    expect(candidate).toMatchObject({
+      start: 8,
+      end: text.length,
+      cutOff: true,
+      keys: ["status", "details", "artifacts"],
+    });
+    expect(candidate?.read().problems[0]?.message).toMatch(/is cut off: the reply ends before its closing/);
+  });
+
+  it("takes a reply ending right after a brace, or inside the first key, as a cut-off object", () => {
+    expect(envelopeCandidates('Example {"status": "success"}\nReport: {').map((c) => c.cutOff)).toEqual([
+      false,
+      true,
+    ]);
+    expect(envelopeCandidates('Report: {"sta').map((c) => c.cutOff)).toEqual([true]);
+  });
+
+  it("never repairs a JS/YAML-style object, nor lets JSON nested in one stand alone", () => {
+    expect(extractJsonCandidates("Set {status: success} and {status: 'fail', summary: it works}")).toEqual(
+      [],
+    );
+    expect(extractJsonCandidates('const x = {config: {"status": "success"}};')).toEqual([]);
+    expect(described("Set {status: success} here")).toEqual([
+      [
+        "{status: success}",
+        [
+          "the object starting `{status: success}` is not JSON: its keys are bare words; write the envelope as JSON, keys in double quotes",
+        ],
+      ],
+    ]);
+  });
+
+  it("does not let unmatched braces in prose hide the object between them", () => {
+    expect(extractJsonCandidates('Use { to open. {"a": 1} and } to close.')).toEqual([{ a: 1 }]);
+    expect(extractJsonCandidates('{ stray {"a": 1} stray }')).toEqual([{ a: 1 }]);
+    expect(extractJsonCandidates('The {" sequence, and the {"status" key. Then {"a": 1}')).toEqual([
+      { a: 1 },
+    ]);
+  });
+
+  it("reports a malformed object with where it broke, and covers what lies inside it", () => {
+    const text = '{"status": "fail", oops, "details": {"status": "success"}} then {"n": 1}';
+    expect(described(text)).toEqual([
+      [
+        '{"status": "fail", oops, "details": {"status": "success"}}',
+        [
+          'the JSON object starting `{"status": "fail", oops, "detail…` is not valid JSON: expected ":" after the key at `, "details": {"s`',
+        ],
+      ],
+      ['{"status": "success"}', []],
+      ['{"n": 1}', []],
+    ]);
+    expect(extractJsonCandidates(text)).toEqual([{ n: 1 }]);
+  });
+
+  it("repairs a missing comma before a quoted key", () => {
+    expect(extractJsonCandidates('{"status": "fail" "summary": "x"}')).toEqual([
+      { status: "fail", summary: "x" },
+    ]);
+  });
+
+  it("names a raw NUL byte and other raw control characters instead of parsing around them", () => {
+    expect(extractJsonCandidates('{"summary": "a\u0000b"}')).toEqual([]);
+    expect(described('{"summary": "a\u0000b"}')[0]?.[1]).toEqual([
+      'the JSON object starting `{"summary": "a\\u0000b"}` holds a raw NUL byte (U+0000) right after `{"summary": "a`; remove it (inside a string, write it as \\u0000)',
+    ]);
+    expect(described('{"summary": "a\u001b[0m"}')[0]?.[1]?.[0]).toMatch(
+      /holds a raw control character \(U\+001B\)/,
+    );
+    // Raw tabs and newlines inside strings are repaired, as before.
+    expect(extractJsonCandidates('{"summary": "a\tb\nc"}')).toEqual([{ summary: "a\tb\nc" }]);
+  });
+
+  it("stays linear on 5 MB of nested JS-style braces, deep JSON and malformed objects", () => {
+    const size = 5 * 1024 * 1024;
+    expect(extractJsonCandidates("{a: ".repeat(size / 4))).toEqual([]);
+    expect(extractJsonCandidates('{"a":'.repeat(size / 5))).toEqual([]);
+    expect(extractJsonCandidates('{"a": 1 x '.repeat(size / 10))).toEqual([]);
+    expect(envelopeCandidates('{"a": 1 x }'.repeat(size / 11)).length).toBeLessThanOrEqual(1064);
+    expect(extractJsonCandidates(`{a: ${"word ".repeat(size / 5)}{"ok": true}`)).toEqual([{ ok: true }]);
   });
 });

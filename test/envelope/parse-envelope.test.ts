@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineOutputType } from "../../src/envelope/output-type.js";
-import { parseEnvelope } from "../../src/envelope/parse-envelope.js";
+import { locateEnvelope, parseEnvelope } from "../../src/envelope/parse-envelope.js";
 import { ChangesOutput, GenericOutput, ReviewOutput, VerifyOutput } from "../../src/envelope/schemas.js";
 
 function problemsOf(result: ReturnType<typeof parseEnvelope>) {
@@ -158,6 +158,59 @@ describe("parseEnvelope", () => {
   it("reports no JSON for 5 MB of opening braces", () => {
     expect(problemsOf(parseEnvelope("{".repeat(5 * 1024 * 1024), GenericOutput))).toEqual([
       { path: "", message: "no JSON object was found in the reply" },
+    ]);
+  });
+
+  it("rejects a cut-off report instead of accepting the object nested in it", () => {
+    const text = '{"status": "fail", "summary": "x", "details": {"status": "success", "n": 1}, "more": [1,';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(problemsOf(result)[0]?.message).toMatch(/is cut off/);
+    expect(result.json).toBeUndefined();
+  });
+
+  it("never turns a JS/YAML-style object into an envelope", () => {
+    expect(problemsOf(parseEnvelope("All set: {status: success}", GenericOutput))[0]?.message).toMatch(
+      /is not JSON: its keys are bare words/,
+    );
+  });
+
+  it("reports the agent's invalid final report instead of an earlier quoted example", () => {
+    const text =
+      'Example: {"status": "success", "summary": "ex"}\nFinal: {"status": "fail", "artifacts": "x"}';
+    const result = parseEnvelope(text, GenericOutput);
+    expect(problemsOf(result)).toEqual([{ path: "artifacts", message: "expected array, got string" }]);
+    expect(result.json).toEqual({ status: "fail", artifacts: "x" });
+  });
+
+  it("takes a final report without status as the final report, not the example before it", () => {
+    const text = 'Example: {"status": "success"}\nMine: {"summary": "forgot it"}';
+    expect(problemsOf(parseEnvelope(text, GenericOutput))).toEqual([
+      { path: "status", message: 'required field is missing (expected "success" | "fail")' },
+    ]);
+  });
+
+  it("lets a malformed final report decide, not the object inside it", () => {
+    const text = '{"status": "fail", oops, "details": {"status": "success"}}';
+    expect(problemsOf(parseEnvelope(text, GenericOutput))[0]?.message).toMatch(
+      /is not valid JSON: expected ":"/,
+    );
+  });
+
+  it("finds the envelope between an unmatched { and an unmatched }, and says where it is", () => {
+    const text = 'Use { to open. {"status": "success", "summary": "ok"} and } to close.';
+    const found = locateEnvelope(text, GenericOutput);
+    expect(found.ok && found.envelope.summary).toBe("ok");
+    expect(text.slice(found.start, found.end)).toBe('{"status": "success", "summary": "ok"}');
+    expect(locateEnvelope("no object", GenericOutput)).toMatchObject({ ok: false, start: -1, end: -1 });
+  });
+
+  it("names a raw NUL byte in the envelope", () => {
+    expect(problemsOf(parseEnvelope('{"status": "success", "summary": "a\u0000"}', GenericOutput))).toEqual([
+      {
+        path: "",
+        message:
+          'the JSON object starting `{"status": "success", "summary":…` holds a raw NUL byte (U+0000) right after `"success", "summary": "a`; remove it (inside a string, write it as \\u0000)',
+      },
     ]);
   });
 });

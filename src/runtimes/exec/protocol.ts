@@ -79,8 +79,35 @@ const text = (value: unknown): string =>
   typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
 
 /**
+ * A line JSON.parse rejected, retried with the raw control characters inside its strings escaped (a
+ * program that printed a NUL byte unescaped): the text then reaches the envelope parser, which names
+ * the character to the agent, instead of the result line being lost. Undefined when still not JSON.
+ */
+function parseWithRawControls(line: string): unknown {
+  let escaped = "";
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (inString && c === 0x5c) i++;
+    else if (c === 0x22) inString = !inString;
+    else if (inString && c < 0x20) {
+      escaped += `${line.slice(from, i)}\\u${c.toString(16).padStart(4, "0")}`;
+      from = i + 1;
+    }
+  }
+  if (from === 0) return undefined;
+  try {
+    return JSON.parse(escaped + line.slice(from));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Parses one stdout line. Returns null for anything that is not a JSON object with a known `type`
- * (such lines are kept in raw_output.jsonl and otherwise ignored). Missing or mistyped fields get
+ * (such lines are kept in raw_output.jsonl and otherwise ignored); raw control characters inside its
+ * strings, such as a NUL byte, are tolerated and kept in the values. Missing or mistyped fields get
  * neutral defaults rather than rejecting the line. Never throws.
  */
 export function parseExecLine(line: string): ExecStdoutLine | null {
@@ -89,7 +116,7 @@ export function parseExecLine(line: string): ExecStdoutLine | null {
   try {
     value = JSON.parse(line);
   } catch {
-    return null;
+    value = parseWithRawControls(line);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const fields = value as Record<string, unknown>;
