@@ -1,7 +1,8 @@
+import { type DatumKey, datumKey, type FieldLine, fieldLine } from "./markdown-fields.js";
 import type { MarkdownLine } from "./markdown-text.js";
 
 /** The report parts a `###` heading can name. */
-export type SectionKey = "status" | "change" | "summary" | "artifacts" | "next_recommended" | "risks";
+export type SectionKey = Exclude<DatumKey, "project">;
 
 /** One `###` section of a report, with the lines under it. */
 export interface ReportSection {
@@ -12,27 +13,33 @@ export interface ReportSection {
   lines: MarkdownLine[];
 }
 
+/** One `**Name**: value` line of the report (or a plain `Status:` line in its preamble), with its value. */
+export interface ReportField extends FieldLine {
+  /** The lines after the field line that continue its value (a list, a paragraph). */
+  lines: MarkdownLine[];
+}
+
 /** The report found in a reply. */
 export interface ReportBlock {
   /** The phase heading's text; null when the report fields stand under no heading at all. */
   heading: string | null;
   /** 2 for `## …` (the contract), 1 for `# …`, 0 when there is no heading. */
   level: number;
-  /** Lines between the heading and the first `###` section: where `**Change**` and `**Status**` live. */
+  /** Lines between the heading and the first `###` section, fields taken out. */
   preamble: MarkdownLine[];
+  /** The `###` sections in order, fields taken out. */
   sections: ReportSection[];
+  /** The fields in order, wherever they stand: the preamble, a section, or after the sections. */
+  fields: ReportField[];
 }
-
-/** A `**Status**:`-like line: optional bullet, optional emphasis, the word, a colon somewhere after. */
-export const FIELD_LINE =
-  /^\s*(?:[-*+]\s+)?(?:(?:\*\*|__)\s*)?(change|status|project)\s*(?:(?:\*\*|__)\s*)?:\s*(.*)$/i;
 
 /**
  * Finds the report in normalized lines. The reply is cut at every `#`/`##` heading outside code; the
- * LAST piece holding report fields (a Status line before its first `###`, or a `###` section the
- * contract names) is the report, so prose, quoted earlier reports and later unrelated headings do not
- * count. The text before the first heading counts too, as a report without a heading. Null when no
- * piece holds report fields. Never throws.
+ * LAST piece holding report fields (a contract field line — `**Status**:`, `**Summary**:`, `**Next**:` …,
+ * or a plain `Status:` before its first `###` — or a `###` section the contract names) is the report,
+ * so prose, quoted earlier reports and later unrelated headings do not count. The text before the
+ * first heading counts too, as a report without a heading. Null when no piece holds report fields.
+ * Never throws.
  */
 export function findReportBlock(lines: readonly MarkdownLine[]): ReportBlock | null {
   const pieces: { heading: string | null; level: number; body: MarkdownLine[] }[] = [
@@ -52,35 +59,80 @@ export function findReportBlock(lines: readonly MarkdownLine[]): ReportBlock | n
   return null;
 }
 
-/** What a `###` title names: case, emphasis, a trailing colon and the contract's near-spellings are forgiven. */
+/**
+ * What a `###` title names, with `datumKey`'s forgiveness and synonyms (`### Next Step`, `### Next`,
+ * `### Executive Summary`…); a `### Project` section names nothing.
+ */
 export function sectionKey(title: string): SectionKey | null {
-  const name = cleanTitle(title)
-    .toLowerCase()
-    .replace(/[:.]+$/, "")
-    .replace(/\s+/g, " ")
-    .trim();
-  if (name === "summary") return "summary";
-  if (/^artifacts?$|^artefacts?$/.test(name)) return "artifacts";
-  if (/^next recommend(ed|ation|ations)?( steps?| actions?)?$/.test(name)) return "next_recommended";
-  if (/^risks?$/.test(name)) return "risks";
-  if (name === "status") return "status";
-  if (name === "change") return "change";
-  return null;
+  const key = datumKey(cleanTitle(title));
+  return key === "project" ? null : key;
 }
 
+/**
+ * Splits a piece into its preamble, `###` sections and fields. A contract field line starts a field
+ * (a plain `Status:`/`Change:`/`Project:` only in the preamble); its value continues on the lines
+ * after it up to the next heading or field line, a field line the contract does not know that is
+ * shaped like it (`**Skill Resolution**:` after `**Risks**: None`), or prose after a blank line once
+ * the value has begun. A field inside a `###` section ends that section: what follows the fields
+ * belongs to no section.
+ */
 function splitSections(heading: string | null, level: number, body: MarkdownLine[]): ReportBlock {
-  const block: ReportBlock = { heading, level, preamble: [], sections: [] };
+  const block: ReportBlock = { heading, level, preamble: [], sections: [], fields: [] };
+  let target = block.preamble;
+  let field: ReportField | null = null;
+  let blanks: MarkdownLine[] = [];
   for (const line of body) {
     const match = line.code ? null : atxHeading(line.text);
     if (match?.level === 3) {
+      field = null;
       const title = cleanTitle(match.text);
-      block.sections.push({ title, key: sectionKey(title), lines: [] });
-    } else {
-      const current = block.sections[block.sections.length - 1];
-      (current ? current.lines : block.preamble).push(line);
+      const section: ReportSection = { title, key: sectionKey(title), lines: [] };
+      block.sections.push(section);
+      target = section.lines;
+      continue;
     }
+    const found = line.code ? null : fieldLine(line.text, { plain: block.sections.length === 0 });
+    if (found?.key) {
+      field = { ...found, lines: [] };
+      block.fields.push(field);
+      blanks = [];
+      const last = block.sections[block.sections.length - 1];
+      if (last !== undefined && last.title !== "") {
+        const after: ReportSection = { title: "", key: null, lines: [] };
+        block.sections.push(after);
+        target = after.lines;
+      }
+      continue;
+    }
+    if (field !== null && continuesField(field, line, found, blanks.length > 0)) {
+      if (line.text.trim() === "") blanks.push(line);
+      else {
+        field.lines.push(...blanks, line);
+        blanks = [];
+      }
+      continue;
+    }
+    field = null;
+    target.push(...blanks, line);
+    blanks = [];
   }
   return block;
+}
+
+/** Whether `line` continues the value of `field` (see `splitSections`). */
+function continuesField(
+  field: ReportField,
+  line: MarkdownLine,
+  found: FieldLine | null,
+  afterBlank: boolean,
+): boolean {
+  if (!line.code && /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line.text)) return false;
+  if (found !== null && found.indent <= field.indent && found.bullet === field.bullet) return false;
+  const text = line.text;
+  if (text.trim() === "" || !afterBlank) return true;
+  const begun = field.rest !== "" || field.lines.some((l) => l.text.trim() !== "");
+  const indent = /^ */.exec(text)?.[0].length ?? 0;
+  return !begun || indent > field.indent || /^ *(?:[-*+]|\d{1,9}[.)])[ \t]/.test(text);
 }
 
 /**
@@ -105,7 +157,7 @@ function atxHeading(line: string): { level: number; text: string } | null {
 
 function holdsReportFields(block: ReportBlock): boolean {
   if (block.sections.some((section) => section.key !== null && section.key !== "change")) return true;
-  return block.preamble.some((line) => !line.code && /^status$/i.test(FIELD_LINE.exec(line.text)?.[1] ?? ""));
+  return block.fields.some((field) => field.key !== "change" && field.key !== "project");
 }
 
 /** A heading's text without emphasis markers around it or a trailing colon. */

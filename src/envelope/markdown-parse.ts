@@ -1,7 +1,9 @@
 import { zodIssueProblems } from "../util/zod-issues.js";
-import { FIELD_LINE, findReportBlock, type ReportBlock, type SectionKey } from "./markdown-blocks.js";
+import { findReportBlock, type ReportBlock, type ReportField, type SectionKey } from "./markdown-blocks.js";
+import { splitInlineArtifacts, splitInlineRisks } from "./markdown-fields.js";
 import { artifactClaims, isNoneItem, listItems, parseRiskItem } from "./markdown-lists.js";
 import { MarkdownResult, type Risk } from "./markdown-result-type.js";
+import { countSentences } from "./markdown-sentences.js";
 import { type MarkdownLine, markdownLines, sectionText } from "./markdown-text.js";
 import type { EnvelopeOf } from "./output-type.js";
 
@@ -23,6 +25,17 @@ export type ParseMarkdownResult =
 
 type ReportStatus = MarkdownResultEnvelope["result_status"];
 type Sections = Map<SectionKey, MarkdownLine[][]>;
+type ListKey = "artifacts" | "risks";
+type TextKey = "summary" | "next_recommended";
+/** Where a datum was read: a bold field (its value on the line and after it), or a `###` section. */
+type Datum = { inline: string; lines: MarkdownLine[] };
+
+/** The phase of a compact report that stands under no `## ` heading. */
+export const COMPACT_PHASE = "Report";
+/** The most sentences a Summary may hold (the contract's "1-3 sentences"). */
+export const SUMMARY_MAX_SENTENCES = 3;
+/** Status words beside the contract's three, and the contract word each means (Agent Teams Lite's). */
+const STATUS_SYNONYMS: Record<string, ReportStatus> = { partial: "warning", blocked: "failure" };
 
 /** The contract name of each section key, as problems and corrections spell it. */
 export const SECTION_NAMES: Record<SectionKey | "heading", string> = {
@@ -48,14 +61,18 @@ const MISSING: Record<"heading" | "status" | "summary" | "artifacts" | "next_rec
 /**
  * Parses the Markdown result contract (third seed) out of an agent's reply into a MarkdownResult
  * envelope. The LAST `## …` heading followed by report fields is the report (prose, quoted reports and
- * a ```` ```markdown ```` fence around it are fine). Lenient on whitespace, CRLF, tabs, heading case,
- * section order, bullet styles, `Status:` without bold, backticks and HTML entities; strict on the
- * required parts: the heading, `**Status**` (success | warning | failure), `### Summary`,
- * `### Artifacts` (`None.` for none) and `### Next Recommended` — every missing, empty, duplicated or
- * invalid one is a problem, as is a Risks item without a severity. `**Project**:` (init reports) is
- * accepted and not kept: `change` stays "" because it names a change, which a project is not.
- * Mapping: success/warning → `status: "success"` (`warning: true` for warning), failure → `"fail"`;
- * `notes_for_next_agent` = Next Recommended. Never throws.
+ * a ```` ```markdown ```` fence around it are fine). Two forms, mixed freely: `###` sections (the seed's)
+ * and bold fields (`**Summary**: …`, `**Next**: …`, the compact form of Agent Teams Lite's skills); a
+ * datum given both ways is read from its bold field (the section is then the detailed report). Synonyms:
+ * `Next`, `Next Step(s)` for Next Recommended, `Executive Summary`, `partial` (→ warning) and `blocked`
+ * (→ failure) as status words. Lenient on whitespace, CRLF, tabs, case, order, bullet styles, `Status:`
+ * without bold, backticks and HTML entities; strict on the data: the heading (a compact report without
+ * `###` sections may stand without one: its phase is "Report"), `**Status**` (success | warning |
+ * failure), a Summary of 1-3 sentences, Artifacts (`None.` for none) and Next Recommended — every
+ * missing, empty, duplicated or invalid one is a problem, as is a Risks item without a severity.
+ * `**Project**:` (init reports) is accepted and not kept: `change` stays "" because it names a change,
+ * which a project is not. Mapping: success/warning → `status: "success"` (`warning: true` for
+ * warning), failure → `"fail"`; `notes_for_next_agent` = Next Recommended. Never throws.
  *
  * @example
  * const parsed = parseMarkdownResult(reply);
@@ -74,23 +91,34 @@ export function parseMarkdownResult(text: string): ParseMarkdownResult {
   const problem = (key: SectionKey | "heading", message: string) =>
     problems.push({ section: SECTION_NAMES[key], message });
 
-  if (block.level === 0) problem("heading", MISSING.heading);
+  const compact = block.sections.every((section) => section.key === null);
+  if (block.level === 0 && !compact) problem("heading", MISSING.heading);
   else if (block.level === 1)
     problem("heading", `\`# ${block.heading}\` has one #: write \`## ${block.heading}\``);
-  else if (!block.heading) problem("heading", "is empty: name the phase, such as `## Proposal Created`");
+  else if (block.level === 2 && !block.heading)
+    problem("heading", "is empty: name the phase, such as `## Proposal Created`");
 
   const sections = groupSections(block);
+  const read = (key: ListKey | TextKey) => datum(block, sections, key, problem);
   for (const [key, found] of sections) {
-    if (found.length > 1) {
+    const overridden = key !== "status" && key !== "change" && hasField(block, key);
+    if (found.length > 1 && !overridden) {
       problem(key, `appears ${found.length} times: keep one \`### ${SECTION_NAMES[key]}\` section`);
     }
   }
-  const fields = preambleFields(block.preamble, sections);
-  const resultStatus = readStatus(fields.status, (message) => problem("status", message));
-  const summary = requiredText(sections, "summary", problem);
-  const artifacts = readArtifacts(sections.get("artifacts")?.[0], problem);
-  const next = requiredText(sections, "next_recommended", problem);
-  const risks = readRisks(sections.get("risks")?.[0] ?? [], (message) => problem("risks", message));
+  const resultStatus = readStatus(statusValues(block, sections), (message) => problem("status", message));
+  const summary = requiredText(read("summary"), "summary", problem);
+  const sentences = countSentences(summary);
+  if (sentences > SUMMARY_MAX_SENTENCES) {
+    problem(
+      "summary",
+      `has ${sentences} sentences: write 1-${SUMMARY_MAX_SENTENCES} sentences on what happened ` +
+        "(the details belong in the artifacts)",
+    );
+  }
+  const artifacts = readArtifacts(read("artifacts"), problem);
+  const next = requiredText(read("next_recommended"), "next_recommended", problem);
+  const risks = readRisks(read("risks"), (message) => problem("risks", message));
   if (problems.length > 0 || resultStatus === null) return { ok: false, problems };
 
   const candidate = {
@@ -98,8 +126,8 @@ export function parseMarkdownResult(text: string): ParseMarkdownResult {
     summary,
     artifacts,
     notes_for_next_agent: next,
-    phase: block.heading ?? "",
-    change: cleanValue(fields.change[0] ?? ""),
+    phase: block.level === 0 ? COMPACT_PHASE : (block.heading ?? ""),
+    change: cleanValue(changeValue(block, sections)),
     result_status: resultStatus,
     warning: resultStatus === "warning",
     next_recommended: next,
@@ -125,22 +153,65 @@ function groupSections(block: ReportBlock): Sections {
   return sections;
 }
 
-/** `**Change**`/`**Status**` values from the preamble, then from `### Status`/`### Change` sections. */
-function preambleFields(preamble: readonly MarkdownLine[], sections: Sections) {
-  const fields = { change: [] as string[], status: [] as string[] };
-  preamble.forEach((line, index) => {
-    const match = line.code ? null : FIELD_LINE.exec(line.text);
-    const name = match?.[1]?.toLowerCase();
-    if (name !== "change" && name !== "status") return;
-    // `**Status**:` alone on its line: the value is on the next non-blank line.
-    const value = match?.[2]?.trim() || preamble.slice(index + 1).find((l) => l.text.trim() !== "")?.text;
-    fields[name].push(value?.trim() ?? "");
-  });
-  for (const key of ["change", "status"] as const) {
-    const first = sections.get(key)?.[0]?.find((line) => line.text.trim() !== "");
-    if (first) fields[key].push(first.text.trim());
+function hasField(block: ReportBlock, key: SectionKey): boolean {
+  return block.fields.some((field) => field.key === key);
+}
+
+/**
+ * A datum's bold field when there is one (a second one is a problem), else its first `###` section;
+ * undefined when neither is there.
+ */
+function datum(
+  block: ReportBlock,
+  sections: Sections,
+  key: ListKey | TextKey,
+  problem: (key: SectionKey, message: string) => void,
+): Datum | undefined {
+  const fields = block.fields.filter((field) => field.key === key);
+  const [first] = fields;
+  if (first !== undefined) {
+    if (fields.length > 1) {
+      problem(key, `is given ${fields.length} times: keep one \`**${first.name}**:\` line`);
+    }
+    return { inline: first.rest, lines: first.lines };
   }
-  return fields;
+  const lines = sections.get(key)?.[0];
+  return lines === undefined ? undefined : { inline: "", lines };
+}
+
+/** The first non-blank line of a field's value: its own line's rest, else the next line. */
+function fieldValue(field: ReportField): string {
+  return field.rest || (field.lines.find((line) => line.text.trim() !== "")?.text.trim() ?? "");
+}
+
+/**
+ * Status values: every `**Status**` field, and the first line of every `### Status` section. A
+ * section line that is no status word (Agent Teams Lite's apply writes `3/3 tasks complete` there) is
+ * left out when a field gives the status.
+ */
+function statusValues(block: ReportBlock, sections: Sections): string[] {
+  const fields = block.fields.filter((field) => field.key === "status").map(fieldValue);
+  const fromSections = (sections.get("status") ?? [])
+    .map((lines) => lines.find((line) => line.text.trim() !== "")?.text.trim())
+    .filter((value): value is string => value !== undefined);
+  if (fields.length === 0) return fromSections;
+  return [...fields, ...fromSections.filter((value) => statusWord(value) !== null)];
+}
+
+function changeValue(block: ReportBlock, sections: Sections): string {
+  const field = block.fields.find((f) => f.key === "change");
+  if (field !== undefined) return fieldValue(field);
+  const first = sections.get("change")?.[0]?.find((line) => line.text.trim() !== "");
+  return first?.text.trim() ?? "";
+}
+
+/** The contract word a status value starts with (synonyms mapped), or null. */
+function statusWord(value: string): ReportStatus | null {
+  const bare = cleanValue(value).toLowerCase();
+  if (bare.includes("|")) return null;
+  const word = /^(success|warning|failure|partial|blocked)(?![a-z])/.exec(bare.replace(/^[^a-z]+/, ""))?.[1];
+  if (word === undefined) return null;
+  return STATUS_SYNONYMS[word] ?? (word as ReportStatus);
 }
 
 function readStatus(values: string[], report: (message: string) => void): ReportStatus | null {
@@ -149,51 +220,52 @@ function readStatus(values: string[], report: (message: string) => void): Report
     return null;
   }
   const words = [...new Set(values.map((value) => cleanValue(value).toLowerCase()))];
-  if (words.length > 1) {
+  const meanings = [...new Set(words.map(statusWord))];
+  if (words.length > 1 && meanings.length > 1) {
     report(`is given ${words.length} times with different values (${words.join(", ")}): give it once`);
     return null;
   }
-  const value = words[0] ?? "";
-  const word = /^(success|warning|failure)(?![a-z])/i.exec(value.replace(/^[^a-z]+/i, ""))?.[1];
-  if (word === undefined || value.includes("|")) {
-    report(`${JSON.stringify(value)} is not a status: write exactly one of success, warning, failure`);
-    return null;
+  const word = meanings[0] ?? null;
+  if (word === null) {
+    report(
+      `${JSON.stringify(words[0] ?? "")} is not a status: write exactly one of success, warning, failure`,
+    );
   }
-  return word.toLowerCase() as ReportStatus;
+  return word;
 }
 
 function requiredText(
-  sections: Sections,
-  key: "summary" | "next_recommended",
+  found: Datum | undefined,
+  key: TextKey,
   problem: (key: SectionKey, message: string) => void,
 ): string {
-  const lines = sections.get(key)?.[0];
-  if (lines === undefined) {
+  if (found === undefined) {
     problem(key, MISSING[key]);
     return "";
   }
-  const text = sectionText(lines);
+  const first: MarkdownLine[] = found.inline === "" ? [] : [{ text: found.inline, code: false }];
+  const text = sectionText([...first, ...found.lines]);
   if (text === "") problem(key, `is empty: ${MISSING[key].replace(/^missing: add/, "write")}`);
   return text;
 }
 
 function readArtifacts(
-  lines: MarkdownLine[] | undefined,
+  found: Datum | undefined,
   problem: (key: SectionKey, message: string) => void,
 ): string[] {
-  if (lines === undefined) {
+  if (found === undefined) {
     problem("artifacts", MISSING.artifacts);
     return [];
   }
-  const items = listItems(lines);
+  const items = [...splitInlineArtifacts(found.inline), ...listItems(found.lines)];
   if (items.length === 0) {
     problem("artifacts", "is empty: list each file path or observation id (`- path`), or write `None.`");
   }
   return items.filter((item) => !isNoneItem(item)).flatMap(artifactClaims);
 }
 
-function readRisks(lines: MarkdownLine[], report: (message: string) => void): Risk[] {
-  const items = listItems(lines);
+function readRisks(found: Datum | undefined, report: (message: string) => void): Risk[] {
+  const items = found === undefined ? [] : [...splitInlineRisks(found.inline), ...listItems(found.lines)];
   if (items.length === 1 && isNoneItem(items[0] ?? "")) return [];
   const risks: Risk[] = [];
   items.forEach((item, index) => {

@@ -1,3 +1,5 @@
+import { fieldLine } from "./markdown-fields.js";
+
 /** One line of an agent's Markdown reply, after normalization. */
 export interface MarkdownLine {
   /** The line without trailing whitespace; leading tabs expanded to 4 spaces. */
@@ -40,7 +42,8 @@ const FIELD_LINE = /^ {0,3}(?:###(?!#)|(?:[-*+]\s+)?(?:(?:\*\*|__)\s*)?status\b)
  * Splits a reply into normalized lines: CRLF and CR become LF, HTML entities are decoded, trailing
  * whitespace is dropped, leading tabs expand to 4 spaces. Fenced code blocks are resolved here: a
  * fence (```` ``` ````, `~~~`, any length ≥ 3) whose info string is empty, `markdown`, `md` or `text`
- * and which holds a `##` heading plus a `###` heading or a Status line wraps a report, so its fence
+ * and which holds a `##` heading plus a `###` heading or a Status line, or three bold contract fields
+ * (`**Status**:`, `**Summary**:`, `**Next**:`…), wraps a report, so its fence
  * lines become blank and its content is read as Markdown; every other fence's lines are `code`. An
  * unclosed fence runs to the end of the reply. Never throws.
  */
@@ -60,11 +63,7 @@ export function markdownLines(text: string): MarkdownLine[] {
     const close = closingFence(raw, i + 1, marker);
     const content = raw.slice(i + 1, close);
     const info = (open[2] ?? "").toLowerCase();
-    if (
-      WRAPPER_INFO.has(info) &&
-      content.some((l) => H2_LINE.test(l)) &&
-      content.some((l) => FIELD_LINE.test(l))
-    ) {
+    if (WRAPPER_INFO.has(info) && wrapsReport(content)) {
       // A report wrapper: drop its fence lines and read what is inside (inner fences included).
       blank(lines, i);
       if (close < raw.length) blank(lines, close);
@@ -104,6 +103,19 @@ export function sectionText(lines: readonly MarkdownLine[]): string {
   }
   if (current !== "") paragraphs.push(current);
   return paragraphs.join("\n\n");
+}
+
+/**
+ * A fence's content is a report: a `##` heading plus a `###` heading or a Status line, or (the compact
+ * form) at least three bold contract fields such as `**Status**:`, `**Summary**:`, `**Next**:`.
+ */
+function wrapsReport(content: readonly string[]): boolean {
+  if (content.some((l) => H2_LINE.test(l)) && content.some((l) => FIELD_LINE.test(l))) return true;
+  const fields = content.filter((l) => {
+    const key = fieldLine(l)?.key;
+    return key != null && key !== "change" && key !== "project";
+  });
+  return fields.length >= 3;
 }
 
 /** Index of the line closing a fence opened with `marker`, or `lines.length` when it never closes. */

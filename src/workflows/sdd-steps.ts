@@ -53,8 +53,21 @@ export interface SddPhase {
   task: string;
   change: string;
   previous?: object | null;
-  /** What a CRITICAL risk in this phase's report does (default: ask the engineer). */
+  /**
+   * What a CRITICAL risk in this phase's report does (default: ask the engineer); a Next Recommended
+   * that says it is blocked or says to stop does the same (`decide`'s `onBlocked` follows it).
+   */
   onCritical?: "stop" | "ask";
+  /**
+   * The phase writes code, so its report must list every file it changed: adds the
+   * `artifactsCoverChanges` gate (the engine then snapshots the tree before the call).
+   */
+  coverChanges?: boolean;
+  /**
+   * The workflow's last agent phase: nothing comes after it, so "none" is a true Next Recommended and
+   * `nextRecommendedSpecific` is not asked of it.
+   */
+  last?: boolean;
 }
 
 /** A phase's report and what code decided on it. */
@@ -64,8 +77,9 @@ export interface Decided {
 }
 
 /**
- * One sdd agent phase (`sdd-<name>` owns it), answered in the Markdown contract and gated on it; the
- * decision on its report is taken and traced inside the phase that produced it.
+ * One sdd agent phase (`sdd-<name>` owns it), answered in the Markdown contract and gated on it
+ * (`statusConsistent`, `nextRecommendedSpecific` unless `last`, `artifactsExist`, and
+ * `artifactsCoverChanges` when `coverChanges`); the decision on its report is taken and traced inside the phase that produced it.
  */
 export function sddPhase(run: Run, request: string, step: SddPhase): Promise<Decided> {
   const prompt = [
@@ -82,7 +96,12 @@ export function sddPhase(run: Run, request: string, step: SddPhase): Promise<Dec
       format: "markdown",
       prompt,
       ...(step.previous === undefined ? {} : { previous: step.previous }),
-      gates: [gates.statusConsistent, gates.nextRecommendedSpecific, gates.artifactsExist],
+      gates: [
+        gates.statusConsistent,
+        ...(step.last ? [] : [gates.nextRecommendedSpecific]),
+        gates.artifactsExist,
+        ...(step.coverChanges ? [gates.artifactsCoverChanges] : []),
+      ],
     });
     const decision = recordDecision(phase, decide(report, { onCritical: step.onCritical ?? "ask" }));
     return { report, decision };

@@ -17,8 +17,10 @@ export const SDD_AGENTS = [
 /**
  * Spec-driven development (openspec layout): explore → propose → spec ∥ design → tasks → apply →
  * verify → archive, every agent answering with the Markdown result contract. After each report code
- * decides: proceed, ask the engineer (CRITICAL risks), or stop (failure; verify's CRITICAL risks
- * always block the archive). Warnings proceed and reach the final banner. One commit at the end.
+ * decides: proceed, ask the engineer (CRITICAL risks, or a Next Recommended that says it is blocked or
+ * says to stop), or stop (failure; verify's CRITICAL risks and blocks always stop before the archive).
+ * Apply's report must list every file it changed (`artifactsCoverChanges`). Warnings proceed and
+ * reach the final banner. One commit at the end.
  */
 export const sddWorkflow = defineWorkflow({
   name: "sdd",
@@ -94,9 +96,11 @@ export const sddWorkflow = defineWorkflow({
     const applied = await sddPhase(run, request, {
       name: "apply",
       description: "Implement the tasks",
-      task: `Implement ${dir}/tasks.md following the specs and design; tick each task you finish. List every file you changed in Artifacts.`,
+      task: `Implement ${dir}/tasks.md following the specs and design; tick each task you finish. List every file you created or changed in Artifacts (tasks.md included); name any file you deleted in the Summary.`,
       change,
       previous: tasks.report,
+      // Code checks the claim: every file the phase changed must be listed (artifactsCoverChanges).
+      coverChanges: true,
     });
     blocked = await step("apply", applied);
     if (blocked) return stop(blocked);
@@ -119,6 +123,7 @@ export const sddWorkflow = defineWorkflow({
       task: `Merge the delta specs of ${dir}/specs/ into openspec/specs/, then move ${dir}/ to openspec/changes/archive/${change}/.`,
       change,
       previous: verified.report,
+      last: true,
     });
     blocked = await step("archive", archived);
     if (blocked) return stop(blocked);

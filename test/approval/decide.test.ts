@@ -112,6 +112,98 @@ describe("decide", () => {
   });
 });
 
+describe("decide reads Next Recommended", () => {
+  const next = (text: string, status: Status = "success", risks: Risk[] = []) => ({
+    ...report(status, risks),
+    next_recommended: text,
+    notes_for_next_agent: text,
+  });
+  const blocked = "Blocked: resolve the open questions in design.md before sdd-tasks.";
+
+  it("asks the engineer on a blocked next step by default, traced with its cue", () => {
+    expect(decide(next(blocked))).toEqual({
+      action: "ask",
+      reason: `Next Recommended says it is blocked: ${blocked}`,
+      risks: [],
+      nextStep: { kind: "blocked", cue: "Blocked" },
+    });
+  });
+
+  it("asks on a next step that says to stop or wait", () => {
+    expect(decide(next("Wait for the product owner's answer on the storage backend."))).toEqual({
+      action: "ask",
+      reason: "Next Recommended says to stop: Wait for the product owner's answer on the storage backend.",
+      risks: [],
+      nextStep: { kind: "stop", cue: "Wait for" },
+    });
+    expect(decide(next("Halt the run until the API keys arrive.", "warning", [warning("keys")])).action).toBe(
+      "ask",
+    );
+  });
+
+  it.each([
+    "Blocked: resolve open questions in design before proceeding",
+    "Implementation is blocked by the missing API key.",
+    "Cannot proceed until the user picks a storage backend.",
+    "Stop here: the request is out of scope.",
+    "Halt.",
+    "Wait for the API review.",
+  ])("onBlocked stop stops on %j", (text) => {
+    expect(decide(next(text), { onBlocked: "stop" }).action).toBe("stop");
+    expect(decide(next(text), { onBlocked: "ask" }).action).toBe("ask");
+  });
+
+  it("onBlocked follows onCritical unless given", () => {
+    expect(decide(next(blocked), { onCritical: "stop" }).action).toBe("stop");
+    expect(decide(next(blocked), { onCritical: "stop", onBlocked: "ask" }).action).toBe("ask");
+    expect(decide(next(blocked), { onCritical: "ask", onBlocked: "stop" }).action).toBe("stop");
+  });
+
+  it("a CRITICAL risk and a block: the reason names both, stop wins", () => {
+    const both = next(blocked, "warning", [critical("toggle throws")]);
+    expect(decide(both)).toEqual({
+      action: "ask",
+      reason: `1 CRITICAL risk: toggle throws; Next Recommended says it is blocked: ${blocked}`,
+      risks: [critical("toggle throws")],
+      nextStep: { kind: "blocked", cue: "Blocked" },
+    });
+    expect(decide(both, { onCritical: "ask", onBlocked: "stop" }).action).toBe("stop");
+    expect(decide(both, { onCritical: "stop", onBlocked: "ask" }).action).toBe("stop");
+  });
+
+  it.each([
+    "None needed.",
+    "none",
+    "Ready for specs (sdd-spec) or design (sdd-design).",
+    "Implement the stop button (sdd-apply).",
+    "Stop the dev server, then run sdd-verify.",
+    "No blockers; ready for sdd-apply.",
+    "Run sdd-verify; stop if the tests still fail.",
+  ])("proceeds on %j", (text) => {
+    expect(decide(next(text), { onCritical: "stop", onBlocked: "stop" })).toEqual({
+      action: "proceed",
+      reason: "success",
+      risks: [],
+    });
+  });
+
+  it("a failure still stops with its summary, whatever its Next Recommended", () => {
+    expect(decide(next(blocked, "failure", [critical("tests fail")]), { onBlocked: "ask" })).toEqual({
+      action: "stop",
+      reason: "failure: Did the thing.",
+      risks: [critical("tests fail")],
+    });
+  });
+
+  it("cuts a long next step in the reason", () => {
+    const long = `Blocked: ${"the design leaves the storage backend open ".repeat(6)}`.trim();
+    const { reason } = decide(next(long));
+    expect(reason.startsWith("Next Recommended says it is blocked: Blocked: the design")).toBe(true);
+    expect(reason.endsWith("...")).toBe(true);
+    expect(reason.length).toBe("Next Recommended says it is blocked: ".length + 160);
+  });
+});
+
 describe("recordDecision", () => {
   it("logs the decision on the phase and returns it unchanged", () => {
     const logged: { message: string; details: Record<string, unknown> | undefined }[] = [];
@@ -127,6 +219,29 @@ describe("recordDecision", () => {
           decision: "ask",
           reason: "1 CRITICAL risk: toggle throws",
           risks: [critical("toggle throws")],
+        },
+      },
+    ]);
+  });
+
+  it("adds next_step to the payload when a blocked Next Recommended took part", () => {
+    const logged: { message: string; details: Record<string, unknown> | undefined }[] = [];
+    const phase = {
+      log: (message: string, details?: Record<string, unknown>) => logged.push({ message, details }),
+    };
+    const text = "Wait for the API review.";
+    recordDecision(
+      phase,
+      decide({ ...report("success"), next_recommended: text, notes_for_next_agent: text }),
+    );
+    expect(logged).toEqual([
+      {
+        message: "decision: ask (Next Recommended says to stop: Wait for the API review.)",
+        details: {
+          decision: "ask",
+          reason: "Next Recommended says to stop: Wait for the API review.",
+          risks: [],
+          next_step: { kind: "stop", cue: "Wait for" },
         },
       },
     ]);

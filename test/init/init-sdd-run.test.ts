@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
@@ -172,5 +173,24 @@ describe("a repo set up with sssf init --sdd", () => {
     expect(existsSync(path.join(repo, DIR))).toBe(false);
     expect(git(["log", "--format=%s", "-1"])).toContain(CHANGE);
     expect(git(["status", "--porcelain"]).trim()).toBe("");
+
+    // Apply's report was checked against what it changed, in place (sssf's own files left out).
+    const db = new Database(path.join(repo, "adws/adw_data/sssf.db"), { readonly: true });
+    try {
+      const gates = db
+        .prepare("SELECT ok, checks FROM gate_results WHERE gate = 'artifactsCoverChanges'")
+        .all() as { ok: number; checks: string }[];
+      expect(gates.map((gate) => [gate.ok, JSON.parse(gate.checks)])).toEqual([
+        [
+          1,
+          [
+            { item: `${DIR}/tasks.md`, ok: true, note: "modified, listed" },
+            { item: "src/theme.js", ok: true, note: "added, listed" },
+          ],
+        ],
+      ]);
+    } finally {
+      db.close();
+    }
   });
 });

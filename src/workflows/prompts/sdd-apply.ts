@@ -39,7 +39,7 @@ ${sddResultContract({
   warningRisk:
     "each deviation from the design and why, a test you could not run, code you would refactor given time.",
   artifacts:
-    "every file you created or modified, `openspec/changes/<change>/tasks.md` included. A deleted file no longer exists: name it in the Summary instead.",
+    "every file you created or modified, `openspec/changes/<change>/tasks.md` included (a folder you list covers the files in it). A deleted file no longer exists: name it in the Summary instead. sssf compares this list with the files you actually changed and sends a changed file that is missing back to you.",
   next: '"Ready for verification (sdd-verify): 12/12 tasks done, `npm test` passes (48 tests)."',
 })}`,
   title: "Apply the change",
