@@ -115,7 +115,8 @@ describe("sssf demo", () => {
       envelope_json: string | null;
     }>(
       dir,
-      "SELECT agent, valid, reason, errors, envelope_json FROM envelopes WHERE adw_id = ? ORDER BY created_at, id",
+      `SELECT e.agent, e.valid, e.reason, e.errors, e.envelope_json FROM envelopes e JOIN phases p ON p.id = e.phase_id
+       WHERE e.adw_id = ? AND p.kind = 'agent' ORDER BY e.created_at, e.id`,
       adwId,
     );
     expect(envelopes.map((e) => `${e.agent}:${e.valid}:${e.reason}`)).toEqual([

@@ -65,7 +65,8 @@ describe("simple-sdlc", () => {
     expect(existsSync(diffPath)).toBe(true);
 
     const envelopes = world.sb.query<{ agent: string; output_type: string; valid: number }>(
-      "SELECT agent, output_type, valid FROM envelopes WHERE adw_id = ? ORDER BY created_at, id",
+      `SELECT e.agent, e.output_type, e.valid FROM envelopes e JOIN phases p ON p.id = e.phase_id
+       WHERE e.adw_id = ? AND p.kind = 'agent' ORDER BY e.created_at, e.id`,
       adwId,
     );
     expect(envelopes.map((e) => `${e.agent}:${e.output_type}:${e.valid}`)).toEqual([
@@ -75,6 +76,17 @@ describe("simple-sdlc", () => {
       "reviewer:ReviewOutput:1",
       "documenter:DocumentOutput:1",
     ]);
+    // The code phases' envelopes go through the same door: rows of their own, accepted when a success.
+    const fromCode = world.sb.query<{ output_type: string; accepted: number }>(
+      `SELECT e.output_type, e.accepted FROM envelopes e JOIN phases p ON p.id = e.phase_id
+       WHERE e.adw_id = ? AND p.kind = 'code' ORDER BY e.created_at, e.id`,
+      adwId,
+    );
+    const seen = fromCode.map((e) => `${e.output_type}:${e.accepted}`);
+    // The suite that failed once is not accepted; the passing re-test and the captured changes are.
+    expect(seen).toContain("VerifyOutput:0");
+    expect(seen).toContain("VerifyOutput:1");
+    expect(seen).toContain("ChangesOutput:1");
   });
 
   it("revises after a rejected review, re-tests the revision, and commits only once approved", async () => {
