@@ -10,6 +10,8 @@ const suites = {
   "sessions-list": () => import("./sessions-list.mjs"),
   "stream-memory": () => import("./stream-memory.mjs"),
   "ui-open": () => import("./ui-open.mjs"),
+  "native-schema": () => import("./native-schema.mjs"),
+  "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
 };
 
 const wanted = process.argv.slice(2);
@@ -28,7 +30,7 @@ for (const name of wanted.length ? wanted : Object.keys(suites)) {
   console.log(`\n${name}`);
   for (const figure of await run()) {
     const target = figure.target ? `   (target ${figure.target} ${figure.unit})` : "";
-    const digits = figure.unit === "events/s" ? 0 : 2;
+    const digits = figure.unit === "events/s" || Number.isInteger(figure.value) ? 0 : 2;
     console.log(`  ${figure.label}: ${fmt(figure.value, digits)} ${figure.unit}${target}`);
   }
 }

@@ -19,6 +19,8 @@ export interface CallContract<T extends OutputType> {
   reportSection: string;
   /** The `{{output_schema}}` placeholder: the JSON Schema, or the Markdown `## Report` section. */
   outputSchema: string;
+  /** The JSON Schema passed to runtimes that enforce it natively: the type's schema (JSON), undefined (Markdown). */
+  outputJsonSchema?: Record<string, unknown> | undefined;
   /** Reads a reply; problems carry the field path (JSON) or the section name (Markdown) in `path`. */
   parse(text: string): ContractParse<EnvelopeOf<T>>;
   /** The correction sent into the same session when gates failed. */
@@ -48,6 +50,7 @@ export function callContract<T extends OutputType>(
     return {
       reportSection: section,
       outputSchema: section,
+      outputJsonSchema: undefined,
       parse(text) {
         const parsed = parseMarkdownEnvelope(text, type);
         if (parsed.ok) return parsed;
@@ -66,9 +69,11 @@ export function callContract<T extends OutputType>(
       },
     };
   }
+  const schema = outputJsonSchema(type);
   return {
     reportSection: reportSection(type),
-    outputSchema: JSON.stringify(outputJsonSchema(type), null, 2),
+    outputSchema: JSON.stringify(schema, null, 2),
+    outputJsonSchema: schema,
     parse(text) {
       const parsed = parseEnvelope(text, type);
       if (parsed.ok) return { ok: true, envelope: parsed.envelope };

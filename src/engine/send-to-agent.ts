@@ -12,6 +12,8 @@ export interface SendInput {
   /** 1-based send number within the call, and why it was sent. */
   attempt: number;
   reason: SendReason;
+  /** The call's JSON Schema for runtimes that enforce it natively (JSON contract only). */
+  outputSchema?: Record<string, unknown> | undefined;
 }
 
 function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
@@ -72,6 +74,7 @@ export async function sendToAgent(
       env: agent.config.env,
       timeouts: agent.config.timeouts,
       signal: run.signal,
+      outputSchema: input.outputSchema,
     },
     {
       onProcessStart(started) {

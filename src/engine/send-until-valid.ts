@@ -101,6 +101,7 @@ export async function sendUntilValid<T extends OutputType>(
       prompt: progress.message,
       attempt: progress.attempt,
       reason: progress.reason,
+      outputSchema: contract.outputJsonSchema,
     });
     if (!result.ok) failedSend(context, type, progress, result, failure);
     const text = replyText(context, result);

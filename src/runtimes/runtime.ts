@@ -76,6 +76,13 @@ export interface AgentSendRequest {
   timeouts: AgentTimeouts;
   /** Aborting kills the agent's whole process group. */
   signal?: AbortSignal | undefined;
+  /**
+   * The call's JSON Schema (its output type's `outputJsonSchema`), for JSON-contract calls only; absent
+   * for Markdown-contract calls. A runtime whose CLI enforces a schema natively (claude `--json-schema`,
+   * codex `--output-schema`) passes it on every send; others ignore it. The engine still validates
+   * every reply against the output type, so the native layer only saves corrections.
+   */
+  outputSchema?: Record<string, unknown> | undefined;
 }
 
 export interface ProcessStart {

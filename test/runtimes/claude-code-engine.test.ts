@@ -28,7 +28,13 @@ describe("claude_code runtime through the engine", () => {
       ],
     });
     // model "" leaves the choice to claude; the fake answers whatever model is asked for.
-    const repo = engineRepo(world, { codingAgent: "claude_code", command: [claudeBinary] });
+    // The door's own correction: claude's structured-output retries (and their reminder request) are off
+    // here, so each text reply is one request; claude-code-native-schema.test.ts covers them.
+    const repo = engineRepo(world, {
+      codingAgent: "claude_code",
+      command: [claudeBinary],
+      env: { MAX_STRUCTURED_OUTPUT_RETRIES: "0" },
+    });
     const outcome = await runWorkflow({
       workflow: promptWorkflow,
       request: "TURN-1 report back",

@@ -120,6 +120,8 @@ export function engineRepo(
     model?: string;
     command?: string[];
     timeouts?: { idle_seconds?: number; wall_seconds?: number };
+    /** Set over the world's environment for the agent. */
+    env?: Record<string, string>;
   },
 ): { config: SssfConfig; query<T>(sql: string): T[] } {
   const prompts = path.join(world.work, "adws/adw_data/prompt_engineering/agent");
@@ -137,7 +139,7 @@ export function engineRepo(
           model: agent.model ?? "",
           ...(agent.command ? { command: agent.command } : {}),
           ...(agent.timeouts ? { timeouts: agent.timeouts } : {}),
-          env: world.env,
+          env: { ...world.env, ...agent.env },
         },
       ],
     }),

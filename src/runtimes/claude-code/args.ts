@@ -129,6 +129,8 @@ export interface ClaudeArgsInput {
   /** sssf tool names, already validated. */
   tools: readonly string[];
   systemPromptFile: string;
+  /** `--json-schema` value (see `claudeSchemaArg`), or null for none. */
+  jsonSchema?: string | null;
 }
 
 /**
@@ -136,7 +138,8 @@ export interface ClaudeArgsInput {
  * (`--tools`, `--allowedTools`) cannot swallow anything. `--system-prompt-snapshot=off` makes claude
  * send this call's system prompt instead of the one recorded on the first call; `--strict-mcp-config`
  * keeps MCP servers from the user's config out of the tool set; `dontAsk` runs the allowed tools and
- * denies anything else without prompting.
+ * denies anything else without prompting. `--json-schema` (inline JSON: claude reads no schema file)
+ * adds claude's StructuredOutput tool, even with `--tools=`.
  */
 export function claudeArgs(input: ClaudeArgsInput): string[] {
   const native = [...new Set(input.tools.map((tool) => CLAUDE_TOOL_MAP[tool] ?? tool))];
@@ -154,6 +157,7 @@ export function claudeArgs(input: ClaudeArgsInput): string[] {
     "--permission-mode=dontAsk",
     "--strict-mcp-config",
     `--effort=${effort}`,
+    ...(input.jsonSchema == null ? [] : [`--json-schema=${input.jsonSchema}`]),
   ];
 }
 

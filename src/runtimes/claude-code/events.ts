@@ -9,6 +9,12 @@ import { type AgentSendObserver, addUsage, emptyUsage, type Usage } from "../run
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
 import { sssfToolName } from "./args.js";
+import {
+  type ClaudeStructuredOutcome,
+  ClaudeStructuredWatch,
+  lastStructuredText,
+  noStructuredOutcome,
+} from "./structured-output.js";
 
 type Json = Record<string, unknown>;
 
@@ -61,10 +67,20 @@ export interface ClaudeParserOptions {
   observer: AgentSendObserver;
   /** The requested model ("" = claude's default), for the unknown-model message. */
   model: string;
+  /** `--json-schema` was passed: StructuredOutput calls are the reply, not tool calls. */
+  structured?: boolean;
 }
 
-/** A parser for one send's stdout. Never throws from `finish`. */
-export function createClaudeStreamParser(options: ClaudeParserOptions): CliStreamParser {
+/** A claude parser that also says what the native structured-output layer did. */
+export interface ClaudeStreamParser extends CliStreamParser {
+  structured(): ClaudeStructuredOutcome;
+}
+
+/**
+ * A parser for one send's stdout. Never throws from `finish`. With `structured`, the reply text is
+ * the JSON of the result's `structured_output` when claude has one.
+ */
+export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeStreamParser {
   const { observer } = options;
   const tracker = new ToolCallTracker(observer);
   const toolNames = new Map<string, { tool: string; args: unknown }>();
@@ -73,12 +89,15 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
   let sessionId: string | undefined;
   let model = options.model;
   let lastText: string | null = null;
+  /** The model's text answer to sssf's prompt, when claude then reminded it to call StructuredOutput. */
+  let answeredBeforeReminder: string | null = null;
   let contextTokens: number | null = null;
   let modelNotFound = false;
   let result: Json | null = null;
   let resultUsage: Usage | null = null;
 
   const log = (message: string, details?: Record<string, unknown>) => observer.onLog?.(message, details);
+  const watch = options.structured === true ? new ClaudeStructuredWatch(log) : null;
 
   function onSystem(line: Json): void {
     if (line.subtype === "init") {
@@ -110,6 +129,7 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
       if (!isObject(block)) continue;
       if (block.type === "text" && typeof block.text === "string") lastText = block.text;
       if (block.type === "tool_use" && typeof block.id === "string") {
+        if (watch?.toolUse(block.id, str(block.name) ?? "", block.input)) continue;
         const call = { tool: sssfToolName(str(block.name) ?? "tool"), args: block.input ?? {} };
         toolNames.set(block.id, call);
         tracker.start(block.id, call.tool, call.args, at);
@@ -126,7 +146,13 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
     if (!isObject(message) || !Array.isArray(message.content)) return;
     const at = timeOf(line);
     for (const block of message.content) {
+      const reminder =
+        line.isSynthetic === true && isObject(block) && typeof block.text === "string"
+          ? watch?.syntheticText(block.text)
+          : false;
+      if (reminder) answeredBeforeReminder = lastText;
       if (!isObject(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      if (watch?.toolResult(block.tool_use_id, block.content, block.is_error === true)) continue;
       const fallback = toolNames.get(block.tool_use_id) ?? { tool: "tool", args: {} };
       tracker.end(block.tool_use_id, resultText(block.content), block.is_error !== true, at, fallback);
     }
@@ -134,6 +160,7 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
 
   function onResult(line: Json): void {
     result = line;
+    watch?.result(line);
     resultUsage = claudeUsage(line.usage);
     resultUsage.costUsd = claudeSendCost(line);
     observer.onUsage?.({ ...resultUsage });
@@ -164,7 +191,19 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
         return { ...common, text: null, usage };
       }
       const failed = final.is_error === true || (final.subtype !== undefined && final.subtype !== "success");
-      if (!failed) return { ...common, text: str(final.result) ?? lastText ?? "", usage: resultUsage };
+      const native = watch?.summary() ?? noStructuredOutcome();
+      if (!failed && native.structured !== null)
+        return { ...common, text: JSON.stringify(native.structured), usage: resultUsage };
+      // claude gave up on the schema: its last attempt goes to the door, which corrects by field path.
+      if (native.gaveUp)
+        return { ...common, text: lastStructuredText(native) ?? lastText ?? "", usage: resultUsage };
+      if (!failed) {
+        const text = str(final.result) ?? lastText ?? "";
+        // The answer to sssf's prompt came before claude's reminder: the door reads both, the last valid envelope wins.
+        const before = answeredBeforeReminder;
+        const joined = before === null || before === text ? text : `${before}\n\n${text}`;
+        return { ...common, text: joined, usage: resultUsage };
+      }
       const errors = Array.isArray(final.errors) ? final.errors.filter((one) => typeof one === "string") : [];
       const said = str(final.result) || errors.join("; ") || `claude ended with ${String(final.subtype)}`;
       const status = final.api_error_status == null ? "" : ` (API status ${String(final.api_error_status)})`;
@@ -179,5 +218,6 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): CliStrea
         error: `claude reported an error${status}: ${said}`,
       };
     },
+    structured: () => watch?.summary() ?? noStructuredOutcome(),
   };
 }

@@ -15,6 +15,7 @@ import { doctorClaudeCode } from "./doctor.js";
 import { createClaudeStreamParser } from "./events.js";
 import { claudeTmpDir, removeClaudeSocket } from "./scratch.js";
 import { planClaudeSession, recordClaudeSession } from "./session.js";
+import { type ClaudeSchemaArg, claudeSchemaArg, describeStructuredOutcome } from "./structured-output.js";
 
 const LABEL = "claude_code";
 
@@ -25,6 +26,15 @@ function writeSystemPrompt(request: AgentSendRequest, uuid: string): string {
   const file = path.join(dir, `${uuid}.system-${randomBytes(4).toString("hex")}.md`);
   writeFileSync(file, request.systemPrompt);
   return file;
+}
+
+/** A trace line about the native structured-output layer; an observer that throws is not the send's failure. */
+function logNative(observer: AgentSendObserver, message: string, details: Record<string, unknown>): void {
+  try {
+    observer.onLog?.(message, details);
+  } catch {
+    // The observer's failure is not the send's.
+  }
 }
 
 async function sendClaudeCode(
@@ -61,6 +71,8 @@ async function sendClaudeCode(
       `could not write to ${request.sessionDir}: ${(error as Error).message}`,
     );
   }
+  const schema: ClaudeSchemaArg | null =
+    request.outputSchema === undefined ? null : claudeSchemaArg(request.outputSchema);
   const args = claudeArgs({
     uuid: session.uuid,
     resume: session.resume,
@@ -68,6 +80,7 @@ async function sendClaudeCode(
     thinking: request.thinking,
     tools: request.tools,
     systemPromptFile,
+    jsonSchema: schema?.ok ? schema.json : null,
   });
   const tmp = claudeTmpDir(request.sessionDir);
   const sendEnv = { ...claudeEnv(request.thinking), CLAUDE_CODE_TMPDIR: tmp };
@@ -82,15 +95,36 @@ async function sendClaudeCode(
     onUsage: (usage) => observer.onUsage?.(usage),
     onLog: (message, details) => observer.onLog?.(message, details),
   };
-  const result = await runCliSend(request, watched, LABEL, {
+  const parser = createClaudeStreamParser({
+    observer,
+    model: request.model,
+    structured: schema?.ok === true,
+  });
+  let result = await runCliSend(request, watched, LABEL, {
     command: [...command, ...args],
     stdin: request.prompt,
     env: sendEnv,
-    parser: createClaudeStreamParser({ observer, model: request.model }),
+    parser,
     cleanup: () => rmSync(systemPromptFile, { force: true }),
   });
   if (started.pid !== null) removeClaudeSocket(started.pid, { ...env, ...sendEnv, ...request.env });
   recordClaudeSession(request, session.uuid, session.transcript);
+  if (schema?.ok) {
+    const outcome = parser.structured();
+    // claude exits 1 when it gives up on the schema; the door still gets the last attempt to correct.
+    if (outcome.gaveUp && result.errorKind === "exit_nonzero" && result.exitCode === 1)
+      result = { ...result, ok: true, errorKind: undefined, error: undefined };
+    const line = describeStructuredOutcome(outcome, result.ok);
+    logNative(observer, line.message, line.details);
+  } else {
+    logNative(
+      observer,
+      schema === null
+        ? "claude_code: no native output schema for this send (the call has no JSON schema); the door alone checks the reply"
+        : `claude_code: native output schema not passed: ${schema.reason}; the door alone checks the reply`,
+      { layer: "native", native_schema: false },
+    );
+  }
   return { ...result, nativeSessionId: result.nativeSessionId ?? session.uuid };
 }
 

@@ -63,6 +63,8 @@ export interface CodexArgsInput {
   catalogFile: string | null;
   /** The thread to continue (a UUID), or null for a new one. */
   threadId: string | null;
+  /** The strict output schema file for `--output-schema`, or null for none. */
+  outputSchemaFile?: string | null;
 }
 
 /** Switches that keep codex from any traffic besides the model endpoint, and from extra tools. */
@@ -83,7 +85,8 @@ const FIXED_SWITCHES = [
 
 /**
  * `codex exec` argv. exec-level options go before the `resume` subcommand (codex applies them to
- * the resumed thread too); the prompt is `-`, read from stdin.
+ * the resumed thread too; `--output-schema` included, which a thread does not remember); the prompt
+ * is `-`, read from stdin.
  */
 export function codexArgs(input: CodexArgsInput): string[] {
   const { plan } = input;
@@ -106,6 +109,7 @@ export function codexArgs(input: CodexArgsInput): string[] {
     ...FIXED_SWITCHES,
     ...(plan.shell ? [] : ["--disable", "shell_tool"]),
     ...(plan.viewImage ? [] : ["--disable", "view_image"]),
+    ...(input.outputSchemaFile == null ? [] : ["--output-schema", input.outputSchemaFile]),
     ...(input.threadId === null ? [] : ["resume", input.threadId]),
     "-",
   ];

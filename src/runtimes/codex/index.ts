@@ -17,6 +17,7 @@ import { runCliSend } from "../send-loop/cli-runtime.js";
 import { CODEX_ENV } from "./args.js";
 import { doctorCodex } from "./doctor.js";
 import { createCodexParser } from "./events.js";
+import { codexNativeReply } from "./output-schema.js";
 import { prepareCodexSend } from "./prepare.js";
 import { rolloutContextTokens } from "./rollout.js";
 import { recordedUsage, recordThread, recordUsage } from "./session.js";
@@ -97,6 +98,13 @@ async function sendCodex(request: AgentSendRequest, observer: AgentSendObserver)
   if (watch.stalled && request.signal?.aborted !== true) {
     result.errorKind = "idle_timeout";
     result.error = `${who} made no progress for ${formatDuration(request.timeouts.idleMs)}: codex only retried its connection to the model endpoint (${lastRetry}); killed its process group`;
+  }
+  const native = codexNativeReply(prepared.outputSchema, result.text, result.ok);
+  result.text = native.text;
+  try {
+    observer.onLog?.(native.message, native.details);
+  } catch {
+    // The observer's failure is not the send's.
   }
   return result;
 }

@@ -11,6 +11,7 @@ import { codexArgs, planCodexTools, validateCodexTools } from "./args.js";
 import { type CodexCatalog, loadCodexCatalog, writeCatalogWithoutApplyPatch } from "./catalog.js";
 import { type CodexConfig, type CodexEnv, readCodexConfig } from "./config.js";
 import { resolveCodexModel } from "./models.js";
+import { type CodexOutputSchema, writeCodexOutputSchema } from "./output-schema.js";
 import { isThreadId, recordedThread } from "./session.js";
 
 /** A send ready to run. */
@@ -21,6 +22,8 @@ export interface PreparedCodexSend {
   threadId: string | null;
   /** The model codex will name in requests ("" when neither sssf nor config.toml names one). */
   model: string;
+  /** The native output schema of this send (`--output-schema`), or why there is none. */
+  outputSchema: CodexOutputSchema;
 }
 
 /** Why a send is refused before spawning. */
@@ -101,6 +104,7 @@ export async function prepareCodexSend(
         models,
       );
     }
+    const outputSchema = writeCodexOutputSchema(request.sessionDir, request.sessionId, request.outputSchema);
     const argv = codexArgs({
       command,
       cwd: request.cwd,
@@ -110,8 +114,10 @@ export async function prepareCodexSend(
       instructionsFile,
       catalogFile,
       threadId,
+      outputSchemaFile: outputSchema.kind === "passed" ? outputSchema.file : null,
     });
-    return { argv, config, threadId, model: request.model === "" ? (config.model ?? "") : request.model };
+    const model = request.model === "" ? (config.model ?? "") : request.model;
+    return { argv, config, threadId, model, outputSchema };
   } catch (error) {
     return {
       kind: "spawn_failed",

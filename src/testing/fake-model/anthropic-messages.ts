@@ -2,7 +2,8 @@
  * Anthropic Messages (`POST …/messages`, any query such as `?beta=true`), as claude and pi speak it:
  * `tool_result` blocks in user messages carry tool results, and a `role:"system"` message may sit
  * inside `messages`. A stream runs `message_start` … `message_stop`; tool input streams as
- * `input_json_delta`.
+ * `input_json_delta`. A native output schema is claude's `StructuredOutput` tool (`--json-schema`) or
+ * the API's own `output_format` / `output_config.format`.
  */
 import type { ServerResponse } from "node:http";
 import { sendJson } from "./http-io.js";
@@ -12,6 +13,8 @@ import {
   asRecord,
   contentText,
   type FakeReply,
+  type NativeOutputSchema,
+  type OfferedTool,
   type ReplyUsage,
   type RequestFacts,
   toolArguments,
@@ -31,6 +34,37 @@ const ERROR_TYPES: Record<number, string> = {
 const hasToolResult = (message: Record<string, unknown>) =>
   asArray(message.content).some((block) => asRecord(block).type === "tool_result");
 
+/** The tool claude 2.1.332 adds for `--json-schema`: the model answers by calling it. */
+export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+
+const SYSTEM_REMINDERS = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+/**
+ * The text a user message adds after its last tool result. claude puts the next prompt into the
+ * message that carries the previous turn's last tool result (a turn ended by a StructuredOutput call),
+ * so such a message is user text too. `<system-reminder>` blocks alone do not count. Never throws.
+ */
+function textAfterToolResults(message: Record<string, unknown>): string {
+  const blocks = asArray(message.content).map(asRecord);
+  const last = blocks.map((block) => block.type).lastIndexOf("tool_result");
+  const text = contentText(blocks.slice(last + 1), ["text"]);
+  return text.replace(SYSTEM_REMINDERS, "").trim() === "" ? "" : text;
+}
+
+/** The text a user message carries: all of it, or for a tool-result message what follows the results. */
+function userText(message: Record<string, unknown>): string {
+  return hasToolResult(message) ? textAfterToolResults(message) : contentText(message.content, ["text"]);
+}
+
+/** claude's StructuredOutput tool, else the API's `output_format` / `output_config.format`. Never throws. */
+function nativeSchema(body: Record<string, unknown>, tools: OfferedTool[]): NativeOutputSchema | null {
+  const tool = tools.find((offered) => offered.name === STRUCTURED_OUTPUT_TOOL);
+  if (tool) return { via: "tool", name: tool.name, schema: tool.schema, strict: false };
+  const format = asRecord(body.output_format ?? asRecord(body.output_config).format);
+  if (format.type !== "json_schema") return null;
+  return { via: "format", name: "", schema: format.schema, strict: false };
+}
+
 function usageFields(usage: ReplyUsage, output: number) {
   return {
     input_tokens: usage.input,
@@ -46,11 +80,11 @@ function parse(body: Record<string, unknown>): RequestFacts {
     .map(asRecord)
     .filter((message) => message.role !== "system");
   const userTexts = messages
-    .filter((message) => message.role === "user" && !hasToolResult(message))
-    .map((message) => contentText(message.content, ["text"]))
+    .filter((message) => message.role === "user")
+    .map(userText)
     .filter((text) => text !== "");
   const last = messages.at(-1);
-  const tools = asArray(body.tools)
+  const tools: OfferedTool[] = asArray(body.tools)
     .map(asRecord)
     .filter((tool) => typeof tool.name === "string")
     .map((tool) => ({ name: tool.name as string, freeform: false, schema: tool.input_schema }));
@@ -60,9 +94,11 @@ function parse(body: Record<string, unknown>): RequestFacts {
     stream: body.stream === true,
     lastUserText: userTexts.at(-1) ?? "",
     userTexts: userTexts.length,
-    endsWithToolResult: last !== undefined && last.role === "user" && hasToolResult(last),
+    endsWithToolResult:
+      last !== undefined && last.role === "user" && hasToolResult(last) && textAfterToolResults(last) === "",
     tools,
     includeUsage: false,
+    outputSchema: nativeSchema(body, tools),
   };
 }
 

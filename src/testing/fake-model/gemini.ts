@@ -11,6 +11,7 @@ import {
   asRecord,
   contentText,
   type FakeReply,
+  type NativeOutputSchema,
   type RequestFacts,
   toolArguments,
   type WireApi,
@@ -31,6 +32,13 @@ export function geminiTarget(pathname: string): { model: string; method: string 
   const found = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(pathname);
   if (!found?.[1] || !found[2]) return undefined;
   return { model: decodeURIComponent(found[1]), method: found[2] };
+}
+
+/** `generationConfig.responseJsonSchema` (or the older `responseSchema`), or null. Never throws. */
+function responseSchema(body: Record<string, unknown>): NativeOutputSchema | null {
+  const config = asRecord(body.generationConfig);
+  const schema = config.responseJsonSchema ?? config.responseSchema;
+  return schema === undefined ? null : { via: "format", name: "", schema, strict: false };
 }
 
 const isToolResult = (content: Record<string, unknown>) =>
@@ -62,6 +70,7 @@ function parse(body: Record<string, unknown>, url: URL): RequestFacts {
     endsWithToolResult: last !== undefined && isToolResult(last),
     tools,
     includeUsage: false,
+    outputSchema: responseSchema(body),
   };
 }
 

@@ -6,16 +6,27 @@
 import type { ServerResponse } from "node:http";
 import { sendJson } from "./http-io.js";
 import { closeSse, openSse, splitDeltas, writeSse } from "./sse.js";
+import { rejectStrictSchema } from "./strict-schema-check.js";
 import {
   asArray,
   asRecord,
   contentText,
   type FakeReply,
+  type NativeOutputSchema,
   type ReplyUsage,
   type RequestFacts,
   toolArguments,
   type WireApi,
 } from "./wire-api.js";
+
+/** `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`, or null. Never throws. */
+function responseFormatSchema(body: Record<string, unknown>): NativeOutputSchema | null {
+  const format = asRecord(body.response_format);
+  if (format.type !== "json_schema") return null;
+  const spec = asRecord(format.json_schema);
+  const name = typeof spec.name === "string" ? spec.name : "";
+  return { via: "format", name, schema: spec.schema, strict: spec.strict === true };
+}
 
 /** The `type` OpenAI puts in an error body for a status. Never throws. */
 export function openAiErrorType(status: number): string {
@@ -55,6 +66,7 @@ function parse(body: Record<string, unknown>): RequestFacts {
     endsWithToolResult: messages.at(-1)?.role === "tool",
     tools,
     includeUsage: asRecord(body.stream_options).include_usage === true,
+    outputSchema: responseFormatSchema(body),
   };
 }
 
@@ -111,7 +123,15 @@ export const openAiChat: WireApi = {
   id: "openai-chat",
   parse,
   reply,
-  error(res, status, message) {
-    sendJson(res, status, { error: { message, type: openAiErrorType(status), param: null, code: null } });
+  error(res, status, message, details) {
+    sendJson(res, status, {
+      error: {
+        message,
+        type: openAiErrorType(status),
+        param: details?.param ?? null,
+        code: details?.code ?? null,
+      },
+    });
   },
+  reject: (request) => rejectStrictSchema(request, "response_format"),
 };

@@ -2,20 +2,32 @@
  * OpenAI Responses (`POST …/responses`), as codex and pi speak it: `input` items in, `output` items
  * out (`message`, `function_call`, or `custom_tool_call` for freeform tools such as codex's
  * apply_patch); tool results come back as `function_call_output` / `custom_tool_call_output` items.
+ * A `text.format` of type `json_schema` is the request's native output schema; with `strict: true` it
+ * must fit OpenAI's strict subset, or the request gets the API's 400 `invalid_json_schema`.
  */
 import type { ServerResponse } from "node:http";
 import { sendJson } from "./http-io.js";
 import { openAiErrorType } from "./openai-chat.js";
 import { responseObject } from "./openai-responses-items.js";
 import { streamResponse } from "./openai-responses-stream.js";
+import { rejectStrictSchema } from "./strict-schema-check.js";
 import {
   asArray,
   asRecord,
   contentText,
   type FakeReply,
+  type NativeOutputSchema,
   type RequestFacts,
   type WireApi,
 } from "./wire-api.js";
+
+/** `text.format` of type `json_schema` (codex's `--output-schema`), or null. Never throws. */
+function formatSchema(body: Record<string, unknown>): NativeOutputSchema | null {
+  const format = asRecord(asRecord(body.text).format);
+  if (format.type !== "json_schema") return null;
+  const name = typeof format.name === "string" ? format.name : "";
+  return { via: "format", name, schema: format.schema, strict: format.strict === true };
+}
 
 function parse(body: Record<string, unknown>): RequestFacts {
   const items =
@@ -44,6 +56,7 @@ function parse(body: Record<string, unknown>): RequestFacts {
     endsWithToolResult: typeof lastType === "string" && lastType.endsWith("_call_output"),
     tools,
     includeUsage: false,
+    outputSchema: formatSchema(body),
   };
 }
 
@@ -57,7 +70,15 @@ export const openAiResponses: WireApi = {
   id: "openai-responses",
   parse,
   reply,
-  error(res, status, message) {
-    sendJson(res, status, { error: { message, type: openAiErrorType(status), param: null, code: null } });
+  error(res, status, message, details) {
+    sendJson(res, status, {
+      error: {
+        message,
+        type: openAiErrorType(status),
+        param: details?.param ?? null,
+        code: details?.code ?? null,
+      },
+    });
   },
+  reject: (request) => rejectStrictSchema(request, "text.format.schema"),
 };

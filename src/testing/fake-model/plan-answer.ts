@@ -52,6 +52,23 @@ function rawToolCall(tool: NonNullable<FakeStep["tool"]>, request: ParsedRequest
   return { name: tool.name, freeform: true, input };
 }
 
+/**
+ * A structured answer the way the request's API carries it: a call of the schema's tool (claude's
+ * StructuredOutput), or the JSON as the message text (a response format); without a native schema the
+ * step's `reply` when it has one (the unconstrained answer), else the JSON as text. Never throws.
+ */
+function structuredAnswer(
+  value: Record<string, unknown>,
+  reply: string | undefined,
+  request: ParsedRequest,
+): { text: string; toolCall?: FakeToolCall } {
+  const native = request.outputSchema;
+  if (native?.via === "tool")
+    return { text: "", toolCall: { name: native.name, freeform: false, args: value } };
+  if (native === null && reply !== undefined) return { text: reply };
+  return { text: JSON.stringify(value) };
+}
+
 function usageFor(
   step: FakeStep | undefined,
   request: ParsedRequest,
@@ -83,7 +100,11 @@ export function planAnswer(
   if (step?.hang) return { kind: "hang" };
   let toolCall: FakeToolCall | undefined;
   let text = step?.reply ?? "";
-  if (step?.tool) toolCall = rawToolCall(step.tool, request);
+  if (step?.structured) {
+    const answer = structuredAnswer(step.structured, step.reply, request);
+    text = answer.text;
+    toolCall = answer.toolCall;
+  } else if (step?.tool) toolCall = rawToolCall(step.tool, request);
   else if (step?.writeFile) {
     toolCall = resolveWriteFile(request.tools, step.writeFile.path, step.writeFile.content);
     if (!toolCall) {

@@ -15,12 +15,14 @@ const matchSchema = z.strictObject({
   hasTools: z.boolean().optional(),
   api: z.enum(["openai-chat", "openai-responses", "anthropic", "gemini"]).optional(),
   model: z.string().optional(),
+  nativeSchema: z.boolean().optional(),
 });
 
 const stepSchema = z
   .strictObject({
     match: matchSchema.optional(),
     reply: z.string().optional(),
+    structured: z.record(z.string(), z.unknown()).optional(),
     tool: z.strictObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()) }).optional(),
     writeFile: z.strictObject({ path: z.string().min(1), content: z.string() }).optional(),
     error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string() }).optional(),
@@ -42,7 +44,15 @@ const stepSchema = z
         path: ["writeFile"],
         message: "give either tool or writeFile, not both",
       });
-    const others = [step.reply, step.tool, step.writeFile].some((value) => value !== undefined);
+    if (step.structured && (step.tool || step.writeFile))
+      context.addIssue({
+        code: "custom",
+        path: ["structured"],
+        message: "structured goes with reply only, not with tool or writeFile",
+      });
+    const others = [step.reply, step.structured, step.tool, step.writeFile].some(
+      (value) => value !== undefined,
+    );
     if (step.error && (others || step.hang))
       context.addIssue({
         code: "custom",

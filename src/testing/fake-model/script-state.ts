@@ -16,6 +16,8 @@ export function stepMatches(match: FakeMatch | undefined, request: ParsedRequest
   if (match.hasTools !== undefined && match.hasTools !== request.tools.length > 0) return false;
   if (match.api !== undefined && match.api !== request.api) return false;
   if (match.model !== undefined && match.model !== request.model) return false;
+  if (match.nativeSchema !== undefined && match.nativeSchema !== (request.outputSchema !== null))
+    return false;
   return true;
 }
 

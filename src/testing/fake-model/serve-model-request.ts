@@ -71,6 +71,12 @@ export async function serveModelRequest(
   if (context.hangAll()) return record(api.id, null, null);
 
   const request = { ...api.parse(asRecord(body), url), bodyText };
+  // A request the real API refuses up front (an invalid strict schema) uses up no step.
+  const rejection = api.reject?.(request) ?? null;
+  if (rejection !== null) {
+    record(api.id, null, rejection.status);
+    return api.error(res, rejection.status, rejection.message, rejection);
+  }
   const selected = context.state.take(request);
   const answer = planAnswer(selected?.step, request, context.state.fallback, context.nextSeq());
   const step = selected ? selected.index : "default";

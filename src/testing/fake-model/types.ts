@@ -27,16 +27,31 @@ export interface FakeMatch {
   api?: FakeApi;
   /** Exact model id (from the body, or from the URL for Gemini). */
   model?: string;
+  /**
+   * The request carries a native output schema (true) or none (false): claude's `StructuredOutput`
+   * tool or an Anthropic `output_format`, a Responses `text.format` or chat `response_format` of type
+   * `json_schema`, a Gemini response schema.
+   */
+  nativeSchema?: boolean;
 }
 
 /**
  * One scripted answer. `reply` and one of `tool`/`writeFile` may be combined (text, then the call);
- * `error` and `hang` stand alone. A step with none of them gives the default reply with its `usage`.
+ * `structured` goes with `reply` only; `error` and `hang` stand alone. A step with none of them gives
+ * the default reply with its `usage`.
  */
 export interface FakeStep {
   match?: FakeMatch;
   /** Assistant text. */
   reply?: string;
+  /**
+   * The model's structured answer, sent the way the request's API returns structured output: a call of
+   * claude's `StructuredOutput` tool (Anthropic), or a message whose text is this JSON (Responses,
+   * chat, Anthropic `output_format`, Gemini). A request without a native schema gets `reply` instead
+   * when the step has one (what the model writes unconstrained), else this JSON as text. The fake does
+   * not check the value against the schema: the CLI and sssf's door do.
+   */
+  structured?: Record<string, unknown>;
   /** A raw tool call by exact tool name; a freeform (custom) tool gets `args.input` as its input. */
   tool?: { name: string; args: Record<string, unknown> };
   /** "Write this file": the server picks the write tool and its argument names from the request. */
@@ -79,7 +94,10 @@ export interface LoggedRequest {
   body: unknown;
   /** The wire API the route belongs to, or null (model list, unknown route). */
   api: FakeApi | null;
-  /** Index of the step that answered, "default" when none matched, null for non-generation routes. */
+  /**
+   * Index of the step that answered, "default" when none matched, null for non-generation routes and
+   * for requests the API refuses before generating (an invalid strict schema).
+   */
   step: number | "default" | null;
   /** HTTP status sent, or null while the request hangs. */
   status: number | null;

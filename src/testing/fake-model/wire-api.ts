@@ -13,6 +13,26 @@ export interface OfferedTool {
   schema: unknown;
 }
 
+/** A schema the request asks the API (or the CLI, through a tool) to hold the final answer to. */
+export interface NativeOutputSchema {
+  /** `tool`: a tool the model must call with the answer (claude's StructuredOutput); `format`: a response format. */
+  via: "tool" | "format";
+  /** The tool's name, or the format's name (`codex_output_schema`…; "" when the API has none). */
+  name: string;
+  schema: unknown;
+  /** OpenAI's `strict: true`: the schema must fit the strict subset, or the request is refused. */
+  strict: boolean;
+}
+
+/** Why an API refuses a request before generating (an invalid strict schema), in its own error shape. */
+export interface RequestRejection {
+  status: number;
+  message: string;
+  /** OpenAI's `code` and `param` (`invalid_json_schema`, `text.format.schema`). */
+  code?: string;
+  param?: string;
+}
+
 /** What scripting and default replies need to know about a generation request. */
 export interface ParsedRequest extends RequestFacts {
   /** The raw body, for marker scanning and the default input-token estimate. */
@@ -33,6 +53,8 @@ export interface RequestFacts {
   tools: OfferedTool[];
   /** OpenAI chat: the client asked for the trailing usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
+  /** The native output schema the request carries, or null. */
+  outputSchema: NativeOutputSchema | null;
 }
 
 /** A tool call to send: JSON arguments, or a freeform input string for custom tools. */
@@ -63,7 +85,9 @@ export interface WireApi {
   id: FakeApi;
   parse(body: Record<string, unknown>, url: URL): RequestFacts;
   reply(res: ServerResponse, request: ParsedRequest, reply: FakeReply): void;
-  error(res: ServerResponse, status: number, message: string): void;
+  error(res: ServerResponse, status: number, message: string, details?: RequestRejection): void;
+  /** Refuses a request the real API would refuse before generating (null: it is served). Never throws. */
+  reject?(request: ParsedRequest): RequestRejection | null;
   /** Answers the API's token-counting route, where it has one. */
   countTokens?(res: ServerResponse, tokens: number): void;
 }
