@@ -13,6 +13,7 @@ import {
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { processAlive } from "../../util/process-group.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -112,9 +113,13 @@ export async function approvalCommand(
       );
     }
     const because = reason === "" ? "" : ` (${reason})`;
+    // The question and names come from the workflow and the request file: shown, never acted on.
     process.stdout.write(
-      `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
-        `   question: ${request.question}\n`,
+      terminalSafe(
+        `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
+          `   question: ${request.question}\n`,
+        { multiline: true },
+      ),
     );
     return 0;
   } catch (error) {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/load-config.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { type CleanEntry, cleanWorktrees } from "../../workspace/run-workspace-clean.js";
 import { loadConfig } from "../builtin-plugins.js";
 import { reportError } from "../report-error.js";
@@ -25,7 +26,7 @@ function cleanPaths(cwd: string, configPath: string | undefined) {
 
 function line(entry: CleanEntry, cwd: string): string {
   const where = path.relative(cwd, entry.worktree) || entry.worktree;
-  return `${entry.outcome} ${where} (${entry.reason})`;
+  return terminalSafe(`${entry.outcome} ${where} (${entry.reason})`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { rebuildDatabase } from "../../trace/rebuild.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { type ReadOptions, tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -8,10 +9,13 @@ export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
     const { dbPath, sessionsDir } = await tracePaths(options);
     const result = rebuildDatabase({ dbPath, sessionsDir });
     process.stdout.write(
-      `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)` +
-        (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
-        (result.backupPath ? `\nprevious database kept at ${result.backupPath}` : "") +
-        "\n",
+      terminalSafe(
+        `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)` +
+          (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
+          (result.backupPath ? `\nprevious database kept at ${result.backupPath}` : "") +
+          "\n",
+        { multiline: true },
+      ),
     );
     return 0;
   } catch (error) {

@@ -3,6 +3,7 @@ import { DEMO_MODEL } from "../../demo/demo-pi.js";
 import { DEMO_REQUEST } from "../../demo/demo-story-files.js";
 import { type DemoOutcome, demoDataDir, runDemo } from "../../demo/run-demo.js";
 import type { PhaseRow } from "../../trace/events.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { defaultAgents } from "../../workflows/prompts/default-prompts.js";
 import { formatCost, formatDuration, formatTokens, table } from "../format.js";
 import { renderInitConfig } from "../init/init-config.js";
@@ -18,7 +19,8 @@ export interface DemoCommandOptions {
   ui?: boolean;
 }
 
-const write = (text = "") => process.stdout.write(`${text}\n`);
+/** One or more lines of the summary: paths, commit subjects and pi's version are shown, never acted on. */
+const write = (text = "") => process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`);
 
 /** The config `sssf init --coding-agent pi --model fake/fake-model` would write, with the demo's suite. */
 function initFiles() {

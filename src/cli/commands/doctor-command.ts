@@ -1,9 +1,12 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { suggestToolName } from "../../config/config-tools.js";
 import type { AgentConfig, SssfConfig } from "../../config/config-types.js";
 import { findTemplateReport } from "../../envelope/report-placement.js";
 import type { RuntimeCheck } from "../../runtimes/runtime.js";
+import { isToolName } from "../../runtimes/tool-names.js";
 import { findExecutable } from "../../util/find-executable.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { paint } from "../format.js";
 import { reportError } from "../report-error.js";
@@ -30,6 +33,29 @@ function reportCheck(agent: AgentConfig): RuntimeCheck[] {
       warning: true,
       item: "user.md Report",
       detail: `hand-written ## Report names ${report.namedTypes.join(", ")}; every call replaces it with the contract of its own output type (put instructions above the section, or delete it: each call adds its own)`,
+    },
+  ];
+}
+
+/**
+ * The tools the agent is given. The config check already refused unknown names for every runtime but
+ * exec, whose program defines its own tools; names there that are not sssf's are a warning, in case
+ * they are typos of sssf's.
+ */
+function toolsCheck(agent: AgentConfig): RuntimeCheck[] {
+  const listed = agent.tools.length === 0 ? "none (tools: [])" : agent.tools.join(", ");
+  const unknown = agent.tools.filter((tool) => !isToolName(tool));
+  if (unknown.length === 0) return [{ ok: true, item: "tools", detail: listed }];
+  const notes = unknown.map((tool) => {
+    const suggestion = suggestToolName(tool);
+    return `${JSON.stringify(tool)}${suggestion === undefined ? "" : ` (did you mean ${JSON.stringify(suggestion)}?)`}`;
+  });
+  return [
+    {
+      ok: true,
+      warning: true,
+      item: "tools",
+      detail: `${listed}; not sssf tool names, passed to the exec program as written: ${notes.join(", ")}`,
     },
   ];
 }
@@ -69,7 +95,7 @@ async function agentSection(config: SssfConfig, agent: AgentConfig): Promise<Sec
       })),
     );
   }
-  checks.push(...promptChecks(agent), ...reportCheck(agent));
+  checks.push(...toolsCheck(agent), ...promptChecks(agent), ...reportCheck(agent));
   return { title, subject: `agents.${agent.name}`, checks };
 }
 
@@ -100,38 +126,42 @@ export async function doctorCommand(options: { config?: string; cwd?: string }):
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     const out = process.stdout;
-    out.write(`sssf doctor · config ${path.relative(cwd, config.file ?? "") || config.file}\n`);
+    // Names, paths and what runtimes report (versions, CLI output) are shown, never acted on.
+    const write = (text: string) => out.write(`${terminalSafe(text, { multiline: true })}\n`);
+    write(`sssf doctor · config ${path.relative(cwd, config.file ?? "") || config.file}`);
     const sections = await Promise.all(config.agents.map((agent) => agentSection(config, agent)));
     const quality = qualitySection(config);
     if (quality) sections.push(quality);
     const problems: string[] = [];
     const warnings: string[] = [];
     for (const section of sections) {
-      out.write(`${section.title}\n`);
-      const width = Math.max(...section.checks.map((c) => c.item.length));
-      for (const check of section.checks) {
+      write(terminalSafe(section.title));
+      const items = section.checks.map((check) => terminalSafe(check.item));
+      const width = Math.max(...items.map((item) => item.length));
+      section.checks.forEach((check, index) => {
         const mark = !check.ok
           ? paint(out, "red", "✘")
           : check.warning
             ? paint(out, "yellow", "!")
             : paint(out, "green", "✔");
-        out.write(`  ${mark} ${check.item.padEnd(width)}  ${check.detail}\n`);
-        const line = `${section.subject}: ${check.item}: ${check.detail}`;
+        // The mark is painted after the text is made safe: sssf's own colour codes must survive.
+        out.write(`  ${mark} ${(items[index] ?? "").padEnd(width)}  ${terminalSafe(check.detail)}\n`);
+        const line = terminalSafe(`${section.subject}: ${check.item}: ${check.detail}`);
         if (!check.ok) problems.push(line);
         else if (check.warning) warnings.push(line);
-      }
+      });
     }
     if (warnings.length > 0) {
-      out.write(
-        `${warnings.length} warning${warnings.length === 1 ? "" : "s"}:\n${warnings.map((w) => `  ${w}`).join("\n")}\n`,
+      write(
+        `${warnings.length} warning${warnings.length === 1 ? "" : "s"}:\n${warnings.map((w) => `  ${w}`).join("\n")}`,
       );
     }
     if (problems.length === 0) {
-      out.write("no problems found\n");
+      write("no problems found");
       return 0;
     }
-    out.write(
-      `${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}\n`,
+    write(
+      `${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
     );
     return 1;
   } catch (error) {

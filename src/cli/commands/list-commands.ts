@@ -9,7 +9,8 @@ import {
   listSessions,
   listSessionsJson,
 } from "../../trace/queries.js";
-import { formatCost, formatDuration, formatTokens, table, truncate } from "../format.js";
+import { jsonTerminalSafe } from "../../util/terminal-text.js";
+import { agentText, formatCost, formatDuration, formatTokens, table } from "../format.js";
 import { openReadDb, type ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -40,7 +41,11 @@ function parseType(value: string | undefined): EventType | undefined {
   return value as EventType;
 }
 
-/** `sssf sessions | phases | events | envelopes`: a table, or JSON rows with --json. */
+/**
+ * `sssf sessions | phases | events | envelopes`: a table, or JSON rows with --json. Table cells are made
+ * safe for a terminal by `table` (agent text redacted and cut by `agentText` first); the JSON has DEL,
+ * C1 and bidi controls as `\uXXXX` escapes (`jsonTerminalSafe`), as JSON already has C0 controls.
+ */
 export async function listCommand(
   name: string,
   adwId: string | undefined,
@@ -52,11 +57,11 @@ export async function listCommand(
       if (adwId !== undefined && !getSession(db, adwId))
         throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       const print = (rows: unknown[], render: () => string) =>
-        process.stdout.write(options.json ? `${JSON.stringify(rows)}\n` : `${render()}\n`);
+        process.stdout.write(options.json ? `${jsonTerminalSafe(JSON.stringify(rows))}\n` : `${render()}\n`);
       if (name === "sessions" && options.json) {
         // Built by SQLite in one string: no object per row for large listings.
         const query = { limit: parseLimit(options.limit), includeArchived: Boolean(options.all) };
-        process.stdout.write(`${listSessionsJson(db, query)}\n`);
+        process.stdout.write(`${jsonTerminalSafe(listSessionsJson(db, query))}\n`);
       } else if (name === "sessions") {
         const rows = listSessions(db, {
           limit: parseLimit(options.limit),
@@ -73,7 +78,7 @@ export async function listCommand(
               formatDuration(s.duration_ms),
               formatTokens(s.input_tokens + s.output_tokens),
               formatCost(s.cost_usd),
-              truncate(s.request, 60),
+              agentText(s.request, 60),
             ]),
           ),
         );
@@ -91,7 +96,7 @@ export async function listCommand(
               formatDuration(p.duration_ms),
               `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
               formatCost(p.cost_usd),
-              truncate(p.error ?? "", 80),
+              agentText(p.error ?? "", 80),
             ]),
           ),
         );
@@ -108,7 +113,7 @@ export async function listCommand(
               e.agent ?? "-",
               e.ok === null ? "-" : e.ok ? "yes" : "no",
               formatDuration(e.duration_ms),
-              truncate(e.name, 90),
+              agentText(e.name, 90),
             ]),
           ),
         );
@@ -130,7 +135,7 @@ export async function listCommand(
                 e.output_type,
                 e.valid ? "yes" : "no",
                 e.status ?? "-",
-                truncate(
+                agentText(
                   e.valid
                     ? summary
                     : errors.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; "),

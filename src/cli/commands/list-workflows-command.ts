@@ -3,6 +3,7 @@ import path from "node:path";
 import type { SssfConfig } from "../../config/config-types.js";
 import { DEFAULT_CONFIG_PATH } from "../../config/load-config.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { jsonTerminalSafe } from "../../util/terminal-text.js";
 import { listWorkflows } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
 import { reportError } from "../report-error.js";
@@ -40,7 +41,7 @@ export async function listWorkflowsCommand(options: ListWorkflowsOptions): Promi
       workflows: workflowRows(await listWorkflows({ repoRoot: cwd }), config),
     };
     process.stdout.write(
-      options.json ? `${JSON.stringify(listing, null, 2)}\n` : renderListing(listing, cwd),
+      options.json ? `${jsonTerminalSafe(JSON.stringify(listing, null, 2))}\n` : renderListing(listing, cwd),
     );
     return listing.workflows.some((row) => row.error !== null) ? 2 : 0;
   } catch (error) {

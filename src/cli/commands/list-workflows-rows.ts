@@ -3,6 +3,7 @@
  * discovered workflows and, when one loaded, the config they are checked against.
  */
 import type { SssfConfig } from "../../config/config-types.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import type { ListedWorkflow } from "../../workflows/discover.js";
 
 /** One workflow in `sssf list --json`. */
@@ -75,7 +76,10 @@ const oneLine = (text: string) =>
     .filter((part) => part !== "")
     .join(" ");
 
-/** The text `sssf list` prints: the config line, then one block per workflow. Never throws. */
+/**
+ * The text `sssf list` prints: the config line, then one block per workflow. What the repo's files and
+ * errors say is made safe for a terminal (`terminalSafe`: controls as visible escapes). Never throws.
+ */
 export function renderListing(listing: WorkflowListing, repoRoot: string): string {
   const { config } = listing;
   const where = config.file.startsWith(`${repoRoot}/`) ? config.file.slice(repoRoot.length + 1) : config.file;
@@ -99,5 +103,5 @@ export function renderListing(listing: WorkflowListing, repoRoot: string): strin
     lines.push(`  agents: ${names(row.agents, row.missing_agents, "-")}`);
     lines.push(`  suites: ${names(row.suites, row.missing_suites, "-")}`);
   }
-  return `${lines.join("\n")}\n`;
+  return `${terminalSafe(lines.join("\n"), { multiline: true })}\n`;
 }

@@ -4,6 +4,7 @@ import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import type { ColorScheme } from "../../ui/server/api-types.js";
 import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import type { ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -92,10 +93,10 @@ export async function uiCommand(options: UiOptions): Promise<number> {
         "--db",
       );
     }
-    if (paths.notice !== null) process.stderr.write(`sssf ui: ${paths.notice}\n`);
+    if (paths.notice !== null) process.stderr.write(`sssf ui: ${terminalSafe(paths.notice)}\n`);
     if (!isLoopback(host)) {
       process.stderr.write(
-        `sssf ui: warning: serving on ${host}, not only this machine: anyone who can reach it can read ` +
+        `sssf ui: warning: serving on ${terminalSafe(host)}, not only this machine: anyone who can reach it can read ` +
           "every prompt, tool output and envelope in the trace, and archive sessions\n",
       );
     }
@@ -111,7 +112,9 @@ export async function uiCommand(options: UiOptions): Promise<number> {
       signals.stop();
       throw error;
     });
-    process.stdout.write(`sssf ui: ${server.url}  (trace ${paths.dbPath}; Ctrl-C to stop)\n`);
+    process.stdout.write(
+      terminalSafe(`sssf ui: ${server.url}  (trace ${paths.dbPath}; Ctrl-C to stop)\n`, { multiline: true }),
+    );
     await signals.interrupted;
     await server.close();
     process.stdout.write("sssf ui: stopped\n");

@@ -3,6 +3,7 @@ import path from "node:path";
 import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/config-schema.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { BUILTIN_RUNTIME_IDS } from "../../runtimes/builtins.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import { defaultAgents, defaultPrompts, sddAgents } from "../../workflows/prompts/default-prompts.js";
 import { reportError } from "../report-error.js";
 import { renderInitConfig } from "./init-config.js";
@@ -42,8 +43,9 @@ function checkOptions(options: InitCommandOptions): { root: string; codingAgent:
   return { root, codingAgent, model };
 }
 
+/** Prints a line; paths and detected suites come from the repo, so they are shown, never acted on. */
 function line(text = ""): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`);
 }
 
 /**
