@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { expandBoundaryGlob } from "../config/boundary-globs.js";
 
 /** Why a write breaks an agent's boundary: a protected file, a path its `writes` do not cover, or a path outside the run root. */
 export type BoundaryRule = "protected" | "outside_writes" | "outside_root";
@@ -17,21 +18,24 @@ export type BoundaryJudge = (relativePath: string) => BoundaryRule | null;
 const NEVER = (): boolean => false;
 
 function matcher(globs: readonly string[]): (file: string) => boolean {
-  const usable = globs.map((g) => g.trim().replace(/^\.\//, "")).filter((g) => g !== "");
+  // The config's own reading: "specs/" is specs/**, "./docs/*.md" is docs/*.md, a blank glob is dropped.
+  const usable = globs.map(expandBoundaryGlob).filter((g) => g !== "");
   // dot: true, so "**" covers .github/ and `.env*` globs see dotfiles; an empty list matches nothing.
   return usable.length === 0 ? NEVER : picomatch(usable, { dot: true });
 }
 
 /**
  * Compiles an agent's boundary once. The judge never throws; protected wins over `writes`; an empty
- * `writes` list allows nothing. Paths are matched as given (repo-relative, POSIX separators, no
- * leading "./"); a path starting with "../" or "/" is `outside_root`.
+ * `writes` list allows nothing. Globs are read as the config reads them (`expandBoundaryGlob`: a
+ * trailing "/" means the folder and everything under it). Paths are matched as given (repo-relative,
+ * POSIX separators, no leading "./"); a path starting with "../" or "/" is `outside_root`.
  *
  * @example
  * const judge = compileBoundary({ writes: ["src/**"], protectedFiles: [".env"] });
  * judge("src/a.ts"); // null
  * judge("README.md"); // "outside_writes"
  * judge(".env"); // "protected"
+ * compileBoundary({ writes: ["specs/"], protectedFiles: [] })("specs/a.md"); // null
  */
 export function compileBoundary(globs: BoundaryGlobs): BoundaryJudge {
   const isProtected = matcher(globs.protectedFiles);

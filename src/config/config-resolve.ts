@@ -1,13 +1,16 @@
 /**
  * Second stage of loading a config: a schema-valid wire value becomes `SssfConfig` (inheritance from
- * `defaults`, seconds to ms, absolute paths), and the problems a schema cannot see are collected:
- * duplicate names, unknown runtimes, exec without a command, missing prompt files.
+ * `defaults`, seconds to ms, absolute paths, boundary patterns in their enforced form), and the
+ * problems a schema cannot see are collected: duplicate names, unknown runtimes, exec without a
+ * command, unknown tool names, absolute or escaping boundary patterns, missing prompt files.
  */
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigProblem } from "../errors/config-error.js";
 import type { AgentTimeouts } from "../runtimes/runtime.js";
+import { boundaryGlobProblem, expandBoundaryGlob } from "./boundary-globs.js";
 import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
+import { unknownToolProblems } from "./config-tools.js";
 import type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config-types.js";
 
 /** What resolving needs besides the wire value. */
@@ -33,9 +36,15 @@ function repoRelative(repoRoot: string, target: string): string | undefined {
   return relative.split(path.sep).join("/");
 }
 
+/**
+ * The repo-local workflows (`adws/adw_<name>.ts|.mts|.js|.mjs`) and the modules they import: the code
+ * that governs the agents, protected from them by default.
+ */
+export const REPO_WORKFLOW_GLOBS = ["adws/adw_*.{ts,mts,js,mjs}", "adws/adw_modules/**"] as const;
+
 /** The brief's default globs, following a moved data dir or config file so they stay protected. */
 function defaultProtectedFiles(context: ResolveContext, dataDir: string): string[] {
-  const globs = [".env", ".env.*", "adws/adw_sssf_config/**"];
+  const globs = [".env", ".env.*", "adws/adw_sssf_config/**", ...REPO_WORKFLOW_GLOBS];
   const dataRelative = repoRelative(context.repoRoot, dataDir);
   if (dataRelative) globs.push(`${dataRelative}/prompt_engineering/**`);
   const fileRelative = repoRelative(context.repoRoot, context.file);
@@ -60,6 +69,40 @@ function unknownRuntime(id: string, known: readonly string[]): string {
   return `unknown coding agent ${JSON.stringify(id)} (known: ${known.join(", ")})`;
 }
 
+/** The runtime whose program defines its own tools: its agents' `tools` are passed on as written. */
+const FREE_FORM_TOOLS_RUNTIME = "exec";
+
+/**
+ * `patterns` in their enforced form (`specs/` → `specs/**`), and one problem per pattern that cannot be
+ * enforced as written, addressed `<where>[<index>]`.
+ */
+function boundaryPatterns(
+  patterns: readonly string[],
+  where: string,
+  repoRoot: string,
+  problems: ConfigProblem[],
+): string[] {
+  patterns.forEach((pattern, index) => {
+    const problem = boundaryGlobProblem(pattern, repoRoot);
+    if (problem) problems.push({ path: `${where}[${index}]`, message: problem });
+  });
+  return patterns.map(expandBoundaryGlob);
+}
+
+/**
+ * Whether `defaults.tools` reaches a runtime that takes only sssf's tool names: the default runtime is
+ * not exec, or an agent that inherits the list runs another runtime.
+ */
+function defaultToolsChecked(wire: ConfigWire): boolean {
+  const fallback = wire.defaults.coding_agent;
+  return (
+    fallback !== FREE_FORM_TOOLS_RUNTIME ||
+    wire.agents.some(
+      (agent) => agent.tools === undefined && (agent.coding_agent ?? fallback) !== FREE_FORM_TOOLS_RUNTIME,
+    )
+  );
+}
+
 /**
  * Resolves a schema-valid wire value. Never throws: every semantic problem is returned, all at once,
  * next to a config that is only meaningful when `problems` is empty.
@@ -80,6 +123,10 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       message: unknownRuntime(defaults.coding_agent, knownRuntimes),
     });
   }
+  if (defaultToolsChecked(wire)) problems.push(...unknownToolProblems(defaults.tools, "defaults.tools"));
+  const protectedFiles = defaults.protected_files
+    ? boundaryPatterns(defaults.protected_files, "defaults.protected_files", repoRoot, problems)
+    : defaultProtectedFiles(context, dataDir);
 
   const firstIndexByName = new Map<string, number>();
   const agents = wire.agents.map((agent, index): AgentConfig => {
@@ -103,6 +150,11 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     if (codingAgent === "exec" && agent.command === undefined) {
       problems.push({ path: `${where}.command`, message: "required when coding_agent is exec" });
     }
+    // An inherited list is checked once, at defaults.tools.
+    if (agent.tools !== undefined && codingAgent !== FREE_FORM_TOOLS_RUNTIME) {
+      problems.push(...unknownToolProblems(agent.tools, `${where}.tools`));
+    }
+    const writes = boundaryPatterns(agent.writes, `${where}.writes`, repoRoot, problems);
     const promptDir = path.join(dataDir, "prompt_engineering", agent.name);
     const systemPromptPath = resolvePath(
       agent.prompt_engineering?.system ?? path.join(promptDir, "system.md"),
@@ -127,7 +179,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       systemPromptPath,
       userPromptPath,
       tools: [...(agent.tools ?? defaults.tools)],
-      writes: [...agent.writes],
+      writes,
       timeouts: {
         idleMs: toMs(agent.timeouts?.idle_seconds, defaultTimeouts.idleMs),
         wallMs: toMs(agent.timeouts?.wall_seconds, defaultTimeouts.wallMs),
@@ -157,9 +209,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       timeouts: defaultTimeouts,
     },
     agents,
-    protectedFiles: defaults.protected_files
-      ? [...defaults.protected_files]
-      : defaultProtectedFiles(context, dataDir),
+    protectedFiles,
     dataDir,
     sessionsDir: path.join(dataDir, "sessions"),
     dbPath: resolvePath(wire.observability.db ?? path.join(dataDir, "sssf.db")),

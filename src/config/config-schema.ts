@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
+import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
@@ -24,7 +25,7 @@ export const AGENT_COLOR_PALETTE = [
   "#ef4444",
 ] as const;
 /** Tools an agent gets when neither it nor `defaults` lists any. */
-export const DEFAULT_TOOLS = ["read", "bash", "edit", "write"] as const;
+export const DEFAULT_TOOLS = ["read", "bash", "edit", "write"] as const satisfies readonly ToolName[];
 /** Agent names become directory names, so they stay lowercase and path-safe. */
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
@@ -42,6 +43,16 @@ const expected = (what: string) => (issue: { input?: unknown }) =>
 
 const stringList = (what: string) => z.array(z.string().min(1), { error: expected(`a list of ${what}`) });
 
+/** Tool names: free-form strings (exec agents define their own), sssf's names offered to editors. */
+const toolList = () =>
+  z.array(
+    z
+      .string()
+      .min(1)
+      .meta({ examples: [...TOOL_NAMES] }),
+    { error: expected("a list of tool names") },
+  );
+
 const commandSchema = z
   .array(z.string().min(1), { error: expected("a command as a list of strings, e.g. [node, agent.mjs]") })
   .min(1, { error: "expected at least the program to run" });
@@ -51,6 +62,9 @@ const envSchema = z
   .describe("Extra environment variables; values must be strings (quote numbers).");
 
 const seconds = z.number().positive();
+
+const TOOLS_NOTE = `sssf tool names (${TOOL_NAMES.join(", ")}); [] means no tools at all; free-form for exec agents.`;
+const FOLDER_NOTE = "a trailing / means the folder and everything under it (specs/ is specs/**)";
 
 const thinkingSchema = z
   .union([z.enum(THINKING_LEVELS), z.literal(false)], {
@@ -75,13 +89,13 @@ const defaultsSchema = z
       .describe("Runtime id: a runtime sssf registers (the built-in ones are listed in docs/runtimes/)."),
     model: z.string().default("").describe('Model id; "" leaves the choice to the runtime.'),
     thinking: thinkingSchema.default("off"),
-    tools: stringList("tool names")
+    tools: toolList()
       .default([...DEFAULT_TOOLS])
-      .describe("Tool allowlist; [] means no tools at all."),
+      .describe(`Tool allowlist: ${TOOLS_NOTE}`),
     protected_files: stringList("globs")
       .optional()
       .describe(
-        "Repo-relative globs no agent may write. Default: .env, .env.*, adws/adw_sssf_config/**, <data_dir>/prompt_engineering/**.",
+        `Repo-relative globs no agent may write, whatever its writes say; ${FOLDER_NOTE}. Default: .env, .env.*, adws/adw_sssf_config/**, adws/adw_*.{ts,mts,js,mjs}, adws/adw_modules/**, <data_dir>/prompt_engineering/**.`,
       ),
     data_dir: z.string().min(1).default(DEFAULT_DATA_DIR).describe("Sessions, prompts and the trace db."),
     timeouts: z
@@ -121,8 +135,10 @@ const agentSchema = z
       .strict()
       .optional()
       .describe("Prompt files; default <data_dir>/prompt_engineering/<name>/{system,user}.md."),
-    tools: stringList("tool names").optional().describe("Overrides defaults.tools; [] means no tools."),
-    writes: stringList("paths").default(["**"]).describe("Repo-relative globs this agent may write."),
+    tools: stringList("tool names").optional().describe(`Overrides defaults.tools: ${TOOLS_NOTE}`),
+    writes: stringList("paths")
+      .default(["**"])
+      .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
     timeouts: agentTimeoutsSchema.optional(),
     env: envSchema.default({}),
   })

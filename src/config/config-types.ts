@@ -14,8 +14,9 @@ export interface AgentConfig {
   command: string[] | undefined;
   systemPromptPath: string;
   userPromptPath: string;
+  /** sssf tool names (`src/runtimes/tool-names.ts`); free-form for `coding_agent: exec`. */
   tools: string[];
-  /** Repo-relative globs this agent may write. */
+  /** Repo-relative globs this agent may write, in their enforced form (`specs/` → `specs/**`). */
   writes: string[];
   timeouts: AgentTimeouts;
   env: Record<string, string>;
@@ -50,6 +51,7 @@ export interface SssfConfig {
     timeouts: AgentTimeouts;
   };
   agents: AgentConfig[];
+  /** Repo-relative globs no agent may write (protected wins over `writes`), in their enforced form. */
   protectedFiles: string[];
   /** Absolute `adws/adw_data` (or the configured data_dir). */
   dataDir: string;

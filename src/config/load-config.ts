@@ -1,7 +1,8 @@
 /**
  * Loads `sssf.config.yaml` into `SssfConfig`. Three stages, each reporting every problem it finds:
  * reading and YAML syntax, the strict wire schema, then semantic checks (duplicates, runtimes, exec
- * commands, prompt files). A later stage runs only when the earlier ones found nothing.
+ * commands, tool names, write patterns, prompt files). A later stage runs only when the earlier ones
+ * found nothing.
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";

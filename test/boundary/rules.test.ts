@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { breachLabel, breachReason } from "../../src/boundary/write-boundary-breach.js";
 import { isWithin, resolveToolPath, toolCallPaths } from "../../src/boundary/write-boundary-paths.js";
 import { compileBoundary, worseRule } from "../../src/boundary/write-boundary-rules.js";
+import { REPO_WORKFLOW_GLOBS } from "../../src/config/config-resolve.js";
 
 describe("compileBoundary", () => {
   it("allows everything but protected files with the default writes", () => {
@@ -40,6 +41,48 @@ describe("compileBoundary", () => {
     expect(judge("a.txt")).toBe("outside_writes");
     expect(compileBoundary({ writes: ["**"], protectedFiles: [] })("../x")).toBe("outside_root");
     expect(compileBoundary({ writes: ["**"], protectedFiles: [" ", ""] })("x")).toBeNull();
+  });
+
+  it("reads a trailing slash as the folder and everything under it, in writes and protected files", () => {
+    const judge = compileBoundary({
+      writes: ["specs/", "./docs/", "**/fixtures/"],
+      protectedFiles: ["specs/locked/", "adws/adw_modules/"],
+    });
+    expect(judge("specs/a.md")).toBeNull();
+    expect(judge("specs/deep/er/b.md")).toBeNull();
+    expect(judge("specs/.hidden")).toBeNull();
+    expect(judge("docs/guide.md")).toBeNull();
+    expect(judge("test/unit/fixtures/x.json")).toBeNull();
+    expect(judge("specsheet.md")).toBe("outside_writes");
+    // The folder itself is part of "the folder and everything under it" (picomatch's specs/** too).
+    expect(judge("specs")).toBeNull();
+    expect(judge("specs/locked/c.md")).toBe("protected");
+    expect(judge("adws/adw_modules/helper.ts")).toBe("protected");
+    expect(compileBoundary({ writes: ["./"], protectedFiles: [] })("any/where.txt")).toBeNull();
+  });
+
+  it("protects the repo's workflows and their modules with the default globs, even from writes naming them", () => {
+    const judge = compileBoundary({
+      writes: ["adws/**", "src/**"],
+      protectedFiles: [".env", ...REPO_WORKFLOW_GLOBS, "adws/adw_data/prompt_engineering/**"],
+    });
+    for (const file of [
+      "adws/adw_x.ts",
+      "adws/adw_plan.mts",
+      "adws/adw_js_flow.js",
+      "adws/adw_m.mjs",
+      "adws/adw_modules/helper.ts",
+      "adws/adw_modules/deep/util.json",
+    ]) {
+      expect(judge(file), file).toBe("protected");
+    }
+    expect(judge("adws/notes.md")).toBeNull();
+    expect(judge("adws/adw_data/sessions/a/x.json")).toBeNull();
+    expect(judge("adws/sub/adw_x.ts")).toBeNull();
+    expect(judge("src/adw_x.ts")).toBeNull();
+    expect(
+      compileBoundary({ writes: ["adws/adw_modules/"], protectedFiles: [] })("adws/adw_modules/h.ts"),
+    ).toBeNull();
   });
 
   it("judges a rename by its worse side", () => {

@@ -67,6 +67,8 @@ describe("loadConfig with a full config", () => {
       ".env",
       ".env.*",
       "adws/adw_sssf_config/**",
+      "adws/adw_*.{ts,mts,js,mjs}",
+      "adws/adw_modules/**",
       "data/prompt_engineering/**",
     ]);
     expect(config.limits).toEqual({ jsonFixAttempts: 2, retries: 3, maxResultBytes: 16_777_216 });
@@ -150,7 +152,14 @@ describe("loadConfig with a minimal config", () => {
           env: {},
         },
       ],
-      protectedFiles: [".env", ".env.*", "adws/adw_sssf_config/**", "adws/adw_data/prompt_engineering/**"],
+      protectedFiles: [
+        ".env",
+        ".env.*",
+        "adws/adw_sssf_config/**",
+        "adws/adw_*.{ts,mts,js,mjs}",
+        "adws/adw_modules/**",
+        "adws/adw_data/prompt_engineering/**",
+      ],
       dataDir,
       sessionsDir: path.join(dataDir, "sessions"),
       dbPath: path.join(dataDir, "sssf.db"),

@@ -66,6 +66,35 @@ describe("sssf doctor", () => {
     expect(result.stdout).toContain("no problems found");
   });
 
+  it("shows each agent's tools, and warns about exec tools that are not sssf's", async () => {
+    sb.setup([
+      { name: "assistant", turns: [] },
+      { name: "custom", turns: [], extra: { tools: ["read", "Reed", "browse"] } },
+      { name: "silent", turns: [], extra: { tools: [] } },
+    ]);
+    const result = await sb.run(["doctor"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/✔ tools\s+read, bash, edit, write\n/);
+    expect(result.stdout).toMatch(/✔ tools\s+none \(tools: \[\]\)\n/);
+    const warnings = result.stdout.slice(result.stdout.indexOf("warning:"));
+    expect(warnings).toContain(
+      'agents.custom: tools: read, Reed, browse; not sssf tool names, passed to the exec program as written: "Reed" (did you mean "read"?), "browse"',
+    );
+    expect(warnings).not.toContain("agents.assistant");
+  });
+
+  it("refuses an unknown tool of another runtime as a config error, naming the field and a suggestion", async () => {
+    sb.setup([
+      { name: "assistant", turns: [] },
+      { name: "builder", turns: [], extra: { coding_agent: "pi", tools: ["read", "Reed"] } },
+    ]);
+    const result = await sb.run(["doctor"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('agents[1].tools[1]: unknown tool "Reed" (did you mean "read"?)');
+    expect(result.stderr).toContain("the tools are read, bash, edit, write, grep, find, ls");
+  });
+
   it("a broken config is exit 2, as everywhere", async () => {
     sb.writeConfig({ agents: [] });
     const result = await sb.run(["doctor"]);
