@@ -15,10 +15,10 @@ describe("newId", () => {
     expect(ids[0]).toMatch(/^evt_[0-9a-z]{21}$/);
   });
 
-  it("is fast enough for a flood of events", () => {
-    const started = performance.now();
-    for (let index = 0; index < 100_000; index += 1) newId("evt");
-    expect(performance.now() - started).toBeLessThan(1000);
+  it("mints 100,000 distinct ids in a row", () => {
+    const ids = new Set<string>();
+    for (let index = 0; index < 100_000; index += 1) ids.add(newId("evt"));
+    expect(ids.size).toBe(100_000);
   });
 
   it("sorts ids of a later process after this one's and never collides with them", () => {

@@ -93,7 +93,8 @@ describe("trace queries", () => {
     db.close();
   });
 
-  it("lists 10,000 sessions quickly", () => {
+  // Its speed is bench/sessions-list.mjs's to measure (no timed assertions in tests); here, the index it relies on.
+  it("lists 10,000 sessions newest first, through the started_at index", () => {
     const db = openTraceDb(path.join(tempDir(), "many.db"));
     const upsert = createUpserter(db);
     db.transaction(() => {
@@ -105,14 +106,10 @@ describe("trace queries", () => {
         });
       }
     })();
-    listSessions(db, { limit: 10 });
-    const started = performance.now();
     const all = listSessions(db, { limit: 10_000, includeArchived: true });
-    const elapsed = performance.now() - started;
     expect(all).toHaveLength(10_000);
     expect(all[0]?.adw_id).toBe("s0009999");
     expect(listSessions(db, { limit: 10_000 })).toHaveLength(9_000);
-    expect(elapsed).toBeLessThan(500);
     const plan = db
       .prepare(
         "EXPLAIN QUERY PLAN SELECT * FROM sessions WHERE archived = 0 ORDER BY started_at DESC LIMIT 10",

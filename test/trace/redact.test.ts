@@ -53,11 +53,12 @@ describe("redactSecrets", () => {
     }
   });
 
-  it("is linear on long identifier-like runs", () => {
+  it("never backtracks catastrophically on long identifier-like runs", () => {
     const blob = `${"A".repeat(500_000)}key=1 ${"b".repeat(500_000)}`;
     const started = performance.now();
     redactSecrets(blob);
-    expect(performance.now() - started).toBeLessThan(500);
+    // A hang detector, not a speed target (linear work here is milliseconds; backtracking would be hours).
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -206,19 +206,16 @@ describe("Tracer", () => {
     db.close();
   });
 
-  it("sustains a flood of 50,000 events", () => {
+  it("stores every event of a flood of 50,000", () => {
     const { db, tracer } = setup();
-    const started = performance.now();
     for (let index = 0; index < 50_000; index += 1) {
       tracer.write(
         event(index, { type: "tool_call", name: `bash: ls -la src/${index}`, payload: `{"i":${index}}` }),
       );
     }
     tracer.close();
-    const elapsed = performance.now() - started;
+    // Every event lands; the rate is bench/trace-ingest.mjs's to measure.
     expect(readTable(db, "events")).toHaveLength(50_000);
-    // Generous bound for a loaded CI machine; the benchmark in the report measures the real rate.
-    expect(elapsed).toBeLessThan(10_000);
     db.close();
   });
 });
