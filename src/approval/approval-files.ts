@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { redactJsonValue } from "../trace/redact-json.js";
 
 /**
  * The files of an engineer's approval, in `<session>/approvals/`: `<phase_id>.request.json` while a
@@ -61,21 +62,26 @@ function tempNameFor(file: string): string {
   return `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
 }
 
-/** Writes `value` as JSON to `file` atomically (temp file + rename), creating the folder. */
+/** `value` as the JSON text of an approval file, secrets redacted (`redactJsonValue`). */
+function fileText(value: ApprovalRequest | ApprovalAnswer): string {
+  return `${JSON.stringify(redactJsonValue(value), null, 2)}\n`;
+}
+
+/** Writes `value` (secrets redacted) as JSON to `file` atomically (temp file + rename), creating the folder. */
 export function writeRequest(file: string, value: ApprovalRequest): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const temp = tempNameFor(file);
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(temp, fileText(value));
   renameSync(temp, file);
 }
 
 /**
- * Writes the answer atomically and exclusively (temp file + hard link, which refuses an existing
- * target). Returns false, writing nothing, when the request already has an answer.
+ * Writes the answer (secrets redacted) atomically and exclusively (temp file + hard link, which refuses
+ * an existing target). Returns false, writing nothing, when the request already has an answer.
  */
 export function writeAnswerOnce(file: string, value: ApprovalAnswer): boolean {
   const temp = tempNameFor(file);
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(temp, fileText(value));
   try {
     linkSync(temp, file);
     return true;

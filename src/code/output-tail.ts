@@ -6,12 +6,14 @@ export class OutputTail {
   private readonly limit: number;
   private chunks: Buffer[] = [];
   private size = 0;
+  private total = 0;
 
   constructor(limit: number) {
     this.limit = Math.max(0, Math.floor(limit));
   }
 
   push(chunk: Buffer): void {
+    this.total += chunk.length;
     if (this.limit === 0 || chunk.length === 0) return;
     const kept = chunk.length > this.limit ? chunk.subarray(chunk.length - this.limit) : chunk;
     this.chunks.push(kept);
@@ -19,6 +21,11 @@ export class OutputTail {
     while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.limit) {
       this.size -= this.chunks.shift()?.length ?? 0;
     }
+  }
+
+  /** True when bytes before the tail were dropped: its first line may be the end of a longer one. */
+  get cut(): boolean {
+    return this.total > this.limit;
   }
 
   /** The kept bytes as UTF-8; a character cut at the front is dropped rather than shown as garbage. */

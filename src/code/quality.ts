@@ -1,4 +1,5 @@
 import type { QualitySuiteConfig } from "../config/config-types.js";
+import { redactSecrets } from "../trace/redact.js";
 import { runCommand } from "./run-command.js";
 
 /** How a quality suite ended: what a `testsPass` gate and a suite code phase read. */
@@ -35,10 +36,13 @@ export async function runQualitySuite(
     tailBytes: TAIL_BYTES,
     signal,
   });
-  const lines = run.outputTail.replace(/\s+$/, "").split("\n");
+  // A tail cut in the middle of a word may start with the end of a secret no pattern recognises: drop it.
+  const output = run.outputCut ? run.outputTail.replace(/^\S+/, "") : run.outputTail;
+  // Redacted whole, before it is cut to lines, so a value spanning lines is still recognised.
+  const lines = redactSecrets(output).replace(/\s+$/, "").split("\n");
   if (lines.length === 1 && lines[0] === "") lines.pop();
   if (run.spawnError !== null)
-    lines.push(`[sssf] could not start ${suite.command.join(" ")}: ${run.spawnError}`);
+    lines.push(redactSecrets(`[sssf] could not start ${suite.command.join(" ")}: ${run.spawnError}`));
   else if (run.timedOut) lines.push(`[sssf] timed out after ${suite.timeoutMs} ms; process group killed`);
   else if (run.aborted) lines.push("[sssf] aborted; process group killed");
   return {

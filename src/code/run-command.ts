@@ -24,6 +24,8 @@ export interface RunCommandResult {
   durationMs: number;
   /** The last `tailBytes` of combined stdout+stderr. */
   outputTail: string;
+  /** True when output before `outputTail` was dropped (its first characters may end a longer line). */
+  outputCut: boolean;
   /** Why the program could not be started (ENOENT…), else null. */
   spawnError: string | null;
 }
@@ -50,6 +52,7 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     aborted: false,
     durationMs: Math.round(performance.now() - started),
     outputTail: tail.text(),
+    outputCut: tail.cut,
     spawnError: null,
     ...fields,
   });

@@ -3,6 +3,7 @@ import type { CallOptions } from "../api/run-api.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { GateReport } from "../gates/gate.js";
+import { redactJsonValue } from "../trace/redact-json.js";
 import { applyGates } from "./apply-gates.js";
 import type { CallContext } from "./call-context.js";
 import { type CallContract, callContract } from "./call-contract.js";
@@ -80,7 +81,8 @@ export async function callAgent<T extends OutputType>(
     const { reports, failed } = await failedGates(context, options, accepted, row.id);
     if (failed.length === 0) {
       run.trace.acceptEnvelope(row);
-      writeFileSync(agent.dirs.envelope, `${JSON.stringify(accepted, null, 2)}\n`);
+      // The file is a record: secrets redacted. The envelope returned to the workflow stays whole.
+      writeFileSync(agent.dirs.envelope, `${JSON.stringify(redactJsonValue(accepted), null, 2)}\n`);
       return accepted;
     }
     if (round >= phase.retries) {

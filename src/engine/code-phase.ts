@@ -7,6 +7,7 @@ import { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
+import { redactJsonValue } from "../trace/redact-json.js";
 import { runSuitePhase } from "./code-support.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
 
@@ -54,7 +55,8 @@ function envelopeRecorder(deps: CodePhaseDeps): (type: OutputType, envelope: obj
     });
     mkdirSync(dir, { recursive: true });
     const stem = `p${String(row.number).padStart(2, "0")}-${row.name}${attempt === 1 ? "" : `-${attempt}`}`;
-    writeFileSync(path.join(dir, `${stem}.envelope.json`), `${JSON.stringify(envelope, null, 2)}\n`);
+    const file = path.join(dir, `${stem}.envelope.json`);
+    writeFileSync(file, `${JSON.stringify(redactJsonValue(envelope), null, 2)}\n`);
   };
 }
 

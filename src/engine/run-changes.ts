@@ -5,6 +5,7 @@ import { commitChanges, diffChanges } from "../code/git-commit.js";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "../gates/gate.js";
+import { redactSecrets } from "../trace/redact.js";
 
 export interface RunChangesOptions {
   root: string;
@@ -80,11 +81,11 @@ export class RunChanges {
   }
 }
 
-/** Saves a captured diff as `<session>/changes/<stem>.diff`; returns its path. */
+/** Saves a captured diff, secrets redacted, as `<session>/changes/<stem>.diff`; returns its path. */
 export function saveDiff(sessionRoot: string, stem: string, diff: string): string {
   const dir = path.join(sessionRoot, "changes");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${stem}.diff`);
-  writeFileSync(file, diff);
+  writeFileSync(file, redactSecrets(diff));
   return file;
 }

@@ -16,6 +16,7 @@ import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { getSession, latestAcceptedEnvelope, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
+import { registerSecretEnv } from "../trace/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import { Tracer } from "../trace/tracer.js";
 import {
@@ -221,6 +222,8 @@ function finishSession(
  */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutcome> {
   const { config } = options;
+  // From here on, the secret-named values of the agents' and suites' env are redacted wherever text is kept.
+  for (const { env } of [...config.agents, ...Object.values(config.quality)]) registerSecretEnv(env);
   const resolveRuntime = await checkRunRequest(options);
 
   const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);

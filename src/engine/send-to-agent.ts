@@ -3,6 +3,7 @@ import path from "node:path";
 import type { SendReason } from "../api/send-hook.js";
 import type { AgentSendResult, ToolCall } from "../runtimes/runtime.js";
 import type { EventRow, ProcessRow } from "../trace/events.js";
+import { redactSecrets } from "../trace/redact.js";
 import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
 import type { CallContext } from "./call-context.js";
 
@@ -16,12 +17,14 @@ export interface SendInput {
   outputSchema?: Record<string, unknown> | undefined;
 }
 
+/** Saves the prompts as sent, secrets redacted (the agent itself is sent them whole). */
 function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
   const stem = `p${String(phase.row.number).padStart(2, "0")}-${phase.row.name}-${input.attempt}-${input.reason}`;
-  writeFileSync(path.join(agent.dirs.prompts, `${stem}.user.md`), input.prompt);
+  const prompt = redactSecrets(input.prompt);
+  writeFileSync(path.join(agent.dirs.prompts, `${stem}.user.md`), prompt);
   if (input.reason === "initial") {
-    writeFileSync(path.join(agent.dirs.prompts, "system.md"), input.systemPrompt);
-    writeFileSync(path.join(agent.dirs.prompts, "user.md"), input.prompt);
+    writeFileSync(path.join(agent.dirs.prompts, "system.md"), redactSecrets(input.systemPrompt));
+    writeFileSync(path.join(agent.dirs.prompts, "user.md"), prompt);
   }
 }
 
@@ -70,6 +73,7 @@ export async function sendToAgent(
       systemPrompt: input.systemPrompt,
       prompt: input.prompt,
       cwd: run.repoRoot,
+      contextHandoffDir: run.contextHandoffDir,
       command: agent.config.command,
       env: agent.config.env,
       timeouts: agent.config.timeouts,

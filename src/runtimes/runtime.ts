@@ -70,6 +70,12 @@ export interface AgentSendRequest {
   prompt: string;
   /** The run's working tree. */
   cwd: string;
+  /**
+   * The session's `context_handoff/` folder, where agents leave files for later agents. In a worktree
+   * run it lies outside `cwd`; a runtime whose CLI limits writes to its workspace opens this folder
+   * to it (and nothing else outside `cwd`). Absent when the caller has no such folder.
+   */
+  contextHandoffDir?: string | undefined;
   /** argv for runtimes that run a user-given program (exec). */
   command?: string[] | undefined;
   env?: Record<string, string> | undefined;

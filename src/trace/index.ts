@@ -17,8 +17,16 @@ export {
   readTable,
 } from "./queries.js";
 export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
-export { REDACTED, redactSecrets } from "./redact.js";
-export { redactJsonText } from "./redact-json.js";
+export {
+  isSecretVariableName,
+  KNOWN_SECRET_VARIABLES,
+  MIN_SECRET_VALUE_LENGTH,
+  REDACTED,
+  redactSecrets,
+  registerSecretEnv,
+  registerSecretValues,
+} from "./redact.js";
+export { redactJsonText, redactJsonValue } from "./redact-json.js";
 export { redactRecord } from "./redact-record.js";
 export { migrate, SCHEMA_VERSION } from "./schema.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

@@ -5,6 +5,7 @@ import { SssfError } from "../errors/index.js";
 import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
+import { redactRecord } from "./redact-record.js";
 
 /** Options of {@link rebuildDatabase}. */
 export interface RebuildOptions {
@@ -82,7 +83,9 @@ function backUp(dbPath: string): string | null {
 /**
  * Recreates the trace database from the session files: the existing database is first moved to
  * `<dbPath>.bak-<timestamp>` (never deleted), then every line of every `<sessionsDir>/<adw_id>/events.jsonl`
- * (sessions by directory name, lines in order) is upserted into a fresh database, in transactions.
+ * (sessions by directory name, lines in order) is upserted into a fresh database, in transactions, each
+ * record redacted first as the tracer redacts it (`redactRecord`), so a secret an older sssf left in a file
+ * does not come back into the database.
  * Contract: a line that is not a storable record is skipped and counted, never fatal. Throws
  * SssfError("usage") when `sessionsDir` does not exist (before touching the database), and file system or
  * SQLite errors otherwise. Run it while no sssf process writes to `dbPath`.
@@ -116,7 +119,8 @@ export function rebuildDatabase(options: RebuildOptions): RebuildResult {
           continue;
         }
         try {
-          upsert(record);
+          // Lines written before every column was redacted may hold a raw secret: never bring it back.
+          upsert(redactRecord(record));
           result.records += 1;
         } catch (error) {
           if (!isBadRow(error)) throw error;

@@ -31,3 +31,17 @@ export function redactJsonText(text: string): string {
     return redacted;
   }
 }
+
+/**
+ * {@link redactJsonText} for a value about to be written as JSON (an envelope file, an approval file):
+ * `value` itself when its JSON holds no secret, else a redacted copy (parsed back from the redacted JSON).
+ * Contract: never throws for JSON-serialisable values; never mutates `value`; a value JSON cannot
+ * represent (undefined, a function) is returned as is.
+ * @example writeFileSync(file, `${JSON.stringify(redactJsonValue(envelope), null, 2)}\n`);
+ */
+export function redactJsonValue<V>(value: V): V {
+  const text: string | undefined = JSON.stringify(value);
+  if (text === undefined) return value;
+  const redacted = redactJsonText(text);
+  return redacted === text ? value : (JSON.parse(redacted) as V);
+}

@@ -1,5 +1,13 @@
-/** What a redacted secret is replaced with. */
-export const REDACTED = "[REDACTED]";
+import { REDACTED, redactSecretValues } from "./secret-values.js";
+
+export {
+  isSecretVariableName,
+  KNOWN_SECRET_VARIABLES,
+  MIN_SECRET_VALUE_LENGTH,
+  REDACTED,
+  registerSecretEnv,
+  registerSecretValues,
+} from "./secret-values.js";
 
 /** Case-insensitive pattern for a word without the `i` flag, which would also loosen the key formats. */
 function anyCase(word: string): string {
@@ -91,13 +99,16 @@ function replaceSecret(match: string, ...groups: unknown[]): string {
 }
 
 /**
- * Replaces likely secrets in `text` with `[REDACTED]`: provider API keys and tokens (OpenAI, Anthropic,
- * Google, GitHub, Slack, AWS), `Bearer` credentials, and values assigned to names ending in KEY, TOKEN,
- * SECRET or PASSWORD (env assignments, JSON/YAML fields, escaped JSON inside JSON strings).
- * Contract: never throws; one regex pass; returns `text` itself when nothing matched; idempotent.
+ * Replaces likely secrets in `text` with `[REDACTED]`: first every registered secret value (the values of
+ * secret-named environment variables of sssf and of the run's agents, `registerSecretValues`), then
+ * provider API keys and tokens (OpenAI, Anthropic, Google, GitHub, Slack, AWS), `Bearer` credentials, and
+ * values assigned to names ending in KEY, TOKEN, SECRET or PASSWORD (env assignments, JSON/YAML fields,
+ * escaped JSON inside JSON strings). The one redaction of everything sssf stores or prints.
+ * Contract: never throws; one regex pass for the values (skipped when none are registered) and one for
+ * the patterns; returns `text` itself when nothing matched; idempotent.
  * @example
  * redactSecrets('ANTHROPIC_API_KEY=abc123 {"api_key": "xyz"}'); // 'ANTHROPIC_API_KEY=[REDACTED] {"api_key": "[REDACTED]"}'
  */
 export function redactSecrets(text: string): string {
-  return text.replace(SECRETS, replaceSecret);
+  return redactSecretValues(text).replace(SECRETS, replaceSecret);
 }

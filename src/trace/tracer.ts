@@ -37,8 +37,8 @@ function isTransient(error: unknown): boolean {
 
 /**
  * Writes trace records to a session's `events.jsonl` (the raw record) and then to the trace db (its
- * queryable mirror), in batches: one append and one transaction per flush. Secrets are redacted once,
- * before either write, so file and db hold the same rows.
+ * queryable mirror), in batches: one append and one transaction per flush. Secrets are redacted once
+ * (`redactRecord`: every free-text and JSON column), before either write, so file and db hold the same rows.
  * Contract: `write` never throws, except after `close()`. A batch the db refuses as busy or locked stays
  * queued, in order, for the next flush; failures of timer- or size-triggered flushes are kept and thrown by
  * the next explicit `flush()` or `close()`. Records already appended to the file are never appended twice.

@@ -6,10 +6,11 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { finished } from "node:stream/promises";
+import { redactSecrets } from "../../trace/redact.js";
 
 /** An append-only sink for stdout lines. */
 export interface RawOutputWriter {
-  /** Queues lines (without newlines) for appending. */
+  /** Queues lines (without newlines) for appending, each redacted (`redactSecrets`) as a whole line. */
   write(lines: string[]): void;
   /**
    * When the disk is behind (more than the stream's buffer is queued), calls `resume` once it caught
@@ -43,7 +44,8 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
   return {
     write(lines) {
       if (failed || lines.length === 0) return;
-      stream.write(`${lines.join("\n")}\n`);
+      // Whole lines only (the splitter never cuts one), so no secret is split between two redactions.
+      stream.write(`${lines.map(redactSecrets).join("\n")}\n`);
     },
     backlogged(resume) {
       if (failed || !stream.writableNeedDrain) return false;
