@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ToolCall } from "../runtimes/runtime.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
+import { redactSecrets } from "../trace/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
 import { agentText, formatCost, formatDuration, formatTokens, paint } from "./format.js";
 
@@ -20,7 +21,8 @@ function usageText(row: { input_tokens: number; output_tokens: number; cost_usd:
  */
 export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): RunReporter {
   const write = (line: string) => out.write(`${line}\n`);
-  const safe = (text: string) => terminalSafe(text);
+  // Names, descriptions and paths may hold a secret too (a request pasted into a description).
+  const safe = (text: string) => terminalSafe(redactSecrets(text));
   const where = (file: string) => safe(path.relative(cwd, file) || file);
   // While phases overlap (run.parallel), each tool call and log line names the phase it belongs to.
   const running = new Set<string>();

@@ -12,6 +12,7 @@ import {
 } from "../../approval/approval-files.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
+import { redactSecrets } from "../../trace/redact.js";
 import { processAlive } from "../../util/process-group.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { tracePaths } from "../read-context.js";
@@ -116,8 +117,10 @@ export async function approvalCommand(
     // The question and names come from the workflow and the request file: shown, never acted on.
     process.stdout.write(
       terminalSafe(
-        `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
-          `   question: ${request.question}\n`,
+        redactSecrets(
+          `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
+            `   question: ${request.question}\n`,
+        ),
         { multiline: true },
       ),
     );
