@@ -82,6 +82,25 @@ describe("claude_code argv", () => {
     expect(none).toContain("--session-id=u-2");
     expect(none).toContain("--tools=");
     expect(none.some((arg) => arg.startsWith("--allowedTools") || arg.startsWith("--model"))).toBe(false);
+    expect(none.some((arg) => arg.startsWith("--add-dir"))).toBe(false);
+  });
+
+  it("keeps file-tool writes in the working directories, of which --add-dir makes the handoff folder one", () => {
+    const args = claudeArgs({
+      uuid: "u-3",
+      resume: false,
+      model: "",
+      thinking: "off",
+      tools: ["write"],
+      systemPromptFile: "/f",
+      contextHandoffDir: "/d/sessions/a1/context_handoff",
+    });
+    expect(args).toContain("--add-dir=/d/sessions/a1/context_handoff");
+    const settings = args.find((arg) => arg.startsWith("--settings="))?.slice("--settings=".length);
+    expect(JSON.parse(settings ?? "{}")).toEqual({
+      permissions: { blockWritesOutsideWorkingDirectories: true },
+    });
+    expect(args).toContain("--permission-mode=dontAsk");
   });
 
   it("validates tools and model names", () => {

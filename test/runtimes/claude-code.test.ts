@@ -14,7 +14,7 @@ import {
   systemText,
 } from "./claude-code-world.js";
 import { recordingObserver } from "./cli-harness.js";
-import { CONTRACT_FILE, describeRuntimeContract, markersOf } from "./runtime-contract.js";
+import { CONTRACT_FILE, describeRuntimeContract, HANDOFF_FILE, markersOf } from "./runtime-contract.js";
 
 let world: ClaudeWorld | undefined;
 afterEach(async () => {
@@ -53,6 +53,20 @@ describeRuntimeContract({
     expect(w, { observer }) {
       expect(observer.toolCalls[0]?.result).toContain(CONTRACT_FILE.path);
       expect(offeredTools(w.calls()[0])).toEqual(expect.arrayContaining(["Read", "Bash", "Edit", "Write"]));
+    },
+  },
+  handoffWrite: {
+    expect(_w, { observer }, layout) {
+      expect(observer.commands[0]).toContain(`--add-dir=${layout.contextHandoff}`);
+      expect(observer.toolCalls[0]?.result).toContain(path.join(layout.contextHandoff, HANDOFF_FILE.path));
+    },
+  },
+  // The allow rule for Write has no path; permissions.blockWritesOutsideWorkingDirectories (sssf's
+  // --settings) is what refuses it outside the cwd and the --add-dir folder.
+  outsideWrite: {
+    expect(_w, { observer }) {
+      expect(observer.toolCalls[0]?.result).toContain("blockWritesOutsideWorkingDirectories");
+      expect(observer.logs.some((message) => message.startsWith("claude denied Write"))).toBe(true);
     },
   },
   usage: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planCodexTools, validateCodexTools } from "../../src/runtimes/codex/args.js";
+import { codexArgs, planCodexTools, validateCodexTools } from "../../src/runtimes/codex/args.js";
 import type { CodexCatalog } from "../../src/runtimes/codex/catalog.js";
 import { type CodexConfig, readTomlStrings } from "../../src/runtimes/codex/config.js";
 import { createCodexParser, isModelRejection, usageSince } from "../../src/runtimes/codex/events.js";
@@ -56,6 +56,27 @@ describe("codex runtime pieces", () => {
     expect(planCodexTools(["write"], false)).toMatchObject({ shell: true, applyPatch: false });
     expect(validateCodexTools(["read", "Bash"])).toContain('"Bash"');
     expect(validateCodexTools(["read", "ls"])).toBeNull();
+  });
+
+  it("makes the handoff folder a writable root of a writing sandbox only, before resume", () => {
+    const args = (tools: string[], contextHandoffDir?: string) =>
+      codexArgs({
+        command: ["codex"],
+        cwd: "/w",
+        model: "",
+        effort: null,
+        plan: planCodexTools(tools, true),
+        instructionsFile: "/s/i.md",
+        catalogFile: null,
+        threadId: "01a22baf-0000-7000-8000-000000000000",
+        contextHandoffDir,
+      });
+    const writing = args(["write"], "/d/context_handoff");
+    const at = writing.indexOf("--add-dir");
+    expect(writing[at + 1]).toBe("/d/context_handoff");
+    expect(at).toBeLessThan(writing.indexOf("resume"));
+    expect(args(["read"], "/d/context_handoff")).not.toContain("--add-dir");
+    expect(args(["write"])).not.toContain("--add-dir");
   });
 
   it("resolves models: strict on OpenAI's API, open on custom endpoints, efforts clamped to the model", () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentSendObserver, AgentSendRequest } from "../../src/runtimes/runtime.js";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
@@ -73,9 +73,21 @@ export interface CodexWorld extends CliWorld {
   request(overrides?: Partial<AgentSendRequest>): AgentSendRequest;
 }
 
-/** `createCodexWorld` with `request()` bound to it. */
+/**
+ * The contract suite's sandbox: `/tmp` and `$TMPDIR` are no writable roots of `workspace-write`, as
+ * they are by default. Every scene lives under the system temp folder, so only then does the sandbox's
+ * boundary show: the cwd and sssf's `--add-dir` folder stay writable, the rest of the scene does not.
+ */
+const CONTRACT_SANDBOX = `
+[sandbox_workspace_write]
+exclude_slash_tmp = true
+exclude_tmpdir_env_var = true
+`;
+
+/** `createCodexWorld` with `request()` bound to it and the contract suite's sandbox (above). */
 export async function openCodexWorld(script?: FakeScript): Promise<CodexWorld> {
   const world = await createCodexWorld(script);
+  appendFileSync(path.join(world.home, ".codex/config.toml"), CONTRACT_SANDBOX);
   return { ...world, request: (overrides = {}) => codexRequest(world, overrides) };
 }
 

@@ -75,6 +75,23 @@ describeRuntimeContract({
       expect(offeredTools(modelRequests(w).at(-1))).toEqual(["apply_patch"]);
     },
   },
+  handoffWrite: {
+    expect(_w, { observer }, layout) {
+      const argv = observer.commands[0] ?? [];
+      expect(argv[argv.indexOf("--add-dir") + 1]).toBe(layout.contextHandoff);
+      expect(argv.filter((arg) => arg === "--add-dir")).toHaveLength(1);
+    },
+  },
+  // codex rejects the patch before running it, so its exec stream has no item for it: no tool_call is
+  // reported, and the model's tool result is codex's refusal. (The contract world takes /tmp out of
+  // the sandbox's writable roots, where every scene lives.)
+  outsideWrite: {
+    expect(w, { observer }) {
+      expect(observer.toolCalls).toEqual([]);
+      const outputs = JSON.stringify(modelRequests(w).at(-1)?.body ?? {});
+      expect(outputs).toContain("patch rejected: writing outside of the project");
+    },
+  },
   // codex's events carry token counts but no price, and sssf prices nothing: cost is 0. Its context
   // is the last prompt plus the output.
   usage: {

@@ -3,7 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { approvalModeFor, geminiPolicyToml, validateGeminiTools } from "../../src/runtimes/gemini/args.js";
+import {
+  approvalModeFor,
+  geminiPolicyToml,
+  validateGeminiTools,
+  workspaceArgs,
+} from "../../src/runtimes/gemini/args.js";
 import { createGeminiParser, geminiUsage } from "../../src/runtimes/gemini/events.js";
 import { modelsFromBundleSource } from "../../src/runtimes/gemini/models.js";
 import {
@@ -97,6 +102,8 @@ describe("gemini runtime helpers", () => {
     expect(approvalModeFor([])).toBe("default");
     expect(approvalModeFor(["read", "edit"])).toBe("auto_edit");
     expect(approvalModeFor(["bash", "write"])).toBe("yolo");
+    expect(workspaceArgs("/d/context_handoff")).toEqual(["--include-directories", "/d/context_handoff"]);
+    expect(workspaceArgs(undefined)).toEqual([]);
   });
 
   it("reads the model catalog from a bundle and settings with comments", () => {

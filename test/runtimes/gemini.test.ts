@@ -12,7 +12,7 @@ import {
   geminiWire,
   systemText,
 } from "./gemini-world.js";
-import { CONTRACT_FILE, describeRuntimeContract } from "./runtime-contract.js";
+import { CONTRACT_FILE, describeRuntimeContract, HANDOFF_FILE } from "./runtime-contract.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -54,6 +54,23 @@ describeRuntimeContract({
         content: CONTRACT_FILE.content,
       });
       expect(declaredTools(w.calls()[0]).sort()).toEqual(["read_file", "write_file"]);
+    },
+  },
+  handoffWrite: {
+    expect(_w, { observer }, layout) {
+      const argv = observer.commands[0] ?? [];
+      expect(argv[argv.indexOf("--include-directories") + 1]).toBe(layout.contextHandoff);
+      expect(argv.filter((arg) => arg === "--include-directories")).toHaveLength(1);
+      expect(observer.toolCalls[0]?.args).toEqual({
+        file_path: path.join(layout.contextHandoff, HANDOFF_FILE.path),
+        content: HANDOFF_FILE.content,
+      });
+    },
+  },
+  // gemini's workspace is the cwd plus --include-directories; it refuses any other path itself.
+  outsideWrite: {
+    expect(_w, { observer }) {
+      expect(observer.toolCalls[0]?.result).toContain("Path not in workspace");
     },
   },
   // gemini's stream carries token counts but no price, and sssf prices nothing: cost is 0. Its
@@ -99,5 +116,15 @@ describe("gemini runtime against the real CLI", () => {
     );
     expect(existsSync(path.join(request.sessionDir, "tmp"))).toBe(true);
     expect(declaredTools(world.calls()[0])).toEqual([]);
+  }, 120_000);
+
+  it("creates a missing handoff folder before gemini starts (gemini exits 1 on one that does not exist)", async () => {
+    world = await createGeminiWorld();
+    const handoff = path.join(world.root, "sessions/a1b2c3d4/context_handoff");
+    const request = world.request({ prompt: "TURN-1 no folder yet", tools: [], contextHandoffDir: handoff });
+    const result = await geminiRuntime.send(request, recordingObserver());
+    expect(result.error).toBeUndefined();
+    expect(result.ok).toBe(true);
+    expect(existsSync(handoff)).toBe(true);
   }, 120_000);
 });

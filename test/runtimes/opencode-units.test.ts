@@ -6,6 +6,7 @@ import {
   opencodeArgs,
   opencodeConfigContent,
   validateOpencodeTools,
+  withHandoffDirectory,
 } from "../../src/runtimes/opencode/args.js";
 import { readOpencodeConfig, stripJsonc } from "../../src/runtimes/opencode/config-files.js";
 import { createOpencodeStreamParser } from "../../src/runtimes/opencode/events.js";
@@ -103,6 +104,16 @@ describe("opencode arguments", () => {
       "--variant=none",
       "--session=ses_1",
     ]);
+  });
+
+  it("opens the handoff folder, and no other outside path, through external_directory", () => {
+    const permission = { "*": "deny", edit: "allow" } as const;
+    expect(withHandoffDirectory(permission, "/d/sessions/a1/context_handoff/")).toEqual({
+      "*": "deny",
+      edit: "allow",
+      external_directory: { "*": "deny", "/d/sessions/a1/context_handoff/*": "allow" },
+    });
+    expect(withHandoffDirectory(permission, undefined)).toEqual(permission);
   });
 });
 

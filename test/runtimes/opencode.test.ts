@@ -14,7 +14,7 @@ import {
   opencodeBinary,
   opencodeWire,
 } from "./opencode-world.js";
-import { CONTRACT_FILE, describeRuntimeContract } from "./runtime-contract.js";
+import { CONTRACT_FILE, describeRuntimeContract, HANDOFF_FILE } from "./runtime-contract.js";
 
 let world: OpencodeWorld | undefined;
 afterEach(async () => {
@@ -63,6 +63,21 @@ describeRuntimeContract({
       });
       // opencode checks write and edit against one permission, so allowing write offers both.
       expect(offeredTools(w.chats()[0])).toEqual(["edit", "write"]);
+    },
+  },
+  handoffWrite: {
+    expect(_w, { observer }, layout) {
+      expect(observer.toolCalls[0]?.args).toMatchObject({
+        filePath: path.join(layout.contextHandoff, HANDOFF_FILE.path),
+        content: HANDOFF_FILE.content,
+      });
+    },
+  },
+  // opencode asks external_directory for a path outside its project (the worktree), which sssf's
+  // agent denies everywhere but under the handoff folder.
+  outsideWrite: {
+    expect(_w, { observer }) {
+      expect(observer.toolCalls[0]?.result).toContain('"permission":"external_directory"');
     },
   },
   // opencode prices each send from the per-million prices in opencode.json; its context is the

@@ -9,6 +9,7 @@ import type {
 } from "../../src/runtimes/runtime.js";
 import type { FakeScript, FakeUsage, LoggedRequest } from "../../src/testing/index.js";
 import type { CliWorld } from "./cli-harness.js";
+import type { WorktreeLayout } from "./worktree-layout.js";
 
 /** A runtime's CLI world that builds send requests running its CLI (binary, model, test defaults). */
 export interface ContractScene extends CliWorld {
@@ -68,6 +69,8 @@ type Check<W, Args extends unknown[]> = (scene: W, ...args: Args) => void | Prom
 export type ContractCase =
   | "session"
   | "toolCall"
+  | "handoffWrite"
+  | "outsideWrite"
   | "usage"
   | "bigPrompt"
   | "toolsNone"
@@ -97,6 +100,15 @@ export interface RuntimeContractWorld<W extends ContractScene> {
     /** The allowlist the send gets (default: the harness's read, bash, edit, write). */
     tools?: string[];
     expect?: Check<W, [ContractSend]>;
+  };
+  /** The write into `context_handoff/` from a worktree run (tools: `toolCall.tools`). */
+  handoffWrite?: {
+    expect?: Check<W, [ContractSend, WorktreeLayout]>;
+  };
+  /** The write outside both the worktree and `context_handoff/`, which the CLI must refuse. */
+  outsideWrite?: {
+    /** Checks of the CLI's own refusal (its message to the model…). */
+    expect?: Check<W, [ContractSend, WorktreeLayout]>;
   };
   usage: {
     /** The scripted counts of the two sends (default `CONTRACT_USAGE`). */
@@ -140,6 +152,9 @@ export const CONTRACT_USAGE: readonly [FakeUsage, FakeUsage] = [
 
 /** The file the tool-call case's model writes. */
 export const CONTRACT_FILE = { path: "notes/hello.md", content: "hello from the model\n" };
+
+/** The file the handoff cases' model writes, relative to the handoff (or the outside) folder. */
+export const HANDOFF_FILE = { path: "plan/handoff.md", content: "# Plan\n\nhanded over by the model\n" };
 
 /** The `TURN-n` markers of the fake's echo reply. */
 export const markersOf = (text: string): string[] => (JSON.parse(text) as { markers: string[] }).markers;

@@ -3,11 +3,12 @@
  * against any CLI runtime, each driving the real CLI through the fake model server. A runtime passes
  * its world (how to open it, read its requests, what it truly reports) and its own extra assertions.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILTIN_RUNTIME_IDS } from "../../src/runtimes/builtins.js";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
+import { toolCallName } from "../../src/runtimes/send-loop/tool-call-name.js";
 import type { FakeScript } from "../../src/testing/index.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
 import {
@@ -17,16 +18,20 @@ import {
   type ContractScene,
   type ContractSend,
   contractObserver,
+  HANDOFF_FILE,
   markersOf,
   type RuntimeContractWorld,
 } from "./runtime-contract-world.js";
+import { createWorktreeLayout, gitStatus, type WorktreeLayout } from "./worktree-layout.js";
 
 export {
   CONTRACT_FILE,
   type ContractSend,
+  HANDOFF_FILE,
   markersOf,
   type RuntimeContractWorld,
 } from "./runtime-contract-world.js";
+export type { WorktreeLayout } from "./worktree-layout.js";
 
 const CASE_TIMEOUT_MS = 180_000;
 /** No argv of a send is this long: prompts travel on stdin or in files. */
@@ -127,6 +132,75 @@ export function describeRuntimeContract<W extends ContractScene>(world: RuntimeC
         expect(call.endedAt.getTime()).toBeGreaterThanOrEqual(call.startedAt.getTime());
         expect(scene.server.egress()).toEqual([]);
         await world.toolCall?.expect?.(scene, sent);
+      },
+    );
+
+    /**
+     * One write in a worktree run: the CLI starts in the run's git worktree, `file` is elsewhere. The
+     * model writes it with its own write tool, then answers `reply` to the tool result.
+     */
+    const worktreeWrite = async (
+      target: (layout: WorktreeLayout) => string,
+      reply: string,
+    ): Promise<{ scene: W; layout: WorktreeLayout; file: string; sent: ContractSend }> => {
+      const scene = await open();
+      const layout = createWorktreeLayout(scene.work);
+      const file = path.join(target(layout), HANDOFF_FILE.path);
+      scene.server.setScript({
+        steps: [
+          {
+            match: { text: "TURN-1", afterToolResult: false, hasTools: true },
+            writeFile: { path: file, content: HANDOFF_FILE.content },
+          },
+          { match: { afterToolResult: true }, reply },
+        ],
+      });
+      const tools = world.toolCall?.tools;
+      const sent = await send(scene, {
+        prompt: "TURN-1 hand the plan over",
+        cwd: layout.worktree,
+        contextHandoffDir: layout.contextHandoff,
+        ...(tools ? { tools } : {}),
+      });
+      return { scene, layout, file, sent };
+    };
+
+    contractCase(
+      "handoffWrite",
+      "writes into context_handoff/ from a worktree run: the file exists outside its cwd and one tool_call is reported",
+      async () => {
+        const before = Date.now();
+        const { scene, layout, file, sent } = await worktreeWrite((l) => l.contextHandoff, "handed over");
+        expectOk(sent);
+        expect(sent.result.text).toBe("handed over");
+        expect(readFileSync(file, "utf8")).toBe(HANDOFF_FILE.content);
+        expect(sent.observer.toolCalls).toHaveLength(1);
+        const call = sent.observer.toolCalls[0]!;
+        expect(call).toMatchObject({ tool: "write", name: toolCallName("write", { path: file }), ok: true });
+        expect(call.startedAt.getTime()).toBeGreaterThanOrEqual(before);
+        // Nothing landed in the checkout (its data dir is ignored, as sssf init makes it).
+        expect(gitStatus(layout.checkout)).toBe("");
+        expect(scene.server.egress()).toEqual([]);
+        await world.handoffWrite?.expect?.(scene, sent, layout);
+      },
+    );
+
+    contractCase(
+      "outsideWrite",
+      "refuses a write outside both its cwd and context_handoff/ in a worktree run",
+      async () => {
+        const { scene, layout, file, sent } = await worktreeWrite((l) => l.outside, "could not write");
+        expectOk(sent);
+        // The model was told (its tool result came back) and the file does not exist.
+        expect(sent.result.text).toBe("could not write");
+        expect(wire.requests(scene).map((request) => request.step)).toContain(1);
+        expect(existsSync(file)).toBe(false);
+        expect(gitStatus(layout.checkout)).toBe("");
+        // A refused write is never reported as done (at most one failed tool_call).
+        expect(sent.observer.toolCalls.length).toBeLessThanOrEqual(1);
+        expect(sent.observer.toolCalls.filter((call) => call.ok)).toEqual([]);
+        expect(scene.server.egress()).toEqual([]);
+        await world.outsideWrite?.expect?.(scene, sent, layout);
       },
     );
 

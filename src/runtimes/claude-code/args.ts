@@ -131,6 +131,24 @@ export interface ClaudeArgsInput {
   systemPromptFile: string;
   /** `--json-schema` value (see `claudeSchemaArg`), or null for none. */
   jsonSchema?: string | null;
+  /** The session's handoff folder, opened with `--add-dir` (absent: none). */
+  contextHandoffDir?: string | undefined;
+}
+
+/**
+ * The `--settings` of every call: claude's file tools (Write, Edit, NotebookEdit) refuse any path
+ * outside the working directories (the cwd and `--add-dir` folders), whatever the allow rules say. An
+ * unscoped `Write` allow rule would otherwise let them write anywhere. Shell commands are not limited.
+ */
+export const CLAUDE_SETTINGS = JSON.stringify({
+  permissions: { blockWritesOutsideWorkingDirectories: true },
+});
+
+/** `--add-dir=<folder>` for the session's handoff folder: a working directory, so writes there pass. */
+export function workspaceArgs(contextHandoffDir: string | undefined): string[] {
+  return contextHandoffDir === undefined || contextHandoffDir === ""
+    ? []
+    : [`--add-dir=${contextHandoffDir}`];
 }
 
 /**
@@ -138,8 +156,10 @@ export interface ClaudeArgsInput {
  * (`--tools`, `--allowedTools`) cannot swallow anything. `--system-prompt-snapshot=off` makes claude
  * send this call's system prompt instead of the one recorded on the first call; `--strict-mcp-config`
  * keeps MCP servers from the user's config out of the tool set; `dontAsk` runs the allowed tools and
- * denies anything else without prompting. `--json-schema` (inline JSON: claude reads no schema file)
- * adds claude's StructuredOutput tool, even with `--tools=`.
+ * denies anything else without prompting; `--settings` (`CLAUDE_SETTINGS`) keeps the file tools'
+ * writes inside the working directories, of which `--add-dir` makes the handoff folder one.
+ * `--json-schema` (inline JSON: claude reads no schema file) adds claude's StructuredOutput tool, even
+ * with `--tools=`.
  */
 export function claudeArgs(input: ClaudeArgsInput): string[] {
   const native = [...new Set(input.tools.map((tool) => CLAUDE_TOOL_MAP[tool] ?? tool))];
@@ -155,6 +175,8 @@ export function claudeArgs(input: ClaudeArgsInput): string[] {
     `--tools=${native.join(",")}`,
     ...(native.length === 0 ? [] : [`--allowedTools=${native.join(",")}`]),
     "--permission-mode=dontAsk",
+    `--settings=${CLAUDE_SETTINGS}`,
+    ...workspaceArgs(input.contextHandoffDir),
     "--strict-mcp-config",
     `--effort=${effort}`,
     ...(input.jsonSchema == null ? [] : [`--json-schema=${input.jsonSchema}`]),

@@ -71,6 +71,18 @@ async function sendClaudeCode(
       `could not write to ${request.sessionDir}: ${(error as Error).message}`,
     );
   }
+  const handoff = request.contextHandoffDir;
+  try {
+    // claude skips an --add-dir folder that does not exist; the engine makes it, a library caller may not.
+    if (handoff) mkdirSync(handoff, { recursive: true });
+  } catch (error) {
+    return refuseSend(
+      request,
+      LABEL,
+      "spawn_failed",
+      `could not create the handoff folder ${handoff}: ${(error as Error).message}`,
+    );
+  }
   const schema: ClaudeSchemaArg | null =
     request.outputSchema === undefined ? null : claudeSchemaArg(request.outputSchema);
   const args = claudeArgs({
@@ -81,6 +93,7 @@ async function sendClaudeCode(
     tools: request.tools,
     systemPromptFile,
     jsonSchema: schema?.ok ? schema.json : null,
+    contextHandoffDir: request.contextHandoffDir,
   });
   const tmp = claudeTmpDir(request.sessionDir);
   const sendEnv = { ...claudeEnv(request.thinking), CLAUDE_CODE_TMPDIR: tmp };

@@ -65,6 +65,20 @@ export interface CodexArgsInput {
   threadId: string | null;
   /** The strict output schema file for `--output-schema`, or null for none. */
   outputSchemaFile?: string | null;
+  /** The session's handoff folder, made writable with `--add-dir` (absent: none). */
+  contextHandoffDir?: string | undefined;
+}
+
+/**
+ * `--add-dir <folder>` for the session's handoff folder: a writable root of the `workspace-write`
+ * sandbox beside the cwd, so apply_patch and the shell may write there (codex rejects a patch outside
+ * its writable roots: "patch rejected: writing outside of the project"). A `read-only` sandbox gets
+ * none: nothing may write anywhere.
+ */
+export function workspaceArgs(plan: CodexToolPlan, contextHandoffDir: string | undefined): string[] {
+  if (plan.sandbox !== "workspace-write" || contextHandoffDir === undefined || contextHandoffDir === "")
+    return [];
+  return ["--add-dir", contextHandoffDir];
 }
 
 /** Switches that keep codex from any traffic besides the model endpoint, and from extra tools. */
@@ -101,6 +115,7 @@ export function codexArgs(input: CodexArgsInput): string[] {
     input.cwd,
     "-s",
     plan.sandbox,
+    ...workspaceArgs(plan, input.contextHandoffDir),
     ...(input.model === "" ? [] : ["-m", input.model]),
     "-c",
     `model_instructions_file=${tomlString(input.instructionsFile)}`,

@@ -86,6 +86,16 @@ export async function prepareCodexSend(
   const threadId = threadToContinue(request, log);
   if (threadId !== null && typeof threadId !== "string") return threadId;
 
+  const handoff = request.contextHandoffDir;
+  try {
+    // codex cannot create files under an --add-dir folder that does not exist.
+    if (handoff) mkdirSync(handoff, { recursive: true });
+  } catch (error) {
+    return {
+      kind: "spawn_failed",
+      message: `cannot create the handoff folder ${handoff}: ${describe(error)}`,
+    };
+  }
   try {
     mkdirSync(request.sessionDir, { recursive: true });
     const instructionsFile = path.join(request.sessionDir, `${fileSafe(request.sessionId)}.instructions.md`);
@@ -115,6 +125,7 @@ export async function prepareCodexSend(
       catalogFile,
       threadId,
       outputSchemaFile: outputSchema.kind === "passed" ? outputSchema.file : null,
+      contextHandoffDir: request.contextHandoffDir,
     });
     const model = request.model === "" ? (config.model ?? "") : request.model;
     return { argv, config, threadId, model, outputSchema };

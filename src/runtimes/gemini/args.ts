@@ -89,3 +89,14 @@ export function geminiPolicyToml(tools: readonly string[]): string {
 export function sessionArgs(uuid: string, resume: boolean): string[] {
   return resume ? ["--resume", uuid] : ["--session-id", uuid];
 }
+
+/**
+ * `--include-directories <dir>` for the session's handoff folder, so gemini's file tools may write
+ * there although it lies outside the cwd (gemini refuses any path outside its workspace: "Path not in
+ * workspace"). Nothing else joins the workspace; without a handoff folder there is no flag.
+ */
+export function workspaceArgs(contextHandoffDir: string | undefined): string[] {
+  return contextHandoffDir === undefined || contextHandoffDir === ""
+    ? []
+    : ["--include-directories", contextHandoffDir];
+}

@@ -19,7 +19,13 @@ import {
   type SendErrorKind,
 } from "../runtime.js";
 import { runCliSend } from "../send-loop/cli-runtime.js";
-import { approvalModeFor, geminiPolicyToml, sessionArgs, validateGeminiTools } from "./args.js";
+import {
+  approvalModeFor,
+  geminiPolicyToml,
+  sessionArgs,
+  validateGeminiTools,
+  workspaceArgs,
+} from "./args.js";
 import { doctorGemini } from "./doctor.js";
 import { createGeminiParser } from "./events.js";
 import { locateGeminiPackage, resolveGeminiModel } from "./models.js";
@@ -124,7 +130,16 @@ async function sendUnguarded(
     policyFile,
     "--approval-mode",
     approvalModeFor(request.tools),
+    ...workspaceArgs(request.contextHandoffDir),
   ];
+  const handoff = request.contextHandoffDir;
+  try {
+    // gemini exits 1 on an --include-directories folder that does not exist.
+    if (handoff) mkdirSync(handoff, { recursive: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return failed(request, "spawn_failed", `cannot create the handoff folder ${handoff}: ${reason}`);
+  }
   let relay: GeminiRelay;
   try {
     mkdirSync(tmpDir, { recursive: true });

@@ -4,6 +4,7 @@
  * per-call agent definition (system prompt file + permissions) passed in OPENCODE_CONFIG_CONTENT.
  */
 
+import path from "node:path";
 import type { ThinkingLevel } from "../runtime.js";
 
 /** The agent sssf defines on every call (`--agent sssf`). */
@@ -77,6 +78,22 @@ export function validateOpencodeTools(
     for (const name of OPENCODE_TOOL_PERMISSIONS[tool] ?? [])
       permission[name] = allowRule(userPermission[name]);
   return { ok: true, permission };
+}
+
+/**
+ * `permission` plus the `external_directory` rule that opens the session's handoff folder: opencode
+ * asks `external_directory` for every path outside its project (the cwd's git worktree, else the
+ * cwd), with the pattern `<parent folder>/*`; sssf's agent denies it everywhere except under
+ * `contextHandoffDir`, so the allowed file tools may write there and nowhere else outside the
+ * project. Without a handoff folder the permission is returned unchanged (`"*": "deny"` covers it).
+ */
+export function withHandoffDirectory(
+  permission: OpencodePermission,
+  contextHandoffDir: string | undefined,
+): OpencodePermission {
+  if (contextHandoffDir === undefined || contextHandoffDir === "") return permission;
+  const folder = path.resolve(contextHandoffDir);
+  return { ...permission, external_directory: { "*": "deny", [`${folder}/*`]: "allow" } };
 }
 
 /**

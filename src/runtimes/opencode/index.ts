@@ -9,7 +9,13 @@ import path from "node:path";
 import { findExecutable } from "../../util/find-executable.js";
 import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "../runtime.js";
 import { noteToObserver, refuseSend, runCliSend } from "../send-loop/cli-runtime.js";
-import { OPENCODE_ENV, opencodeArgs, opencodeConfigContent, validateOpencodeTools } from "./args.js";
+import {
+  OPENCODE_ENV,
+  opencodeArgs,
+  opencodeConfigContent,
+  validateOpencodeTools,
+  withHandoffDirectory,
+} from "./args.js";
 import { readOpencodeConfig, stripJsonc } from "./config-files.js";
 import { doctorOpencode, opencodeCommand } from "./doctor.js";
 import { createOpencodeStreamParser } from "./events.js";
@@ -77,7 +83,7 @@ async function sendOpencode(
 
   const configContent = opencodeConfigContent(
     prompt.file,
-    tools.permission,
+    withHandoffDirectory(tools.permission, request.contextHandoffDir),
     baseConfigContent(env.OPENCODE_CONFIG_CONTENT, observer),
   );
   const args = opencodeArgs({
