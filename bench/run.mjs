@@ -12,6 +12,7 @@ const suites = {
   "ui-open": () => import("./ui-open.mjs"),
   "native-schema": () => import("./native-schema.mjs"),
   "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
+  "boundary-linked": () => import("./boundary-linked.mjs"),
 };
 
 const wanted = process.argv.slice(2);

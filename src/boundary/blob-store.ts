@@ -3,6 +3,7 @@
  * runs, read them back to restore. Every call runs in `cwd` (any directory inside the work tree).
  */
 
+import { mapLimited } from "../code/map-limited.js";
 import { runGitBytes } from "../code/run-git.js";
 
 /** Output of `cat-file`: the largest file ever restored. */
@@ -28,25 +29,32 @@ async function hashBatch(cwd: string, files: readonly string[]): Promise<string[
   return ids.length === files.length ? ids : null;
 }
 
+/** Paths per `git hash-object` process. */
+const BATCH = 4000;
+
 /**
  * Writes the raw bytes of each regular file (absolute paths, symlinks followed) into the object
- * database with one `git hash-object -w --no-filters --stdin-paths`, and maps each path to its blob
- * id. A file that cannot be read is left out of the map (one bad path makes git stop, so the batch is
- * then retried file by file). Never rejects.
+ * database with `git hash-object -w --no-filters --stdin-paths` (big lists in batches, two processes
+ * at a time), and maps each path to its blob id. A file that cannot be read is left out of the map
+ * (one bad path makes git stop, so a failing batch is split in halves until the bad path is alone).
+ * Never rejects.
  */
 export async function storeBlobs(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
   const usable = files.filter((file) => !file.includes("\n"));
-  if (usable.length === 0) return stored;
-  const ids = await hashBatch(cwd, usable);
-  if (ids !== null) {
-    for (const [i, file] of usable.entries()) stored.set(file, ids[i] as string);
-    return stored;
-  }
-  for (const file of usable) {
-    const one = await hashBatch(cwd, [file]);
-    if (one?.[0] !== undefined) stored.set(file, one[0]);
-  }
+  const batches: string[][] = [];
+  for (let i = 0; i < usable.length; i += BATCH) batches.push(usable.slice(i, i + BATCH));
+  const store = async (batch: string[]): Promise<void> => {
+    const ids = await hashBatch(cwd, batch);
+    if (ids !== null) {
+      for (const [i, file] of batch.entries()) stored.set(file, ids[i] as string);
+    } else if (batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await store(batch.slice(0, half));
+      await store(batch.slice(half));
+    }
+  };
+  await mapLimited(batches, 2, store);
   return stored;
 }
 

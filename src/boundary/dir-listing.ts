@@ -5,6 +5,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import { gitBlobFingerprint } from "../code/fingerprint.js";
 import type { SavedPath } from "./restore-paths.js";
 
 /** One entry of a listing. `oid` is set only for a regular file whose content was stored. */
@@ -119,4 +120,25 @@ export function savedFromListing(entry: ListedEntry | undefined): SavedPath {
   if (entry.kind === "symlink" && entry.target !== undefined)
     return { kind: "symlink", target: entry.target };
   return { kind: "other", what: entry.kind === "directory" ? "directory" : "special file" };
+}
+
+/** Null when `absolute` is as listed (same metadata, or same content and mode); else the change. Never rejects. */
+export async function changeSinceListing(
+  absolute: string,
+  entry: ListedEntry | undefined,
+): Promise<"added" | "modified" | "deleted" | null> {
+  const stat = await fs.promises.lstat(absolute).catch(() => null);
+  if (stat === null) return entry === undefined ? null : "deleted";
+  if (entry === undefined) return "added";
+  const target = stat.isSymbolicLink()
+    ? await fs.promises.readlink(absolute).catch(() => undefined)
+    : undefined;
+  if (sameAsListed(entry, stat, target)) return null;
+  if (entry.kind === "directory" && stat.isDirectory()) return null;
+  if (entry.kind === "file" && stat.isFile() && entry.oid !== null && (stat.mode & 0o7777) === entry.mode) {
+    if ((await gitBlobFingerprint(absolute, entry.oid.length === 64 ? "sha256" : "sha1")) === entry.oid)
+      return null;
+  }
+  if (entry.kind === "symlink" && entry.target === target) return null;
+  return "modified";
 }

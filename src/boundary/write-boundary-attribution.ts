@@ -50,22 +50,24 @@ export interface Blame {
 
 /**
  * Puts each breach a settle found (and already undid) on the agents that could have made it: the
- * settling agent when its tool calls named a side (or the path is outside the run root, which only
- * its tool calls reveal); else the in-flight siblings whose tool calls named a side; else the settling
- * agent and every sibling in flight, each with a note saying so. Sends that settled earlier are never
- * blamed: their own settle saw everything they wrote. Never throws.
+ * settling agent when its tool calls named a side (or `onlyNamed` says only its tool calls could
+ * reveal the breach: by default a path outside the run root); else the in-flight siblings whose tool
+ * calls named a side; else the settling agent and every sibling in flight, each with a note saying
+ * so. Sends that settled earlier are never blamed: their own settle saw everything they wrote. Never
+ * throws.
  */
 export function assignBlame(
   send: BoundarySend,
   inFlight: readonly BoundarySend[],
   breaches: readonly BoundaryBreach[],
+  onlyNamed: (breach: BoundaryBreach) => boolean = (breach) => breach.rule === "outside_root",
 ): Blame {
   const blame: Blame = { own: [], others: new Map() };
   const give = (to: BoundarySend, breach: BoundaryBreach) =>
     blame.others.set(to, [...(blame.others.get(to) ?? []), breach]);
   for (const breach of breaches) {
     const sides = sidesOf(breach);
-    if (breach.rule === "outside_root" || inFlight.length === 0 || sides.some((p) => send.named.has(p))) {
+    if (onlyNamed(breach) || inFlight.length === 0 || sides.some((p) => send.named.has(p))) {
       blame.own.push(breach);
       continue;
     }

@@ -12,6 +12,7 @@ import { readBlob, storeBlobs } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { ancestors, headStates, knownDirs, savedState } from "./write-boundary-before.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { restoreModeChanges } from "./write-boundary-modes.js";
 import { type BoundaryJudge, worseRule } from "./write-boundary-rules.js";
 
 /** The tree before a send, with what each dirty path outside the boundary was. */
@@ -24,14 +25,16 @@ const NO_GIT_NOTE = "the run root is not a git work tree, so sssf kept no copy o
 
 /**
  * Snapshots `root` and stores the content of every dirty path the boundary does not cover (blobs
- * already stored by this boundary, listed in `stored`, are not written again). Rejects only when
- * `git status` fails in a work tree.
+ * already stored by this boundary, listed in `stored`, are not written again; a file bigger than
+ * `storeUpTo` bytes is not stored, and cannot be restored). Rejects only when `git status` fails in a
+ * work tree.
  */
 export async function checkpointInside(
   root: string,
   exclude: string[],
   judge: BoundaryJudge,
   stored: Set<string>,
+  storeUpTo = Number.POSITIVE_INFINITY,
 ): Promise<InsideCheckpoint> {
   const before = await snapshotWorkingTree(root, { exclude });
   const saved = new Map<string, SavedPath>();
@@ -44,7 +47,10 @@ export async function checkpointInside(
   guarded.forEach(([file], i) => {
     const state = states[i] as SavedPath;
     saved.set(file, state);
-    if (state.kind === "file" && state.oid !== null && !stored.has(state.oid)) toStore.push(file);
+    if (state.kind !== "file" || state.oid === null || stored.has(state.oid)) return;
+    if ((fs.statSync(path.join(root, file), { throwIfNoEntry: false })?.size ?? 0) > storeUpTo)
+      state.oid = null;
+    else toStore.push(file);
   });
   if (toStore.length > 0) {
     const ids = await storeBlobs(
@@ -66,26 +72,34 @@ export async function checkpointInside(
 /**
  * Diffs the tree against `checkpoint`, and undoes every change the boundary does not cover: created
  * paths are removed (with the folders they came in, once empty), renames moved back, modified and
- * deleted paths rewritten from their stored blobs (outside git they are only reported). Changes
- * inside the boundary stay. Resolves to one breach per undone change, sorted by path.
+ * deleted paths rewritten from their stored blobs (outside git they are only reported), a changed
+ * executable bit set back. Changes inside the boundary stay. `onAfter` sees the snapshot taken
+ * after the send before anything is undone. Resolves to one breach per undone change, sorted by path.
  */
 export async function settleInside(
   checkpoint: InsideCheckpoint,
   exclude: string[],
   judge: BoundaryJudge,
+  onAfter?: (after: TreeSnapshot) => void,
 ): Promise<BoundaryBreach[]> {
   const { before } = checkpoint;
   const root = before.root;
   const after = await snapshotWorkingTree(root, { exclude });
+  onAfter?.(after);
   const offending: { change: PathChange; rule: NonNullable<ReturnType<BoundaryJudge>> }[] = [];
-  for (const change of diffSnapshots(before, after)) {
+  const changes = diffSnapshots(before, after);
+  const contentChanged = new Set(
+    changes.flatMap((c) => (c.previousPath ? [c.path, c.previousPath] : [c.path])),
+  );
+  const modes = before.git ? await restoreModeChanges(before, after, contentChanged, judge) : [];
+  for (const change of changes) {
     const rule =
       change.change === "renamed"
         ? worseRule(judge(change.path), judge(change.previousPath ?? ""))
         : judge(change.path);
     if (rule !== null) offending.push({ change, rule });
   }
-  if (offending.length === 0) return [];
+  if (offending.length === 0) return modes;
 
   const absolute = (file: string) => path.join(root, file);
   const clean = offending
@@ -94,7 +108,7 @@ export async function settleInside(
     .filter((file) => !before.entries.has(file));
   const fromHead = before.git ? await headStates(root, before.headCommit ?? null, clean) : new Map();
   const emptied: string[] = [];
-  const breaches: BoundaryBreach[] = [];
+  const breaches: BoundaryBreach[] = [...modes];
   const report = (
     change: PathChange,
     rule: BoundaryBreach["rule"],
@@ -131,13 +145,24 @@ export async function settleInside(
       report(change, rule, { restored: false, note: NO_GIT_NOTE });
       continue;
     }
-    const saved = checkpoint.saved.get(change.path) ?? fromHead.get(change.path);
+    const saved =
+      checkpoint.saved.get(change.path) ?? withListedMode(fromHead.get(change.path), before, change.path);
     const outcome = saved
       ? await restorePath(absolute(change.path), saved, (oid) => readBlob(root, oid))
       : { restored: false, note: "sssf has no record of its earlier state" };
     report(change, rule, outcome);
   }
   return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A clean path's saved state, with the exact mode the snapshot listed when only its mode was dirty. */
+function withListedMode(
+  saved: SavedPath | undefined,
+  before: TreeSnapshot,
+  file: string,
+): SavedPath | undefined {
+  const mode = before.modes?.get(file);
+  return saved?.kind === "file" && mode !== undefined ? { ...saved, mode: mode & 0o7777 } : saved;
 }
 
 /** Undoes a rename: the content is the same on both sides, so moving it back is exact. */

@@ -7,21 +7,21 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { gitBlobFingerprint } from "../code/fingerprint.js";
 import type { ToolCall } from "../runtimes/runtime.js";
 import {
+  changeSinceListing,
   type ListedEntry,
   listDirectory,
   type StoreFiles,
-  sameAsListed,
   savedFromListing,
 } from "./dir-listing.js";
 import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
+import { walkListing } from "./tree-listing.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import {
   isWithin,
+  realPathOf,
   resolveToolPath,
-  toLexical,
   toolCallPaths,
   withRealPaths,
 } from "./write-boundary-paths.js";
@@ -41,6 +41,8 @@ export interface OutsideCheckpoint {
 /** What the outside part of one boundary works with. */
 export interface OutsideContext {
   root: string;
+  /** The run root's real path: tool paths and link targets are compared as real paths. */
+  realRoot: string;
   /** Top-level names matching `protected_files`: listed in a git work tree, where ignored ones escape the snapshot. */
   isProtectedTop: (name: string) => boolean;
   store: StoreFiles | null;
@@ -57,16 +59,16 @@ export async function checkpointOutside(
   context: OutsideContext,
   previous: OutsideCheckpoint | null,
 ): Promise<OutsideCheckpoint> {
-  const { root, store } = context;
-  const parentDir = path.dirname(root);
+  const { root, realRoot, store } = context;
+  const parentDir = path.dirname(realRoot);
   const startedAtMs = Date.now();
   const common = { storeUpTo: STORE_UP_TO_BYTES, store, maxStored: MAX_STORED };
   const [parent, protectedTop] = await Promise.all([
-    parentDir === root
+    parentDir === realRoot
       ? Promise.resolve(null)
       : listDirectory(parentDir, {
           ...common,
-          accept: (name) => name !== path.basename(root),
+          accept: (name) => name !== path.basename(realRoot),
           ...(previous?.parent ? { previous: previous.parent } : {}),
         }),
     store === null
@@ -80,99 +82,132 @@ export async function checkpointOutside(
   return { parent, protectedTop, startedAtMs };
 }
 
-/** Null when `absolute` is as listed (same metadata, or same content and mode); else the change. */
-async function changeAgainst(
-  absolute: string,
-  entry: ListedEntry | undefined,
-): Promise<BoundaryBreach["change"] | null> {
-  const stat = await fs.promises.lstat(absolute).catch(() => null);
-  if (stat === null) return entry === undefined ? null : "deleted";
-  if (entry === undefined) return "added";
-  const target = stat.isSymbolicLink()
-    ? await fs.promises.readlink(absolute).catch(() => undefined)
-    : undefined;
-  if (sameAsListed(entry, stat, target)) return null;
-  if (entry.kind === "directory" && stat.isDirectory()) return null;
-  if (entry.kind === "file" && stat.isFile() && entry.oid !== null && (stat.mode & 0o7777) === entry.mode) {
-    if ((await gitBlobFingerprint(absolute, entry.oid.length === 64 ? "sha256" : "sha1")) === entry.oid)
-      return null;
+/**
+ * Compares the names of `dir` that `accept` takes with their `listing` (names in `seen` excepted) and
+ * puts back each one that changed (and that `theAgents` puts on the agent), as one breach named
+ * `display(name)` breaking `rule`. Never rejects.
+ */
+export async function settleListedNames(
+  dir: string,
+  listing: ReadonlyMap<string, ListedEntry>,
+  options: {
+    accept: (name: string) => boolean;
+    seen: ReadonlySet<string>;
+    rule: BoundaryBreach["rule"];
+    display: (name: string) => string;
+    read: BlobReader;
+    /** False for a change someone other than the agent made (default: every change is the agent's). */
+    theAgents?: (absolute: string) => boolean;
+  },
+): Promise<BoundaryBreach[]> {
+  const breaches: BoundaryBreach[] = [];
+  const now = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  const names = new Set([...listing.keys(), ...now.filter(options.accept)]);
+  for (const name of [...names].sort()) {
+    if (options.seen.has(name)) continue;
+    const absolute = path.join(dir, name);
+    const change = await changeSinceListing(absolute, listing.get(name));
+    if (change === null || options.theAgents?.(absolute) === false) continue;
+    const outcome = await restorePath(absolute, savedFromListing(listing.get(name)), options.read);
+    breaches.push({ path: options.display(name), change, rule: options.rule, ...outcome });
   }
-  if (entry.kind === "symlink" && entry.target === target) return null;
-  return "modified";
+  return breaches;
 }
 
 const ELSEWHERE_NOTE = "it is outside the run root's folder, where sssf keeps no copy: it cannot be restored";
+/** Most entries of a link target folder searched for files changed during the send. */
+const MAX_SEARCHED = 20_000;
+
+/** What a settle of the outside part is told besides the checkpoint. */
+export interface OutsideSettle {
+  calls: readonly ToolCall[];
+  /** Repo-relative paths the inside diff already judged. */
+  seen: ReadonlySet<string>;
+  /** Real paths of the targets of symlinks the root holds after the send: judged like named paths. */
+  linkTargets: readonly string[];
+  /** True for a real path another part of the boundary covers (a snapshot, a watch): not judged here. */
+  covered: (real: string) => boolean;
+}
 
 /**
- * After the send: compares the protected top-level names with their listing, and judges every path the
- * send's tool calls named outside the run root. In the parent folder a created file is removed (with
- * folders it came in), a modified or deleted one restored from its stored blob; elsewhere a file
- * changed during the send is reported unrestored. Paths no tool named are never touched, except the
- * protected top-level names. `seen` holds the repo-relative paths the inside diff already judged.
+ * After the send: compares the protected top-level names with their listing, and judges every real path
+ * the send's tool calls named, and every symlink target, outside the run root and what `covered` says
+ * the boundary watches anyway. In the parent folder a created file is removed (with folders it came
+ * in), a modified or deleted one restored from its stored blob; elsewhere a file changed during the
+ * send (for a folder reached through a link: each file below it) is reported unrestored. Paths no
+ * tool named and no link leads to are never touched, except the protected top-level names.
  */
 export async function settleOutside(
   context: OutsideContext,
   checkpoint: OutsideCheckpoint,
-  calls: readonly ToolCall[],
-  seen: ReadonlySet<string>,
+  settle: OutsideSettle,
 ): Promise<BoundaryBreach[]> {
-  const { root, read } = context;
+  const { root, realRoot, read } = context;
   const breaches: BoundaryBreach[] = [];
-  const restore = async (
-    absolute: string,
-    entry: ListedEntry | undefined,
-    display: string,
-    rule: BoundaryBreach["rule"],
-  ) => {
-    const change = await changeAgainst(absolute, entry);
-    if (change === null) return;
-    const outcome = await restorePath(absolute, savedFromListing(entry), read);
-    breaches.push({ path: display, change, rule, ...outcome });
-  };
-
   if (context.store !== null) {
-    const now = await fs.promises.readdir(root).catch(() => [] as string[]);
-    const names = new Set([...checkpoint.protectedTop.keys(), ...now.filter(context.isProtectedTop)]);
-    for (const name of [...names].sort()) {
-      if (!seen.has(name))
-        await restore(path.join(root, name), checkpoint.protectedTop.get(name), name, "protected");
-    }
+    breaches.push(
+      ...(await settleListedNames(root, checkpoint.protectedTop, {
+        accept: context.isProtectedTop,
+        seen: settle.seen,
+        rule: "protected",
+        display: (name) => name,
+        read,
+      })),
+    );
   }
 
-  const parentDir = path.dirname(root);
-  const roots = withRealPaths([root]);
+  const parentDir = path.dirname(realRoot);
   const own = withRealPaths(context.ownPaths);
-  const named = new Set<string>();
-  for (const call of calls) {
-    for (const raw of toolCallPaths(call.args)) named.add(toLexical(resolveToolPath(raw, root), root));
+  const linked = new Set(settle.linkTargets);
+  const named = new Set<string>(linked);
+  for (const call of settle.calls) {
+    for (const raw of toolCallPaths(call.args)) named.add(realPathOf(resolveToolPath(raw, realRoot)));
   }
   for (const absolute of [...named].sort()) {
-    if (roots.some((r) => isWithin(absolute, r)) || own.some((p) => isWithin(absolute, p))) continue;
-    const display = path.relative(root, absolute).split(path.sep).join("/");
+    if (isWithin(absolute, realRoot) || own.some((p) => isWithin(absolute, p)) || settle.covered(absolute))
+      continue;
+    const display = path.relative(realRoot, absolute).split(path.sep).join("/");
     const top =
       checkpoint.parent !== null && isWithin(absolute, parentDir) && absolute !== parentDir
         ? (path.relative(parentDir, absolute).split(path.sep)[0] ?? "")
         : "";
     if (top !== "" && path.dirname(absolute) === parentDir) {
-      await restore(absolute, checkpoint.parent?.get(top), display, "outside_root");
+      const entry = checkpoint.parent?.get(top);
+      const change = await changeSinceListing(absolute, entry);
+      if (change === null) continue;
+      const outcome = await restorePath(absolute, savedFromListing(entry), read);
+      breaches.push({ path: display, change, rule: "outside_root", ...outcome });
     } else if (top !== "" && !checkpoint.parent?.has(top)) {
       // Its whole folder is new: everything up to the parent came with the breach.
-      const change = await changeAgainst(absolute, undefined);
+      const change = await changeSinceListing(absolute, undefined);
       if (change === null) continue;
       const outcome = await restorePath(absolute, { kind: "absent" }, read);
       await removeEmptyDirs([path.dirname(absolute)], parentDir, () => true);
       breaches.push({ path: display, change, rule: "outside_root", ...outcome });
     } else {
-      const stat = await fs.promises.lstat(absolute).catch(() => null);
-      if (stat === null || stat.isDirectory() || stat.ctimeMs < checkpoint.startedAtMs) continue;
-      breaches.push({
-        path: absolute,
-        change: "modified",
-        rule: "outside_root",
-        restored: false,
-        note: ELSEWHERE_NOTE,
-      });
+      breaches.push(...changedElsewhere(absolute, checkpoint.startedAtMs, linked.has(absolute)));
     }
   }
   return breaches;
+}
+
+/**
+ * `absolute` when it is a file whose status changed since `sinceMs`, reported unrestored; for a link's
+ * target (`below`), every such file below it too (a named folder is only read: tools name folders they list).
+ */
+function changedElsewhere(absolute: string, sinceMs: number, below: boolean): BoundaryBreach[] {
+  const listing = walkListing(absolute, { maxEntries: below ? MAX_SEARCHED : 1 });
+  const changed: BoundaryBreach[] = [];
+  for (const [relative, entry] of listing.entries) {
+    if (entry.kind === "directory" || entry.ctimeMs < sinceMs) continue;
+    const file = relative === "" ? absolute : path.join(absolute, relative);
+    changed.push({
+      path: file,
+      change: "modified",
+      rule: "outside_root",
+      restored: false,
+      note: ELSEWHERE_NOTE,
+    });
+  }
+  return changed;
 }

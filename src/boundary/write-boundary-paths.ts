@@ -71,32 +71,53 @@ export function withRealPaths(paths: readonly string[]): string[] {
   return [...all];
 }
 
-/** Maps a path through the run root's real location back to its lexical spelling. */
-export function toLexical(absolute: string, root: string): string {
-  const parent = path.dirname(root);
-  let realParent = parent;
-  try {
-    realParent = fs.realpathSync(parent);
-  } catch {
-    return absolute;
+/**
+ * The real location of `absolute`: `realpath` of the path itself when it exists (a symlink is
+ * followed to what a write through it touches), else of its deepest existing ancestor with the
+ * missing rest appended. Never throws; a path no ancestor of which exists comes back as given.
+ */
+export function realPathOf(absolute: string): string {
+  const rest: string[] = [];
+  let head = path.resolve(absolute);
+  for (;;) {
+    try {
+      const real = fs.realpathSync.native(head);
+      return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+    } catch {
+      const parent = path.dirname(head);
+      if (parent === head) return path.resolve(absolute);
+      rest.push(path.basename(head));
+      head = parent;
+    }
   }
-  return realParent !== parent && isWithin(absolute, realParent)
-    ? path.join(parent, path.relative(realParent, absolute))
-    : absolute;
 }
 
 /**
- * The repo-relative POSIX paths inside the run root that a tool call's arguments name. `roots` is the
- * run root as spelled and its real path (see `withRealPaths`). Never throws.
+ * The repo-relative POSIX paths inside the run root that a tool call's arguments name, each resolved
+ * through `realpath` (a write through a symlink names what it really touches: a link inside the root
+ * pointing out of it names nothing inside). `roots` is the run root as spelled and its real path
+ * (see `withRealPaths`). Never throws.
  */
 export function namedInsideRoot(args: unknown, roots: readonly string[]): string[] {
   const [root] = roots;
   if (root === undefined) return [];
+  const realRoots = [...new Set(roots.map(realPathOf))];
   const found: string[] = [];
   for (const raw of toolCallPaths(args)) {
-    const absolute = resolveToolPath(raw, root);
-    const base = roots.find((r) => absolute !== r && isWithin(absolute, r));
-    if (base !== undefined) found.push(path.relative(base, absolute).split(path.sep).join("/"));
+    const real = realPathOf(resolveToolPath(raw, root));
+    const base = realRoots.find((r) => real !== r && isWithin(real, r));
+    if (base !== undefined) found.push(path.relative(base, real).split(path.sep).join("/"));
   }
   return found;
+}
+
+/**
+ * How a breach names a real path outside the run root: relative to the real root (`../notes.txt`,
+ * `../../../../README.md`) when it lies under `near` (the root's parent folder, the operator's
+ * checkout), absolute elsewhere. POSIX separators.
+ */
+export function displayPath(realRoot: string, real: string, near: readonly string[]): string {
+  if (isWithin(real, realRoot) || near.some((dir) => isWithin(real, dir)))
+    return path.relative(realRoot, real).split(path.sep).join("/");
+  return real;
 }

@@ -4,6 +4,7 @@
  * never interleave with another send's snapshot.
  */
 
+import type { TreeListing } from "./tree-listing.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import type { BoundaryJudge } from "./write-boundary-rules.js";
 
@@ -38,6 +39,8 @@ export interface SiblingSends {
  * one record and changes nothing. Never throws.
  */
 export class BoundarySends {
+  /** The latest stat listing of each watched path (by real path), so a run's boundaries store each file once. */
+  readonly listings = new Map<string, TreeListing>();
   private clock = 0;
   private sends: BoundarySend[] = [];
   private tail: Promise<unknown> = Promise.resolve();

@@ -2,12 +2,14 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { locateGitRepo } from "../code/git.js";
+import type { TreeSnapshot } from "../code/working-tree.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import type { ToolCall } from "../runtimes/runtime.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { assignBlame, settleJudge, sidesOf } from "./write-boundary-attribution.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { BoundaryGuards, type GuardCheckpoint } from "./write-boundary-guards.js";
 import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
 import {
   checkpointOutside,
@@ -15,7 +17,14 @@ import {
   type OutsideContext,
   settleOutside,
 } from "./write-boundary-outside.js";
-import { namedInsideRoot, withRealPaths } from "./write-boundary-paths.js";
+import {
+  isWithin,
+  namedInsideRoot,
+  realPathOf,
+  resolveToolPath,
+  toolCallPaths,
+  withRealPaths,
+} from "./write-boundary-paths.js";
 import { type BoundaryJudge, compileBoundary } from "./write-boundary-rules.js";
 import { type BoundarySend, BoundarySends } from "./write-boundary-sends.js";
 
@@ -38,6 +47,14 @@ export interface WriteBoundaryOptions {
    * (default: one of this boundary's own, which makes every change its agent's).
    */
   sends?: BoundarySends;
+  /**
+   * The operator's checkout (any folder in it). When its work tree is not the run root's (a worktree
+   * run), it is guarded like the run root, every path outside the boundary. Default: the main
+   * worktree when the run root is in a linked one.
+   */
+  checkout?: string;
+  /** Prefixes (relative to the checkout's top level) sssf owns there, left out of its snapshot. Read before each send. */
+  checkoutExclude?: (top: string) => string[];
 }
 
 /** The state taken before one send; `settle` judges and undoes what the send did. */
@@ -52,10 +69,21 @@ export interface BoundaryCheckpoint {
   settle(toolCalls: readonly ToolCall[]): Promise<BoundaryBreach[]>;
 }
 
+/** Everything one send's checkpoint holds. */
+interface Taken {
+  inside: InsideCheckpoint;
+  before: OutsideCheckpoint;
+  guards: GuardCheckpoint;
+  outside: OutsideContext;
+  exclude: string[];
+}
+
 /**
  * One agent's write boundary over a run root (DESIGN §6: enforced after every send, whatever the
  * send's JSON, gates or exit). Keeps what it stored in git between sends, so an unchanged dirty file
- * is hashed into the object database once per run, not once per send.
+ * is hashed into the object database once per run, not once per send. Beyond the root's snapshot it
+ * guards the repository's hooks and config, what symlinks lead to out of the root (the linked
+ * dependency folders among them) and, in a worktree run, the operator's checkout.
  */
 export class WriteBoundary {
   readonly judge: BoundaryJudge;
@@ -63,17 +91,37 @@ export class WriteBoundary {
   private lastOutside: OutsideCheckpoint | null = null;
   private git: Promise<boolean> | null = null;
   private roots: string[] | null = null;
+  private readonly realRoot: string;
   private readonly sends: BoundarySends;
+  private readonly guards: BoundaryGuards;
 
   constructor(private readonly options: WriteBoundaryOptions) {
     this.judge = compileBoundary(options);
     this.sends = options.sends ?? new BoundarySends();
+    const { root, protectedFiles } = options;
+    this.realRoot = realPathOf(root);
+    const isProtected =
+      protectedFiles.length > 0 ? picomatch([...protectedFiles], { dot: true }) : () => false;
+    this.guards = new BoundaryGuards(
+      {
+        root,
+        realRoot: this.realRoot,
+        checkout: options.checkout,
+        checkoutExclude: options.checkoutExclude ?? (() => []),
+        isProtectedTop: (name) => isProtected(name),
+        stored: this.stored,
+        listings: this.sends.listings,
+        ownPaths: options.ownPaths,
+      },
+      { store: (cwd) => (files) => storeBlobs(cwd, files), read: (cwd) => (oid) => readBlob(cwd, oid) },
+    );
   }
 
   /**
    * Snapshots the run root and stores what a breach could destroy: dirty paths outside the boundary,
-   * small files of the root's parent folder, top-level protected files git ignores. Rejects only when
-   * `git status` fails inside a work tree.
+   * small files of the root's parent folder, top-level protected files git ignores, the git hooks and
+   * config, link targets and linked folders, and the operator's checkout in a worktree run. Rejects
+   * only when `git status` fails inside a work tree.
    */
   async checkpoint(): Promise<BoundaryCheckpoint> {
     const { root } = this.options;
@@ -83,17 +131,16 @@ export class WriteBoundary {
       const exclude = this.options.exclude();
       const outside = this.outsideContext(git);
       const send = this.sends.open(this.options.agent ?? "agent", this.judge);
-      let taken: [InsideCheckpoint, OutsideCheckpoint];
+      let taken: [InsideCheckpoint, GuardCheckpoint, OutsideCheckpoint];
       try {
-        taken = await Promise.all([
-          checkpointInside(root, exclude, this.judge, this.stored),
-          checkpointOutside(outside, this.lastOutside),
-        ]);
+        const inside = checkpointInside(root, exclude, this.judge, this.stored);
+        const guards = this.guards.checkpoint(inside.then((checkpoint) => checkpoint.before));
+        taken = await Promise.all([inside, guards, checkpointOutside(outside, this.lastOutside)]);
       } catch (error) {
         this.sends.close(send);
         throw error;
       }
-      const [inside, before] = taken;
+      const [inside, guards, before] = taken;
       this.lastOutside = before;
       let settled = false;
       return {
@@ -104,7 +151,7 @@ export class WriteBoundary {
           return this.sends.exclusive(async () => {
             try {
               for (const call of toolCalls) this.note(send, call);
-              return await this.settleSend(send, { inside, before, outside, exclude }, toolCalls);
+              return await this.settleSend(send, { inside, before, guards, outside, exclude }, toolCalls);
             } finally {
               this.sends.close(send);
             }
@@ -114,35 +161,50 @@ export class WriteBoundary {
     });
   }
 
+  /** Records the paths `call` names: repo-relative inside the root, as breaches name them outside it. */
   private note(send: BoundarySend, call: ToolCall): void {
     this.roots ??= withRealPaths([this.options.root]);
     for (const file of namedInsideRoot(call.args, this.roots)) send.named.add(file);
+    for (const raw of toolCallPaths(call.args)) {
+      const real = realPathOf(resolveToolPath(raw, this.realRoot));
+      if (!isWithin(real, this.realRoot)) send.named.add(this.guards.display(real));
+    }
   }
 
   private async settleSend(
     send: BoundarySend,
-    taken: {
-      inside: InsideCheckpoint;
-      before: OutsideCheckpoint;
-      outside: OutsideContext;
-      exclude: string[];
-    },
+    taken: Taken,
     toolCalls: readonly ToolCall[],
   ): Promise<BoundaryBreach[]> {
     const siblings = this.sends.siblings(send);
-    const inner = await settleInside(taken.inside, taken.exclude, settleJudge(send, siblings));
+    let after: TreeSnapshot | null = null;
+    // The root's `git status` runs while the guards walk: they undo disjoint paths.
+    const [inner, guarded] = await Promise.all([
+      settleInside(taken.inside, taken.exclude, settleJudge(send, siblings), (snapshot) => {
+        after = snapshot;
+      }),
+      this.guards.settle(taken.guards, toolCalls),
+    ]);
+    const linkTargets = after === null ? [] : await this.guards.linkTargets(after);
     // What sssf put back for a sibling is not this agent's change, unless its own tool calls named it.
     const restoredForOthers = [...send.restoredByOthers].filter((file) => !send.named.has(file));
     const seen = new Set([...inner.flatMap(sidesOf), ...restoredForOthers]);
-    const outer = await settleOutside(taken.outside, taken.before, toolCalls, seen);
+    const outer = await settleOutside(taken.outside, taken.before, {
+      calls: toolCalls,
+      seen,
+      linkTargets,
+      covered: guarded.covered,
+    });
     const found = [...inner, ...outer];
     const blame = assignBlame(send, siblings.inFlight, found);
-    const restored = found.filter((b) => b.restored).flatMap(sidesOf);
+    // Guards see every change whoever made it: blamed like changes inside the root.
+    const guardBlame = assignBlame(send, siblings.inFlight, guarded.breaches, () => false);
+    const restored = [...found, ...guarded.breaches].filter((b) => b.restored).flatMap(sidesOf);
     for (const sibling of siblings.inFlight) {
       for (const file of restored) sibling.restoredByOthers.add(file);
-      sibling.blamed.push(...(blame.others.get(sibling) ?? []));
+      sibling.blamed.push(...(blame.others.get(sibling) ?? []), ...(guardBlame.others.get(sibling) ?? []));
     }
-    return [...blame.own, ...send.blamed];
+    return [...blame.own, ...guardBlame.own, ...send.blamed];
   }
 
   private outsideContext(git: boolean): OutsideContext {
@@ -151,6 +213,7 @@ export class WriteBoundary {
       protectedFiles.length > 0 ? picomatch([...protectedFiles], { dot: true }) : () => false;
     return {
       root,
+      realRoot: this.realRoot,
       isProtectedTop: (name) => isProtected(name),
       store: git ? (files) => storeBlobs(root, files) : null,
       read: (oid) => readBlob(root, oid),
@@ -188,13 +251,15 @@ export function boundaryExcludes(config: SssfConfig): string[] {
 
 /**
  * The boundary of `agent` in a run whose root is `config.repoRoot` and session folder `sessionDir`;
- * `sends` is the run's registry, shared by the boundaries of agents that may send at the same time.
+ * `sends` is the run's registry, shared by the boundaries of agents that may send at the same time;
+ * `checkout` the operator's checkout (the run root itself in place), guarded too when it differs.
  */
 export function writeBoundaryFor(
   config: SssfConfig,
   agent: AgentConfig,
   sessionDir: string,
   sends?: BoundarySends,
+  checkout?: string,
 ): WriteBoundary {
   return new WriteBoundary({
     root: config.repoRoot,
@@ -204,5 +269,7 @@ export function writeBoundaryFor(
     ownPaths: [sessionDir],
     agent: agent.name,
     ...(sends ? { sends } : {}),
+    ...(checkout ? { checkout } : {}),
+    checkoutExclude: (top) => boundaryExcludes({ ...config, repoRoot: top }),
   });
 }

@@ -1,3 +1,4 @@
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { isExcluded, normalizeExcludes } from "./exclude-prefixes.js";
@@ -23,6 +24,11 @@ export interface TreeSnapshot {
   headEntries?: Map<string, string>;
   /** Normalized excluded prefixes, so a diff across commits leaves them out too. */
   exclude?: string[];
+  /**
+   * Git only: the `st_mode` (lstat) of every path `git status` listed that exists, mode-only changes
+   * included (those are left out of `entries`, whose fingerprints are content only).
+   */
+  modes?: Map<string, number>;
 }
 
 export interface SnapshotOptions {
@@ -49,20 +55,29 @@ export async function snapshotWorkingTree(
   const status = await gitStatus(absoluteRoot, location);
   if (status === null) throw new SssfError("internal", `git status failed in ${absoluteRoot}`);
   const paths = [...status.paths.keys()].filter((file) => !isExcluded(file, exclude));
-  const fingerprints = await mapLimited(paths, 32, (file) =>
-    gitBlobFingerprint(path.join(absoluteRoot, file), location.format),
-  );
+  const [fingerprints, stModes] = await Promise.all([
+    mapLimited(paths, 32, (file) => gitBlobFingerprint(path.join(absoluteRoot, file), location.format)),
+    mapLimited(paths, 32, (file) =>
+      lstat(path.join(absoluteRoot, file)).then(
+        (stat) => stat.mode,
+        () => null,
+      ),
+    ),
+  ]);
   const entries = new Map<string, string>();
   const headEntries = new Map<string, string>();
+  const modes = new Map<string, number>();
   paths.forEach((file, i) => {
     const fingerprint = fingerprints[i] ?? ABSENT;
     const inHead = status.paths.get(file) ?? ABSENT;
+    const mode = stModes[i];
+    if (mode !== null && mode !== undefined) modes.set(file, mode);
     // Listed by status yet equal to HEAD (mode change, staged-then-reverted): not a difference.
     if (fingerprint === inHead) return;
     entries.set(file, fingerprint);
     headEntries.set(file, inHead);
   });
-  return { root: absoluteRoot, entries, git: true, headCommit: status.head, headEntries, exclude };
+  return { root: absoluteRoot, entries, git: true, headCommit: status.head, headEntries, exclude, modes };
 }
 
 /**

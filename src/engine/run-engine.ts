@@ -250,7 +250,7 @@ export class RunEngine implements Run {
   private boundaryOf(agent: AgentConfig): WriteBoundary {
     let boundary = this.boundaries.get(agent.name);
     if (!boundary) {
-      boundary = writeBoundaryFor(this.config, agent, this.options.dirs.root, this.sends);
+      boundary = writeBoundaryFor(this.config, agent, this.options.dirs.root, this.sends, this.checkoutRoot);
       this.boundaries.set(agent.name, boundary);
     }
     return boundary;

@@ -1,0 +1,137 @@
+/**
+ * The operator's checkout seen from a run in its own worktree. The checkout is outside the run root,
+ * yet one `../../../../README.md` (or a `cd` in a shell) away; nothing in it is the agent's to write.
+ * So it is snapshotted like the run root (`git status` plus its dirty files' exact bytes stored in
+ * git, untracked ones included) with every path outside the boundary, and its top-level protected
+ * files that git ignores (`.env`) are listed; after the send every change that is the agent's is put
+ * back exactly (the operator and other runs write there too: see `settleCheckout`).
+ */
+
+import path from "node:path";
+import { runGit } from "../code/run-git.js";
+import type { TreeSnapshot } from "../code/working-tree.js";
+import { type ListedEntry, listDirectory, type StoreFiles } from "./dir-listing.js";
+import type { BlobReader } from "./restore-paths.js";
+import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
+import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
+import { settleListedNames } from "./write-boundary-outside.js";
+import { isWithin } from "./write-boundary-paths.js";
+import type { BoundaryJudge } from "./write-boundary-rules.js";
+
+/**
+ * The operator's dirty files bigger than this are not copied into git before each send (an untracked
+ * video or build output would otherwise be): a change to one is reported, not restored.
+ */
+export const CHECKOUT_STORE_UP_TO_BYTES = 64 * 1024 * 1024;
+
+/** Everything in the checkout is outside the run root (every dirty path is stored before a send). */
+const OUTSIDE: BoundaryJudge = () => "outside_root";
+
+/** The operator's checkout as a boundary guards it. */
+export interface CheckoutContext {
+  /** Real top level of the checkout. */
+  top: string;
+  /** Checkout-relative prefixes sssf owns there (sessions, database, the worktrees): never snapshotted. */
+  exclude: string[];
+  isProtectedTop: (name: string) => boolean;
+  store: StoreFiles;
+  read: BlobReader;
+}
+
+/** The checkout before a send. */
+export interface CheckoutCheckpoint {
+  inside: InsideCheckpoint;
+  protectedTop: Map<string, ListedEntry>;
+  exclude: string[];
+}
+
+/**
+ * Snapshots the checkout, storing every dirty path's content (`stored`: blob ids this boundary
+ * already wrote), and lists its protected top-level names. Rejects only when `git status` fails.
+ */
+export async function checkpointCheckout(
+  context: CheckoutContext,
+  stored: Set<string>,
+  previous: CheckoutCheckpoint | null,
+): Promise<CheckoutCheckpoint> {
+  const [inside, protectedTop] = await Promise.all([
+    checkpointInside(context.top, context.exclude, OUTSIDE, stored, CHECKOUT_STORE_UP_TO_BYTES),
+    listDirectory(context.top, {
+      accept: context.isProtectedTop,
+      storeUpTo: 1024 * 1024,
+      store: context.store,
+      maxStored: 2000,
+      ...(previous ? { previous: previous.protectedTop } : {}),
+    }),
+  ]);
+  return { inside, protectedTop, exclude: context.exclude };
+}
+
+/**
+ * Puts back every change made in the checkout since `checkpoint` that is the agent's, one breach each,
+ * named by `display` from the absolute path. The checkout is shared: a path that was clean before and
+ * matches the checkout's HEAD after, when HEAD moved (a merge, pull or checkout there), is git's doing;
+ * any other change is the agent's only when `activity` says so (named by a tool call, or made while one
+ * ran). What is not the agent's is left as it is.
+ */
+export async function settleCheckout(
+  context: CheckoutContext,
+  checkpoint: CheckoutCheckpoint,
+  display: (absolute: string) => string,
+  activity: ToolActivity,
+): Promise<BoundaryBreach[]> {
+  const before = checkpoint.inside.before;
+  let after: TreeSnapshot | null = null;
+  const judge: BoundaryJudge = (file) => {
+    const moved = after !== null && (after.headCommit ?? null) !== (before.headCommit ?? null);
+    if (moved && !before.entries.has(file) && !after?.entries.has(file)) return null;
+    return byTheAgent(activity, path.join(context.top, file)) ? "outside_root" : null;
+  };
+  const inner = await settleInside(checkpoint.inside, checkpoint.exclude, judge, (snapshot) => {
+    after = snapshot;
+  });
+  const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
+  const top = await settleListedNames(context.top, checkpoint.protectedTop, {
+    accept: context.isProtectedTop,
+    seen,
+    rule: "outside_root",
+    display: (name) => name,
+    read: context.read,
+    theAgents: (absolute) => byTheAgent(activity, absolute),
+  });
+  return [...inner, ...top].map((breach) => ({
+    ...breach,
+    path: display(path.join(context.top, breach.path)),
+    ...(breach.previousPath ? { previousPath: display(path.join(context.top, breach.previousPath)) } : {}),
+  }));
+}
+
+/** True when `real` lies where the checkout's snapshot looks: inside it, not excluded, not in `.git`. */
+export function inCheckoutSnapshot(context: CheckoutContext, real: string): boolean {
+  if (!isWithin(real, context.top) || isWithin(real, path.join(context.top, ".git"))) return false;
+  const relative = path.relative(context.top, real).split(path.sep).join("/");
+  return !context.exclude.some((prefix) => relative === prefix || relative.startsWith(`${prefix}/`));
+}
+
+/**
+ * Which of `reals` (absolute paths inside the checkout) git ignores there, from one
+ * `git check-ignore`: `git status` does not see them, so the snapshot does not cover them. Never rejects.
+ */
+export async function ignoredInCheckout(
+  context: CheckoutContext,
+  reals: readonly string[],
+): Promise<Set<string>> {
+  if (reals.length === 0) return new Set();
+  const relative = reals.map((real) => path.relative(context.top, real));
+  const output = await runGit(context.top, ["check-ignore", "-z", "--stdin"], {
+    input: `${relative.join("\0")}\0`,
+    env: { GIT_LITERAL_PATHSPECS: "1" },
+  }).catch(() => "");
+  return new Set(
+    output
+      .split("\0")
+      .filter(Boolean)
+      .map((file) => path.join(context.top, file)),
+  );
+}
