@@ -14,7 +14,7 @@ export interface OpenTraceDbOptions {
 
 /**
  * Opens (creating when needed) the trace database at `dbPath`: WAL journal so readers never block the
- * writer, `busy_timeout=5000`, `synchronous=NORMAL`, and the schema migrated to the current version.
+ * writer, `busy_timeout=30000` (many runs at once on a loaded machine wait rather than fail), `synchronous=NORMAL`, and the schema migrated to the current version.
  * Contract: throws SssfError("usage") naming the path when `readonly` is set and the file is missing;
  * otherwise throws what SQLite or the file system throw. The caller owns and closes the connection.
  * @example
@@ -29,14 +29,14 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): D
       );
     }
     const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    db.pragma("busy_timeout = 5000");
+    db.pragma("busy_timeout = 30000");
     return db;
   }
   mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
   const db = new Database(dbPath);
   try {
     db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 5000");
+    db.pragma("busy_timeout = 30000");
     db.pragma("synchronous = NORMAL");
     migrate(db);
   } catch (error) {

@@ -9,6 +9,7 @@ import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
 import { getSession } from "../trace/queries.js";
 import {
+  type GitRepo,
   inspectCheckout,
   listWorktrees,
   pruneWorktrees,
@@ -73,6 +74,14 @@ function takeLock(sessionsDir: string, adwId: string): (() => void) | SessionLoc
   }
 }
 
+/** Why a worktree added while clean ran is left alone: its run is live, or it came too late for this pass. */
+function addedMeanwhile(sessionsDir: string, adwId: string): string {
+  const lock = takeLock(sessionsDir, adwId);
+  if (lock instanceof SessionLockedError) return `running (pid ${lock.holderPid} holds the session)`;
+  lock();
+  return "added while clean ran: run sssf clean again to remove it";
+}
+
 function listing(paths: string[]): string {
   const shown = paths.slice(0, 3).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
@@ -81,7 +90,7 @@ function listing(paths: string[]): string {
 async function cleanOne(
   request: CleanRequest,
   entry: WorktreeEntry,
-  top: string,
+  repo: GitRepo,
   session: SessionRow | undefined,
 ) {
   const adwId = path.basename(entry.path);
@@ -99,7 +108,7 @@ async function cleanOne(
     );
   }
   if (entry.prunable || !existsSync(entry.path)) {
-    if (!request.dryRun) await pruneWorktrees(top);
+    if (!request.dryRun) await pruneWorktrees(repo);
     return result(request.dryRun ? "would remove" : "pruned", "its folder was already gone");
   }
   const dirty = await uncommittedPaths(entry.path, LINKED_DEPENDENCIES);
@@ -113,7 +122,7 @@ async function cleanOne(
   const kept = entry.branch ? `branch ${entry.branch} kept` : "detached, no branch";
   if (request.dryRun) return result("would remove", kept);
   unlinkDependencies(entry.path);
-  await removeWorktree(top, entry.path, request.force);
+  await removeWorktree(repo, entry.path, request.force);
   return result(
     "removed",
     dirty.length > 0 ? `${kept}; ${dirty.length} uncommitted change(s) discarded` : kept,
@@ -124,6 +133,7 @@ async function cleanOne(
  * Removes the worktrees of finished runs under `<data_dir>/.worktrees` with `git worktree remove`, then
  * `git worktree prune`. A worktree whose session lock is held is always skipped; one with uncommitted
  * changes (or whose session is still marked running) only without `force`. Branches are never deleted.
+ * A worktree added while clean runs (a run started meanwhile) is skipped, never taken for a stray folder.
  * Throws UsageError outside a git work tree; a worktree git refuses to remove is reported as skipped.
  */
 export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[]> {
@@ -132,7 +142,7 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
     throw new UsageError(`${request.checkout} is not a git work tree: there are no worktrees to clean`);
   const folder = path.join(request.dataDir, ".worktrees");
   const parents = new Set([realOrResolved(folder), path.resolve(folder)]);
-  const ours = (await listWorktrees(git.topLevel)).filter((entry) => parents.has(path.dirname(entry.path)));
+  const ours = (await listWorktrees(git)).filter((entry) => parents.has(path.dirname(entry.path)));
   const sessionOf = readSessions(request.dbPath);
   const entries: CleanEntry[] = [];
   for (const entry of ours) {
@@ -144,7 +154,7 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
       continue;
     }
     try {
-      entries.push(await cleanOne(request, entry, git.topLevel, sessionOf(adwId)));
+      entries.push(await cleanOne(request, entry, git, sessionOf(adwId)));
     } catch (error) {
       if (!isSssfError(error)) throw error;
       entries.push({
@@ -159,15 +169,31 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
     }
   }
   const known = new Set(ours.map((entry) => path.basename(entry.path)));
-  for (const name of existsSync(folder) ? readdirSync(folder) : []) {
+  // Read the folder before listing again: a folder seen here whose `git worktree add` was still under
+  // way has finished by then (the list waits for the worktree lock), so a run started meanwhile is
+  // never mistaken for a stray folder.
+  const names = existsSync(folder) ? readdirSync(folder) : [];
+  // The removals are done: a failed second look only loses the finer reason below.
+  const again = await listWorktrees(git).catch((error: unknown) => {
+    if (isSssfError(error)) return [];
+    throw error;
+  });
+  const added = new Map(
+    again
+      .filter((entry) => parents.has(path.dirname(entry.path)) && !known.has(path.basename(entry.path)))
+      .map((entry) => [path.basename(entry.path), entry]),
+  );
+  for (const name of names) {
     if (known.has(name)) continue;
-    const reason = `not a worktree of ${git.topLevel}: remove it by hand if it is yours`;
+    const entry = added.get(name);
     entries.push({
       adwId: name,
-      worktree: path.join(folder, name),
-      branch: null,
+      worktree: entry?.path ?? path.join(folder, name),
+      branch: entry?.branch ?? null,
       outcome: "skipped",
-      reason,
+      reason: entry
+        ? addedMeanwhile(request.sessionsDir, name)
+        : `not a worktree of ${git.topLevel}: remove it by hand if it is yours`,
     });
   }
   return entries;

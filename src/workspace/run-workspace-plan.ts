@@ -143,7 +143,7 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     }
     return { action: "recreate", mergeInto, ...common };
   }
-  const registered = (await listWorktrees(git.topLevel)).some((entry) => samePath(entry.path, worktree));
+  const registered = (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
   if (!registered) {
     throw new SssfError(
       "git_failed",

@@ -61,9 +61,9 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
   const started = performance.now();
   if (plan.action === "create") {
     if (plan.baseRef === null) throw new SssfError("internal", "a new worktree needs a base commit");
-    await addWorktree(git.topLevel, worktree, branch, plan.baseRef);
+    await addWorktree(git, worktree, branch, plan.baseRef);
   } else if (plan.action === "recreate") {
-    await attachWorktree(git.topLevel, worktree, branch);
+    await attachWorktree(git, worktree, branch);
   }
   const linked = (await linkDependencies(git.topLevel, worktree)).map((name) => path.join(worktree, name));
   const openMs = plan.action === "reuse" ? 0 : Math.round(performance.now() - started);

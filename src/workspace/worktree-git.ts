@@ -58,3 +58,46 @@ export async function gitLine(cwd: string, args: readonly string[]): Promise<str
   const line = outcome.stdout.split("\n")[0]?.trim() ?? "";
   return outcome.ok && line !== "" ? line : null;
 }
+
+/**
+ * Git died reading another worktree's half-written record (`failed to read .git/worktrees/<id>/commondir`):
+ * a git process outside sssf's lock (the operator's, an agent's) was adding or removing a worktree.
+ */
+export function isTransientWorktreeFailure(error: unknown): boolean {
+  return (
+    error instanceof GitError && /failed to read \S*worktrees\/[^/\s]+\/(commondir|gitdir)/.test(error.stderr)
+  );
+}
+
+/** How `retryTransient` retries. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 4). */
+  attempts?: number;
+  /** Wait before the first retry, tripled before each next one (default 25 ms: 25, 75, 225). */
+  delayMs?: number;
+  /** Told of each transient failure before the retry it causes (attempt 1 is the first retry). */
+  onRetry?: (error: GitError, attempt: number) => void | Promise<void>;
+}
+
+/**
+ * Runs `work(attempt)` (attempt 0 first) and runs it again, after a growing pause, while it rejects
+ * with a transient worktree failure (`isTransientWorktreeFailure`), at most `attempts` times in all.
+ * Any other rejection, and the last transient one, reject unchanged.
+ */
+export async function retryTransient<T>(
+  work: (attempt: number) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 4;
+  let delay = options.delayMs ?? 25;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (error) {
+      if (!isTransientWorktreeFailure(error) || attempt + 1 >= attempts) throw error;
+      await options.onRetry?.(error as GitError, attempt + 1);
+      await new Promise<void>((resolve) => setTimeout(resolve, delay));
+      delay *= 3;
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
-import { listWorktrees, resolveCommit } from "./worktree.js";
+import { listWorktrees, repoOf, resolveCommit, type WorktreeEntry } from "./worktree.js";
 import { gitOutcome } from "./worktree-git.js";
+import { withWorktreeLock } from "./worktree-lock.js";
 
 /** What `fastForward` is asked to do. */
 export interface FastForwardRequest {
@@ -36,8 +37,9 @@ function samePath(a: string, b: string): boolean {
  * Fast-forwards the local branch `base` to `branch`, never anything else. When `base` is checked out in
  * the checkout, `git merge --ff-only` runs there (git refuses rather than overwrite local changes); when
  * it is checked out in another worktree, sssf refuses; otherwise the ref moves with `git update-ref`,
- * guarded by its old value, after checking it is an ancestor. Never rejects: a refusal is
- * `merged: false` with the reason.
+ * guarded by its old value, after checking it is an ancestor. The worktree list and the merge run under
+ * the worktree lock; when the list cannot be read (git failed, the lock stayed held) nothing moves.
+ * Never rejects: a refusal is `merged: false` with the reason.
  */
 export async function fastForward(request: FastForwardRequest): Promise<FastForwardResult> {
   const { checkout, base, branch } = request;
@@ -55,13 +57,25 @@ export async function fastForward(request: FastForwardRequest): Promise<FastForw
   if (from === to)
     return { merged: true, method: "none", from, to, reason: `${base} is already at ${branch}` };
 
-  const top = (await gitOutcome(checkout, ["rev-parse", "--show-toplevel"])).stdout.trim();
-  const holder = (await listWorktrees(checkout).catch(() => [])).find((entry) => entry.branch === base);
+  const repo = await repoOf(checkout);
+  if (repo === null) return refused(`${checkout} is not a git work tree`);
+  const top = repo.topLevel;
+  let worktrees: WorktreeEntry[];
+  try {
+    worktrees = await listWorktrees(repo);
+  } catch (error) {
+    // Without the list sssf cannot tell where base is checked out, so it moves nothing.
+    return refused(`cannot tell where ${base} is checked out: ${oneLine((error as Error).message)}`);
+  }
+  const holder = worktrees.find((entry) => entry.branch === base);
   if (holder && !samePath(holder.path, top)) {
     return refused(`${base} is checked out in the worktree ${holder.path}: fast-forward it there`);
   }
   if (holder) {
-    const merge = await gitOutcome(top, ["merge", "--ff-only", "--quiet", `refs/heads/${branch}`]);
+    // Under the worktree lock: the merge's automatic maintenance may prune worktree records.
+    const merge = await withWorktreeLock(repo.commonDir, () =>
+      gitOutcome(top, ["merge", "--ff-only", "--quiet", `refs/heads/${branch}`]),
+    ).catch((error: Error) => ({ ok: false, stdout: "", stderr: error.message }));
     if (!merge.ok) return refused(`git merge --ff-only refused: ${oneLine(merge.stderr)}`);
     return {
       merged: true,

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { gitLine, gitOrThrow, gitOutcome } from "./worktree-git.js";
+import { gitLine, gitOrThrow, gitOutcome, type RetryOptions, retryTransient } from "./worktree-git.js";
+import { withWorktreeLock } from "./worktree-lock.js";
 
 /** Where a directory sits in git. */
 export interface CheckoutInfo {
@@ -8,6 +9,11 @@ export interface CheckoutInfo {
   topLevel: string;
   /** The directory relative to `topLevel`: "" or ending in "/" (as `git rev-parse --show-prefix` prints it). */
   prefix: string;
+  /**
+   * Absolute path of the git dir all of the repository's worktrees share (`<repo>/.git`): git's
+   * `worktrees/` records and sssf's worktree lock live there.
+   */
+  commonDir: string;
   /** HEAD commit, or null in a repository without commits. */
   head: string | null;
   /** HEAD's branch (`main`), or null when HEAD is detached. */
@@ -22,26 +28,48 @@ export async function inspectCheckout(dir: string): Promise<CheckoutInfo | null>
     "--is-inside-work-tree",
     "--show-toplevel",
     "--show-prefix",
+    ...COMMON_DIR,
     "HEAD",
     "--symbolic-full-name",
     "HEAD",
   ]);
-  const [inside, topLevel = "", prefix = "", head = "", symbolic = ""] = all.stdout.split("\n");
-  if (all.ok && inside === "true" && topLevel !== "") {
+  const [inside, topLevel = "", prefix = "", commonDir = "", head = "", symbolic = ""] =
+    all.stdout.split("\n");
+  if (all.ok && inside === "true" && topLevel !== "" && commonDir !== "") {
     const headBranch = symbolic.startsWith("refs/heads/") ? symbolic.slice("refs/heads/".length) : null;
-    return { topLevel, prefix, head, headBranch };
+    return { topLevel, prefix, commonDir, head, headBranch };
   }
   const info = await gitOutcome(dir, [
     "rev-parse",
     "--is-inside-work-tree",
     "--show-toplevel",
     "--show-prefix",
+    ...COMMON_DIR,
   ]);
-  const [isInside, top = "", subPrefix = ""] = info.stdout.split("\n");
-  if (!info.ok || isInside !== "true" || top === "") return null;
+  const [isInside, top = "", subPrefix = "", common = ""] = info.stdout.split("\n");
+  if (!info.ok || isInside !== "true" || top === "" || common === "") return null;
   const symbolicRef = await gitLine(dir, ["symbolic-ref", "-q", "HEAD"]);
   const branch = symbolicRef?.startsWith("refs/heads/") ? symbolicRef.slice("refs/heads/".length) : null;
-  return { topLevel: top, prefix: subPrefix, head: await resolveCommit(dir, "HEAD"), headBranch: branch };
+  return {
+    topLevel: top,
+    prefix: subPrefix,
+    commonDir: common,
+    head: await resolveCommit(dir, "HEAD"),
+    headBranch: branch,
+  };
+}
+
+/** `rev-parse` options printing the common git dir as an absolute path (git 2.31+). */
+const COMMON_DIR = ["--path-format=absolute", "--git-common-dir"];
+
+/** A repository as the worktree steps need it: where to run git, and where its worktree lock lives. */
+export type GitRepo = Pick<CheckoutInfo, "topLevel" | "commonDir">;
+
+/** The repository holding `dir` (any folder of a work tree), or null outside git. Never rejects. */
+export async function repoOf(dir: string): Promise<GitRepo | null> {
+  const info = await gitOutcome(dir, ["rev-parse", "--show-toplevel", ...COMMON_DIR]);
+  const [topLevel = "", commonDir = ""] = info.stdout.split("\n");
+  return info.ok && topLevel !== "" && commonDir !== "" ? { topLevel, commonDir } : null;
 }
 
 /** The commit `ref` (any commit-ish) names, or null when it names none. Never rejects. */
@@ -66,26 +94,46 @@ export async function branchExists(dir: string, branch: string): Promise<boolean
 /**
  * Adds a worktree at `worktree` on a new branch `branch` starting at `base` (a commit id). Only the
  * repository's shared data changes (the branch, `.git/worktrees/`): the checkout's files, index and
- * HEAD stay as they are. Rejects with a GitError carrying git's reason.
+ * HEAD stay as they are. Runs under the repository's worktree lock; a transient failure (another git
+ * process's half-written worktree record) is retried per `retry`, on the branch git already created
+ * if it got that far. Rejects with a GitError carrying git's reason, or an SssfError naming the lock.
  */
 export async function addWorktree(
-  checkout: string,
+  repo: GitRepo,
   worktree: string,
   branch: string,
   base: string,
+  retry: RetryOptions = {},
 ): Promise<void> {
   mkdirSync(path.dirname(worktree), { recursive: true });
-  await gitOrThrow(checkout, ["worktree", "add", "--quiet", "-b", branch, "--", worktree, base]);
+  await withWorktreeLock(repo.commonDir, () =>
+    retryTransient(async (attempt) => {
+      // `-b` creates the branch before git reads the other worktrees' records: a failed try can leave it.
+      const created = attempt > 0 && (await resolveCommit(repo.topLevel, `refs/heads/${branch}`)) === base;
+      const args = created ? ["--", worktree, branch] : ["-b", branch, "--", worktree, base];
+      await gitOrThrow(repo.topLevel, ["worktree", "add", "--quiet", ...args]);
+    }, retry),
+  );
 }
 
 /**
  * Re-adds a worktree for an existing `branch` whose folder is gone (removed by `sssf clean` or by
- * hand): stale registrations are pruned first so git accepts the path again. Rejects like `addWorktree`.
+ * hand): stale registrations are pruned first so git accepts the path again. Locked and retried like
+ * `addWorktree`; rejects like it.
  */
-export async function attachWorktree(checkout: string, worktree: string, branch: string): Promise<void> {
+export async function attachWorktree(
+  repo: GitRepo,
+  worktree: string,
+  branch: string,
+  retry: RetryOptions = {},
+): Promise<void> {
   mkdirSync(path.dirname(worktree), { recursive: true });
-  await gitOrThrow(checkout, ["worktree", "prune"]);
-  await gitOrThrow(checkout, ["worktree", "add", "--quiet", "--", worktree, branch]);
+  await withWorktreeLock(repo.commonDir, () =>
+    retryTransient(async () => {
+      await gitOrThrow(repo.topLevel, ["worktree", "prune"]);
+      await gitOrThrow(repo.topLevel, ["worktree", "add", "--quiet", "--", worktree, branch]);
+    }, retry),
+  );
 }
 
 /** One entry of `git worktree list`. */
@@ -98,10 +146,18 @@ export interface WorktreeEntry {
   prunable: boolean;
 }
 
-/** Every worktree of the repository, the main one first. Rejects with a GitError. */
-export async function listWorktrees(checkout: string): Promise<WorktreeEntry[]> {
+/**
+ * Every worktree of the repository, the main one first. Reads under the worktree lock (so never a
+ * record being written; without it when the repository is read-only), retrying transient failures
+ * like `addWorktree`. Rejects with a GitError, or an SssfError naming the lock.
+ */
+export async function listWorktrees(repo: GitRepo, retry: RetryOptions = {}): Promise<WorktreeEntry[]> {
   // Newline-separated (not -z, which needs git 2.36): sssf's own worktree paths never hold a newline.
-  const output = await gitOrThrow(checkout, ["worktree", "list", "--porcelain"]);
+  const output = await withWorktreeLock(
+    repo.commonDir,
+    () => retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "list", "--porcelain"]), retry),
+    { optional: true },
+  );
   const entries: WorktreeEntry[] = [];
   let current: WorktreeEntry | null = null;
   for (const field of output.split("\n")) {
@@ -134,12 +190,23 @@ export async function uncommittedPaths(worktree: string, ignore: readonly string
   return paths;
 }
 
-/** `git worktree remove` (with `--force` when asked: uncommitted changes are then lost). Rejects like `addWorktree`. */
-export async function removeWorktree(checkout: string, worktree: string, force: boolean): Promise<void> {
-  await gitOrThrow(checkout, ["worktree", "remove", ...(force ? ["--force"] : []), "--", worktree]);
+/**
+ * `git worktree remove` (with `--force` when asked: uncommitted changes are then lost), locked and
+ * retried like `addWorktree`. Rejects like it.
+ */
+export async function removeWorktree(
+  repo: GitRepo,
+  worktree: string,
+  force: boolean,
+  retry: RetryOptions = {},
+): Promise<void> {
+  const args = ["worktree", "remove", ...(force ? ["--force"] : []), "--", worktree];
+  await withWorktreeLock(repo.commonDir, () => retryTransient(() => gitOrThrow(repo.topLevel, args), retry));
 }
 
-/** Drops the records of worktrees whose folders are gone. Rejects like `addWorktree`. */
-export async function pruneWorktrees(checkout: string): Promise<void> {
-  await gitOrThrow(checkout, ["worktree", "prune"]);
+/** Drops the records of worktrees whose folders are gone, locked and retried like `addWorktree`. Rejects like it. */
+export async function pruneWorktrees(repo: GitRepo, retry: RetryOptions = {}): Promise<void> {
+  await withWorktreeLock(repo.commonDir, () =>
+    retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "prune"]), retry),
+  );
 }
