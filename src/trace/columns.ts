@@ -25,7 +25,7 @@ type TableColumns<T extends TraceTable> = {
 };
 
 /**
- * Column declarations of the seven trace tables, in the field order of the row types in events.ts.
+ * Column declarations of the trace tables, in the field order of the row types in events.ts.
  * Contract: the keys are exactly the row fields (checked at compile time); the order is the column order
  * of the tables and of the upsert statements.
  */
@@ -51,6 +51,8 @@ export const TABLE_COLUMNS: { readonly [T in TraceTable]: TableColumns<T> } = {
     branch: "TEXT",
     base_ref: "TEXT",
     checkout: "TEXT",
+    pid: "INTEGER",
+    host: "TEXT",
   },
   phases: {
     id: "TEXT NOT NULL",
@@ -71,6 +73,7 @@ export const TABLE_COLUMNS: { readonly [T in TraceTable]: TableColumns<T> } = {
     cache_write_tokens: "INTEGER NOT NULL",
     cost_usd: "REAL NOT NULL",
     context_tokens: "INTEGER",
+    replayed_at: "TEXT",
   },
   events: {
     id: "TEXT NOT NULL",
@@ -137,6 +140,19 @@ export const TABLE_COLUMNS: { readonly [T in TraceTable]: TableColumns<T> } = {
     sends: "INTEGER NOT NULL",
     created_at: "TEXT NOT NULL",
     updated_at: "TEXT NOT NULL",
+  },
+  steps: {
+    id: "TEXT NOT NULL",
+    adw_id: "TEXT NOT NULL",
+    attempt: "INTEGER NOT NULL",
+    key: "TEXT NOT NULL",
+    position: "INTEGER NOT NULL",
+    phase_id: "TEXT NOT NULL",
+    op: "TEXT NOT NULL",
+    input_hash: "TEXT NOT NULL",
+    result_json: "TEXT NOT NULL",
+    replayed: "INTEGER NOT NULL",
+    created_at: "TEXT NOT NULL",
   },
 };
 

@@ -18,8 +18,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export type SessionStatus = "running" | "success" | "fail";
-export type PhaseStatus = "running" | "success" | "fail";
+/** `interrupted`: the run's sssf died (or was killed) before finalizing; closed by the reaper. */
+export type SessionStatus = "running" | "success" | "fail" | "interrupted";
+export type PhaseStatus = "running" | "success" | "fail" | "interrupted";
 export type PhaseKind = "engineer" | "agent" | "code";
 
 export interface SessionRow {
@@ -47,6 +48,10 @@ export interface SessionRow {
   base_ref: string | null;
   /** The operator's checkout the run was started from (`cwd` is where it worked); null in older rows. */
   checkout: string | null;
+  /** The pid of the sssf process that runs (or last ran) the session, to tell a live run from a dead one. */
+  pid: number | null;
+  /** The host of that process. */
+  host: string | null;
 }
 
 export interface PhaseRow {
@@ -69,6 +74,8 @@ export interface PhaseRow {
   cost_usd: number;
   /** Tokens in the context window at the last send (context occupancy). */
   context_tokens: number | null;
+  /** When a resume last answered this phase from the journal instead of running it; null otherwise. */
+  replayed_at: string | null;
 }
 
 export interface EventRow {
@@ -130,7 +137,8 @@ export interface ProcessRow {
   pid: number;
   command: string;
   cwd: string;
-  status: "running" | "exited" | "killed" | "timeout" | "spawn_error";
+  /** `interrupted`: still running when its sssf died; its group was ended by the reaper. */
+  status: "running" | "exited" | "killed" | "timeout" | "spawn_error" | "interrupted";
   exit_code: number | null;
   signal: string | null;
   started_at: string;
@@ -149,7 +157,34 @@ export interface AgentSessionRow {
   updated_at: string;
 }
 
-/** Table name → row type. The seven seed tables. */
+/**
+ * One durable step of a run: a phase operation (an agent call, a suite, a commit, a captured diff, an
+ * engineer's answer) with the hash of its inputs and its result, so a resume answers it again without
+ * doing it (docs/resume.md).
+ */
+export interface StepRow {
+  /** `<adw_id>-a<attempt>-<key>`. */
+  id: string;
+  adw_id: string;
+  /** Which run of the session recorded it: 1 for the first, +1 per resume or join. */
+  attempt: number;
+  /** The idempotency key inside the attempt: `p<position>.<phase name>.<op>#<n>`. */
+  key: string;
+  /** The phase's position among the attempt's phases (1-based, in start order). */
+  position: number;
+  phase_id: string;
+  /** `phase` (the phase itself, written when it succeeded), `call`, `suite`, `changes`, `commit` or `ask`. */
+  op: string;
+  /** sha256 of the op's inputs (redacted JSON): a changed prompt or argument no longer matches. */
+  input_hash: string;
+  /** JSON of the op's result (redacted). */
+  result_json: string;
+  /** 1 when this attempt answered the step from an earlier attempt's journal. */
+  replayed: number;
+  created_at: string;
+}
+
+/** Table name → row type. The seven seed tables, and the journal of durable steps. */
 export interface TraceTables {
   sessions: SessionRow;
   phases: PhaseRow;
@@ -158,6 +193,7 @@ export interface TraceTables {
   gate_results: GateResultRow;
   processes: ProcessRow;
   agent_sessions: AgentSessionRow;
+  steps: StepRow;
 }
 export type TraceTable = keyof TraceTables;
 
@@ -169,6 +205,7 @@ export const TRACE_TABLES: readonly TraceTable[] = [
   "gate_results",
   "processes",
   "agent_sessions",
+  "steps",
 ];
 
 /** Primary key columns per table; a record with the same key replaces the earlier one. */
@@ -180,6 +217,7 @@ export const PRIMARY_KEYS: { readonly [T in TraceTable]: readonly (keyof TraceTa
   gate_results: ["id"],
   processes: ["id"],
   agent_sessions: ["adw_id", "agent"],
+  steps: ["id"],
 };
 
 /**

@@ -37,6 +37,8 @@ const TREATMENTS: { readonly [T in TraceTable]: TableTreatments<T> } = {
     branch: "none",
     base_ref: "none",
     checkout: "none",
+    pid: "none",
+    host: "none",
   },
   phases: {
     id: "none",
@@ -58,6 +60,7 @@ const TREATMENTS: { readonly [T in TraceTable]: TableTreatments<T> } = {
     cache_write_tokens: "none",
     cost_usd: "none",
     context_tokens: "none",
+    replayed_at: "none",
   },
   events: {
     id: "none",
@@ -125,6 +128,20 @@ const TREATMENTS: { readonly [T in TraceTable]: TableTreatments<T> } = {
     sends: "none",
     created_at: "none",
     updated_at: "none",
+  },
+  steps: {
+    id: "none",
+    adw_id: "none",
+    attempt: "none",
+    key: "text",
+    position: "none",
+    phase_id: "none",
+    op: "none",
+    input_hash: "none",
+    // Redacted before hashing and storing by the journal; redacting again keeps it so.
+    result_json: "json",
+    replayed: "none",
+    created_at: "none",
   },
 };
 

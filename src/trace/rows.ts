@@ -3,6 +3,7 @@
  * row looks when it starts and ends (every counter zeroed, every end null until it ends).
  */
 
+import { hostname } from "node:os";
 import type { EventRow, EventType, PhaseKind, PhaseRow, ProcessRow, SessionRow } from "./events.js";
 import { newId } from "./ids.js";
 
@@ -26,6 +27,8 @@ export function newSessionRow(session: NewSession, startedAt: Date): SessionRow 
     cache_write_tokens: 0,
     cost_usd: 0,
     archived: 0,
+    pid: process.pid,
+    host: hostname(),
   };
 }
 
@@ -42,6 +45,8 @@ export function rejoinedSessionRow(
     reason: null,
     ended_at: null,
     duration_ms: null,
+    pid: process.pid,
+    host: hostname(),
   };
 }
 
@@ -79,6 +84,7 @@ export function newPhaseRow(phase: {
     cache_write_tokens: 0,
     cost_usd: 0,
     context_tokens: null,
+    replayed_at: null,
   };
 }
 

@@ -11,15 +11,26 @@ const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as con
 /** Envelope columns added by migration 3 (which envelope crossed its phase's boundary). */
 const V3_ENVELOPE_COLUMNS = ["accepted"] as const;
 
-/** Columns a table had in schema version 1: later migrations add the rest with ALTER TABLE. */
-function v1Columns(table: TraceTable): [string, string][] {
-  const added: readonly string[] =
-    table === "sessions" ? V2_SESSION_COLUMNS : table === "envelopes" ? V3_ENVELOPE_COLUMNS : [];
+/** Columns added by migration 4: who runs a session, which phases a resume replayed. */
+const V4_COLUMNS: { readonly [T in TraceTable]?: readonly string[] } = {
+  sessions: ["pid", "host"],
+  phases: ["replayed_at"],
+};
+
+/** Tables created by a later migration than the first. */
+const LATER_TABLES: readonly TraceTable[] = ["steps"];
+
+/** Columns a table had when it was created: later migrations add the rest with ALTER TABLE. */
+function createdColumns(table: TraceTable): [string, string][] {
+  const added: readonly string[] = [
+    ...(table === "sessions" ? V2_SESSION_COLUMNS : table === "envelopes" ? V3_ENVELOPE_COLUMNS : []),
+    ...(V4_COLUMNS[table] ?? []),
+  ];
   return Object.entries(TABLE_COLUMNS[table]).filter(([name]) => !added.includes(name));
 }
 
 function createTableSql(table: TraceTable): string {
-  const columns = v1Columns(table).map(([name, declaration]) => `  ${name} ${declaration}`);
+  const columns = createdColumns(table).map(([name, declaration]) => `  ${name} ${declaration}`);
   columns.push(`  PRIMARY KEY (${PRIMARY_KEYS[table].join(", ")})`);
   return `CREATE TABLE ${table} (\n${columns.join(",\n")}\n);`;
 }
@@ -45,7 +56,8 @@ const ACCEPTED_BACKFILL = `UPDATE envelopes SET accepted = CASE WHEN valid = 1 A
  */
 const MIGRATIONS: readonly Migration[] = [
   (db) => {
-    db.exec([...TRACE_TABLES.map(createTableSql), ...V1_INDEXES].join("\n"));
+    const v1Tables = TRACE_TABLES.filter((table) => !LATER_TABLES.includes(table));
+    db.exec([...v1Tables.map(createTableSql), ...V1_INDEXES].join("\n"));
   },
   (db) => {
     for (const column of V2_SESSION_COLUMNS) {
@@ -57,6 +69,16 @@ const MIGRATIONS: readonly Migration[] = [
     if (!has) db.exec(`ALTER TABLE envelopes ADD COLUMN accepted ${TABLE_COLUMNS.envelopes.accepted};`);
     // Earlier rows: accepted when valid, a success, and no gate failed on them.
     db.exec(ACCEPTED_BACKFILL);
+  },
+  (db) => {
+    for (const [table, columns] of Object.entries(V4_COLUMNS) as [TraceTable, readonly string[]][]) {
+      const declared = TABLE_COLUMNS[table] as Readonly<Record<string, string>>;
+      const has = new Set((db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+      for (const column of columns.filter((name) => !has.has(name)))
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declared[column]};`);
+    }
+    db.exec(createTableSql("steps").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"));
+    db.exec("CREATE INDEX IF NOT EXISTS idx_steps_adw_attempt ON steps (adw_id, attempt);");
   },
 ];
 

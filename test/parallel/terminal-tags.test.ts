@@ -23,6 +23,7 @@ function phase(number: number, name: string): PhaseRow {
     cache_write_tokens: 0,
     cost_usd: 0,
     context_tokens: null,
+    replayed_at: null,
   };
 }
 

@@ -15,7 +15,7 @@ describe("openTraceDb", () => {
     const dbPath = path.join(tempDir(), "nested", "adw_data", "sssf.db");
     const db = openTraceDb(dbPath);
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(30000);
     expect(db.pragma("synchronous", { simple: true })).toBe(1);
     expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     db.close();

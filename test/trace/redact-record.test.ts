@@ -40,13 +40,15 @@ const KEPT: Record<TraceTable, string[]> = {
     "branch",
     "base_ref",
     "checkout",
+    "host",
   ],
-  phases: ["id", "adw_id", "name", "kind", "owner", "status", "started_at", "ended_at"],
+  phases: ["id", "adw_id", "name", "kind", "owner", "status", "started_at", "ended_at", "replayed_at"],
   events: ["id", "adw_id", "phase_id", "parent_id", "type", "agent", "started_at", "ended_at"],
   envelopes: ["id", "adw_id", "phase_id", "agent", "reason", "output_type", "created_at"],
   gate_results: ["id", "adw_id", "phase_id", "envelope_id", "gate", "created_at"],
   processes: ["id", "adw_id", "phase_id", "agent", "cwd", "status", "signal", "started_at", "ended_at"],
   agent_sessions: ["adw_id", "agent", "session_id", "model", "coding_agent", "created_at", "updated_at"],
+  steps: ["id", "adw_id", "phase_id", "op", "input_hash", "created_at"],
 };
 
 /**

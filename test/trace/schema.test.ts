@@ -25,7 +25,7 @@ function rowsByTable(): Map<TraceTable, Record<string, unknown>> {
 }
 
 describe("migrate", () => {
-  it("creates the seven tables with exactly the columns, types and keys of events.ts", () => {
+  it("creates the trace tables with exactly the columns, types and keys of events.ts", () => {
     const db = new Database(":memory:");
     migrate(db);
     const rows = rowsByTable();

@@ -40,6 +40,8 @@ it("listSessionsJson returns exactly the rows of listSessions, in order, with th
         branch: i % 2 ? `sssf/s${i}` : null,
         base_ref: i % 2 ? "0123456789abcdef0123456789abcdef01234567" : null,
         checkout: "/r",
+        pid: null,
+        host: null,
       },
     });
   }

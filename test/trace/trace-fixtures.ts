@@ -66,6 +66,8 @@ export function sessionRow(
     branch: `sssf/${adwId}`,
     base_ref: "0123456789abcdef0123456789abcdef01234567",
     checkout: "/work/project",
+    pid: null,
+    host: null,
     ...overrides,
   };
 }
@@ -95,6 +97,7 @@ export function phaseRow(
     cache_write_tokens: 0,
     cost_usd: 0,
     context_tokens: null,
+    replayed_at: null,
     ...overrides,
   };
 }
@@ -218,6 +221,22 @@ export function sessionRecords(adwId: string, base: number): TraceRecord[] {
       updated_at: at(base, start + 300),
     };
     records.push({ table: "agent_sessions", row: agentSession });
+    records.push({
+      table: "steps",
+      row: {
+        id: `${adwId}-a1-p${number}.phase-${number}.call#1`,
+        adw_id: adwId,
+        attempt: 1,
+        key: `p${number}.phase-${number}.call#1`,
+        position: number,
+        phase_id: phase.id,
+        op: "call",
+        input_hash: "0".repeat(64),
+        result_json: '{"status":"success","summary":"done"}',
+        replayed: 0,
+        created_at: at(base, start + 150),
+      },
+    });
     records.push({
       table: "events",
       row: {

@@ -93,6 +93,7 @@ function phase(status: PhaseRow["status"], error: string | null): PhaseRow {
     cache_write_tokens: 0,
     cost_usd: 0,
     context_tokens: null,
+    replayed_at: null,
   };
 }
 
@@ -153,6 +154,8 @@ describe("the terminal reporter on a colour terminal", () => {
       branch: `sssf/${HOSTILE}`,
       base_ref: "0123456789abcdef",
       checkout: "/",
+      pid: null,
+      host: null,
     };
     reporter.sessionStarted(session, "/sessions/run", false);
     reporter.finished(session, []);

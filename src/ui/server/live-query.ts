@@ -26,6 +26,7 @@ const ROUTE: { readonly [T in TraceTable]: [phase: string, kind: string] } = {
   gate_results: ["phase_id", "NULL"],
   processes: ["phase_id", "NULL"],
   agent_sessions: ["NULL", "NULL"],
+  steps: ["phase_id", "op"],
 };
 
 /** Most rows one read returns; a longer backlog is read by the next tick, right away. */

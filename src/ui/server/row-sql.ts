@@ -12,6 +12,7 @@ const LONG_COLUMNS: { readonly [T in TraceTable]: readonly string[] } = {
   gate_results: ["checks", "violations"],
   processes: ["command", "stderr_tail"],
   agent_sessions: [],
+  steps: ["result_json"],
 };
 
 const columnCache = new WeakMap<Database.Database, Map<TraceTable, string[]>>();

@@ -61,6 +61,8 @@ export class TickMessages {
     const table: TraceTable = row.t;
     if (table === "sessions") {
       this.#sessions.push(row.row);
+    } else if (table === "steps") {
+      // The resume journal: read by sssf resume, not shown live.
     } else if (table === "phases" || table === "agent_sessions") {
       push(this.#run(row.adw).rows, table, row.row);
     } else if (row.phase !== null) {
