@@ -13,6 +13,7 @@ const suites = {
   "native-schema": () => import("./native-schema.mjs"),
   "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
   "boundary-linked": () => import("./boundary-linked.mjs"),
+  resume: () => import("./resume.mjs"),
 };
 
 const wanted = process.argv.slice(2);

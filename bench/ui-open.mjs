@@ -2,6 +2,7 @@
 // waterfall rendered → a click on a phase answered), and how long a committed event takes to reach
 // the screen while the page is open (p95 over ~200 tool calls, committed one every 20 ms).
 import { spawn } from "node:child_process";
+import { hostname } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { openTraceDb, Tracer } from "../dist/trace/index.js";
@@ -103,6 +104,9 @@ async function liveLatencies(browser, url, dataDir) {
       branch: null,
       base_ref: null,
       checkout: null,
+      // This process plays the run's sssf: alive, so the reaper of `sssf ui` leaves it running.
+      pid: process.pid,
+      host: hostname(),
     },
   });
   tracer.write({

@@ -24,6 +24,7 @@ export {
   type EngineerPhase,
   type Finished,
   type FinishOptions,
+  type PhaseBudget,
   type PhaseOptions,
   type Run,
   type Workflow,

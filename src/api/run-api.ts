@@ -21,11 +21,29 @@ export interface PhaseOptions {
   description: string;
 }
 
+/**
+ * Budgets of one agent phase, over all its sends (corrections included). Each key set here overrides
+ * the same key of the owner's `agents[].limits` for this phase; the run's `limits` apply regardless.
+ */
+export interface PhaseBudget {
+  /** USD the phase's sends may cost. */
+  maxCostUsd?: number;
+  /** Tokens (input, output, cache reads and writes) the phase's sends may use. */
+  maxTokens?: number;
+  /** Seconds the phase may run, from its start. */
+  maxSeconds?: number;
+}
+
 export interface AgentPhaseOptions extends PhaseOptions {
   /** The roster agent that owns this phase. */
   owner: string;
   /** Gate-violation corrections in the same session (default: `limits.retries`). */
   retries?: number;
+  /**
+   * This phase's budget, overriding the owner's `agents[].limits` key by key. An overrun aborts the
+   * send (its process group is killed) and fails the phase with `PhaseFailedError`.
+   */
+  budget?: PhaseBudget;
 }
 
 export interface CodePhaseOptions extends PhaseOptions {

@@ -9,7 +9,10 @@ import { demoSpec } from "./commands/demo-spec.js";
 import { doctorSpec } from "./commands/doctor-spec.js";
 import { fakeModelSpec } from "./commands/fake-model-spec.js";
 import { initSpec } from "./commands/init-spec.js";
+import { killSpec } from "./commands/kill-spec.js";
 import { listWorkflowsSpec } from "./commands/list-workflows-spec.js";
+import { psSpec } from "./commands/ps-spec.js";
+import { resumeSpec } from "./commands/resume-spec.js";
 import { runSpec } from "./commands/run-spec.js";
 import { traceListsSpec } from "./commands/trace-lists-spec.js";
 import { uiSpec } from "./commands/ui-spec.js";
@@ -27,10 +30,11 @@ const program = new Command("sssf")
   .showHelpAfterError("(run sssf --help for usage)")
   .exitOverride();
 
-// A closed pipe (`sssf run … | head`) must not crash a run: it keeps going and finalizes its session.
+// A closed pipe (`sssf run … | head`) or a closed terminal (EIO after SIGHUP) must not crash a run:
+// it keeps going and finalizes its session.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
+    if (error.code !== "EPIPE" && error.code !== "EIO") throw error;
   });
 }
 
@@ -43,10 +47,13 @@ function packageVersion(): string {
 /** Every command, in the order `sssf --help` lists them; each loads its module only when it runs. */
 const COMMANDS: readonly CommandSpec[] = [
   runSpec,
+  resumeSpec,
   approvalSpec,
   initSpec,
   listWorkflowsSpec,
   traceListsSpec,
+  psSpec,
+  killSpec,
   dbSpec,
   cleanSpec,
   doctorSpec,

@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { UsageError } from "../errors/usage-error.js";
+import { type ReapResult, reapDeadRuns } from "../session/reaper.js";
 import { openTraceDb } from "../trace/database.js";
+import { terminalSafe } from "../util/terminal-text.js";
 
 export interface ReadOptions {
   db?: string;
@@ -33,14 +35,88 @@ export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string
   };
 }
 
-/** Opens the trace read-only; a missing database is a clear usage error, not a stack trace. */
-export async function openReadDb(options: ReadOptions): Promise<Database.Database> {
-  const { dbPath } = await tracePaths(options);
+/** What the running command is called in a reaper's reason: `sssf sessions`, `sssf ps`… */
+export function commandName(): string {
+  const name = process.argv[2];
+  return name === undefined || name.startsWith("-") ? "sssf" : `sssf ${name}`;
+}
+
+/**
+ * Closes the runs whose sssf died (the reaper, docs/lifecycle.md) and says so on stderr, one line per
+ * session, so what is printed next shows them `interrupted`, not `running`. Never throws: a session
+ * that cannot be closed is a warning.
+ */
+export async function reapForRead(
+  db: Database.Database,
+  paths: { dbPath: string; sessionsDir: string },
+): Promise<ReapResult> {
+  let result: ReapResult;
+  try {
+    result = await reapDeadRuns(db, { ...paths, by: commandName() });
+  } catch (error) {
+    result = { reaped: [], failed: [{ adwId: "?", error: (error as Error).message }] };
+  }
+  for (const reaped of result.reaped) {
+    const ended = reaped.processesEnded > 0 ? `, ${reaped.processesEnded} leftover process(es) ended` : "";
+    const owner = reaped.pid === null ? "its sssf" : `its sssf (pid ${reaped.pid})`;
+    process.stderr.write(
+      terminalSafe(`sssf: session ${reaped.adwId}: ${owner} is gone; closed as interrupted${ended}\n`, {
+        multiline: true,
+      }),
+    );
+  }
+  for (const failed of result.failed)
+    process.stderr.write(
+      terminalSafe(`sssf: could not close interrupted session ${failed.adwId}: ${failed.error}\n`, {
+        multiline: true,
+      }),
+    );
+  return result;
+}
+
+/** Options of {@link openReadDb}. */
+export interface OpenReadOptions {
+  /** Close the runs whose sssf died before reading (default true). */
+  reap?: boolean;
+}
+
+/** An open read-only trace and where it lives. */
+export interface ReadTrace {
+  db: Database.Database;
+  dbPath: string;
+  sessionsDir: string;
+}
+
+/**
+ * Opens the trace read-only; a missing database is a clear usage error, not a stack trace. First the
+ * reaper closes runs whose sssf died (one query of the running sessions; a writable connection only
+ * when one is found), unless `reap` is false. The caller closes `db`.
+ */
+export async function openReadTrace(options: ReadOptions, open: OpenReadOptions = {}): Promise<ReadTrace> {
+  const paths = await tracePaths(options);
+  const { dbPath } = paths;
   if (!existsSync(dbPath)) {
     throw new UsageError(
       `no trace database at ${dbPath} (run a workflow first, or pass --db PATH / --config PATH)`,
       "--db",
     );
   }
-  return openTraceDb(dbPath, { readonly: true });
+  const db = openTraceDb(dbPath, { readonly: true });
+  if (open.reap !== false) {
+    try {
+      await reapForRead(db, paths);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+  return { db, ...paths };
+}
+
+/** {@link openReadTrace}'s connection alone. */
+export async function openReadDb(
+  options: ReadOptions,
+  open: OpenReadOptions = {},
+): Promise<Database.Database> {
+  return (await openReadTrace(options, open)).db;
 }

@@ -56,6 +56,12 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         `${mark} ${pad(phase.number)} ${safe(phase.name)} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`,
       );
     },
+    phaseReplayed(phase) {
+      const who = phase.kind === "agent" ? `agent ${safe(phase.owner)}` : safe(phase.kind);
+      write(
+        `${paint(out, "cyan", "↺")} ${pad(phase.number)} ${safe(phase.name)} (${who}) ${paint(out, "dim", `replayed from the trace: ${phase.status}, nothing redone`)}`,
+      );
+    },
     toolCall(phase: PhaseRow, call: ToolCall) {
       const mark = call.ok ? paint(out, "green", "·") : paint(out, "red", "!");
       write(

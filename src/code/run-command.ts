@@ -1,6 +1,12 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from "../util/process-group.js";
+import {
+  childMarkers,
+  terminateProcessGroup,
+  terminateSpawnLeftovers,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from "../util/process-group.js";
 import { OutputTail } from "./output-tail.js";
 
 export interface RunCommandOptions {
@@ -68,9 +74,11 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     let settled = false;
     let closeTimer: NodeJS.Timeout | undefined;
 
+    // Marked so that processes which leave the group (`setsid`) are still found and ended.
+    const markers = childMarkers();
     const child = spawn(program, args, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...options.env, ...markers.env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -112,7 +120,9 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
       exit = { code, signal };
       if (pid === undefined) return;
       // Grandchildren that outlive the command would hold the pipes open (and leak): end the group.
-      groupEnded = terminateProcessGroup(pid, 500);
+      groupEnded = terminateProcessGroup(pid, 500).then(() =>
+        terminateSpawnLeftovers(markers.spawnId).then(() => {}),
+      );
       void groupEnded.then(() => {
         if (settled) return;
         closeTimer = setTimeout(() => {

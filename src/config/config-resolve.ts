@@ -11,7 +11,8 @@ import type { AgentTimeouts } from "../runtimes/runtime.js";
 import { boundaryGlobProblem, expandBoundaryGlob } from "./boundary-globs.js";
 import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
 import { unknownToolProblems } from "./config-tools.js";
-import type { AgentConfig, QualitySuiteConfig, SssfConfig } from "./config-types.js";
+import type { AgentConfig, AgentLimits, QualitySuiteConfig, SssfConfig } from "./config-types.js";
+import type { ModelPrice } from "./prices.js";
 
 /** What resolving needs besides the wire value. */
 export interface ResolveContext {
@@ -103,6 +104,34 @@ function defaultToolsChecked(wire: ConfigWire): boolean {
   );
 }
 
+/** An agent's `limits:` block in code form (undefined: no block; undefined keys: no limit). */
+function agentLimits(wire: ConfigWire["agents"][number]["limits"]): AgentLimits | undefined {
+  if (wire === undefined) return undefined;
+  return {
+    maxCostUsd: wire?.max_cost_usd,
+    maxTokens: wire?.max_tokens,
+    maxSeconds: wire?.max_seconds,
+  };
+}
+
+/**
+ * `prices:` in code form (undefined when the file has none); a missing cache price is the input
+ * price, so spend is never understated.
+ */
+function modelPrices(wire: ConfigWire["prices"]): Record<string, ModelPrice> | undefined {
+  if (Object.keys(wire).length === 0) return undefined;
+  const prices: Record<string, ModelPrice> = {};
+  for (const [model, entry] of Object.entries(wire)) {
+    prices[model] = {
+      input: entry.input,
+      output: entry.output,
+      cacheRead: entry.cache_read ?? entry.input,
+      cacheWrite: entry.cache_write ?? entry.input,
+    };
+  }
+  return prices;
+}
+
 /**
  * Resolves a schema-valid wire value. Never throws: every semantic problem is returned, all at once,
  * next to a config that is only meaningful when `problems` is empty.
@@ -184,6 +213,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
         idleMs: toMs(agent.timeouts?.idle_seconds, defaultTimeouts.idleMs),
         wallMs: toMs(agent.timeouts?.wall_seconds, defaultTimeouts.wallMs),
       },
+      limits: agentLimits(agent.limits),
       env: { ...agent.env },
     };
   });
@@ -217,7 +247,11 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       jsonFixAttempts: wire.limits.json_fix_attempts,
       retries: wire.limits.retries,
       maxResultBytes: wire.limits.max_result_bytes,
+      maxCostUsd: wire.limits.max_cost_usd,
+      maxTokens: wire.limits.max_tokens,
+      maxRunSeconds: wire.limits.max_run_seconds,
     },
+    prices: modelPrices(wire.prices),
     quality,
   };
   return { config, problems };

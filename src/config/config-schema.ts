@@ -62,6 +62,9 @@ const envSchema = z
   .describe("Extra environment variables; values must be strings (quote numbers).");
 
 const seconds = z.number().positive();
+const usd = z.number().positive();
+const tokenCount = z.int().positive();
+const usdPerMillion = z.number().nonnegative();
 
 const TOOLS_NOTE = `sssf tool names (${TOOL_NAMES.join(", ")}); [] means no tools at all; free-form for exec agents.`;
 const FOLDER_NOTE = "a trailing / means the folder and everything under it (specs/ is specs/**)";
@@ -79,6 +82,38 @@ const agentTimeoutsSchema = z
   })
   .strict()
   .describe("Per-key override of defaults.timeouts.");
+
+const agentLimitsSchema = z
+  .object({
+    max_cost_usd: usd
+      .optional()
+      .describe("Fail a phase of this agent once its sends have cost more than this (USD, per phase)."),
+    max_tokens: tokenCount
+      .optional()
+      .describe(
+        "Fail a phase of this agent once its sends have used more tokens than this (all kinds, per phase).",
+      ),
+    max_seconds: seconds
+      .optional()
+      .describe("Fail a phase of this agent once it has run longer than this (per phase)."),
+  })
+  .strict()
+  .describe(
+    "Budgets of every phase this agent owns; a workflow's per-phase budget overrides them key by key.",
+  );
+
+const priceSchema = z
+  .object({
+    input: usdPerMillion.describe("USD per million uncached input tokens."),
+    output: usdPerMillion.describe("USD per million output tokens (reasoning included)."),
+    cache_read: usdPerMillion
+      .optional()
+      .describe("USD per million cache-read tokens; default: the input price."),
+    cache_write: usdPerMillion
+      .optional()
+      .describe("USD per million cache-write tokens; default: the input price."),
+  })
+  .strict();
 
 const defaultsSchema = z
   .object({
@@ -140,6 +175,7 @@ const agentSchema = z
       .default(["**"])
       .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
     timeouts: agentTimeoutsSchema.optional(),
+    limits: agentLimitsSchema.optional(),
     env: envSchema.default({}),
   })
   .strict();
@@ -185,9 +221,26 @@ export const configWireSchema = z
           .positive()
           .default(16_777_216)
           .describe("Largest final agent message kept."),
+        max_cost_usd: usd
+          .optional()
+          .describe("Fail the run's agent phases once the session has cost more than this (USD)."),
+        max_tokens: tokenCount
+          .optional()
+          .describe(
+            "Fail the run's agent phases once the session has used more tokens than this (all kinds).",
+          ),
+        max_run_seconds: seconds
+          .optional()
+          .describe("Fail the run's agent phases once this sssf run has lasted longer than this."),
       })
       .strict()
       .prefault({}),
+    prices: z
+      .record(z.string().min(1), priceSchema)
+      .default({})
+      .describe(
+        "Prices by model id, for runtimes that report tokens but no cost (codex, gemini); over sssf's defaults.",
+      ),
     quality: z
       .record(nameSchema("suite name", ""), qualitySuiteSchema)
       .default({})

@@ -1,4 +1,12 @@
 import type { AgentTimeouts, ThinkingLevel } from "../runtimes/runtime.js";
+import type { ModelPrice } from "./prices.js";
+
+/** Budgets of each phase an agent owns (`agents[].limits`); an absent key is no limit. */
+export interface AgentLimits {
+  maxCostUsd?: number | undefined;
+  maxTokens?: number | undefined;
+  maxSeconds?: number | undefined;
+}
 
 /** One agent of the roster with every default applied and every path made absolute. */
 export interface AgentConfig {
@@ -19,6 +27,8 @@ export interface AgentConfig {
   /** Repo-relative globs this agent may write, in their enforced form (`specs/` → `specs/**`). */
   writes: string[];
   timeouts: AgentTimeouts;
+  /** Budgets of each phase this agent owns (absent: none); a phase's own budget overrides them. */
+  limits?: AgentLimits | undefined;
   env: Record<string, string>;
 }
 
@@ -36,6 +46,12 @@ export interface LimitsConfig {
   retries: number;
   /** Largest final agent message kept for parsing, in bytes. */
   maxResultBytes: number;
+  /** The session's cost in USD past which agent phases fail (absent: no limit). */
+  maxCostUsd?: number | undefined;
+  /** The session's tokens (every kind) past which agent phases fail (absent: no limit). */
+  maxTokens?: number | undefined;
+  /** Seconds since this run started past which agent phases fail (absent: no limit). */
+  maxRunSeconds?: number | undefined;
 }
 
 export interface SssfConfig {
@@ -60,6 +76,11 @@ export interface SssfConfig {
   /** Absolute path of the trace database. */
   dbPath: string;
   limits: LimitsConfig;
+  /**
+   * `prices:` by model id, USD per million tokens, consulted before sssf's defaults
+   * (`DEFAULT_PRICES`) for runtimes that report no cost. Absent: the defaults only.
+   */
+  prices?: Record<string, ModelPrice> | undefined;
   quality: Record<string, QualitySuiteConfig>;
 }
 

@@ -7,7 +7,7 @@ import { redactJsonValue } from "../trace/redact-json.js";
 import { applyGates } from "./apply-gates.js";
 import type { CallContext } from "./call-context.js";
 import { type CallContract, callContract } from "./call-contract.js";
-import { renderCall } from "./render-call.js";
+import { type RenderedCall, renderCall } from "./render-call.js";
 import { type CallProgress, sendUntilValid } from "./send-until-valid.js";
 
 type Accepted = { status: string; summary: string };
@@ -59,12 +59,36 @@ export async function callAgent<T extends OutputType>(
   context: CallContext,
   options: CallOptions<T>,
 ): Promise<EnvelopeOf<T>> {
-  const { run, agent, phase } = context;
+  const { agent, phase } = context;
   const type = options.outputType;
   const contract: CallContract<T> = callContract(type, options.format);
   const previous = options.previous === undefined ? phase.lastEnvelope : options.previous;
-  traceHandoff(context, previous);
   const rendered = renderCall(context, options, contract, previous);
+  // One durable step: a resume answers it from the journal while the prompt and `previous` match.
+  const inputs = {
+    agent: agent.config.name,
+    output_type: type.name,
+    format: options.format ?? "json",
+    system: rendered.system,
+    user: rendered.user,
+    previous,
+  };
+  return phase.durable.step("call", inputs, () =>
+    sendAndGate(context, options, contract, previous, rendered),
+  );
+}
+
+/** The live call: the hand-off traced, then sends, corrections and gates until accepted or failed. */
+async function sendAndGate<T extends OutputType>(
+  context: CallContext,
+  options: CallOptions<T>,
+  contract: CallContract<T>,
+  previous: object | null,
+  rendered: RenderedCall,
+): Promise<EnvelopeOf<T>> {
+  const { run, agent, phase } = context;
+  const type = options.outputType;
+  traceHandoff(context, previous);
   const progress: CallProgress = {
     system: rendered.system,
     message: rendered.user,

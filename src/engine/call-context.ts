@@ -1,3 +1,5 @@
+import type { DurablePhase } from "../api/durable-steps.js";
+import type { PhaseBudget } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import type { AgentConfig } from "../config/config-types.js";
 import type { GateContext } from "../gates/gate.js";
@@ -7,6 +9,7 @@ import type { RunReporter } from "../session/reporter.js";
 import type { AgentDirs } from "../session/session-dirs.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
+import type { RunBudget } from "./budget.js";
 
 /** What every call of a run shares: made once per run. */
 export interface RunCallContext {
@@ -23,6 +26,8 @@ export interface RunCallContext {
   jsonFixAttempts: number;
   /** `limits.max_result_bytes`: a longer reply is cut to its tail (where the envelope is) before parsing. */
   maxResultBytes: number;
+  /** The run's budgets (`limits.max_cost_usd|max_tokens|max_run_seconds`), its clock and its prices. */
+  budget: RunBudget;
 }
 
 /** One agent of the run: made once per agent. */
@@ -36,7 +41,9 @@ export interface AgentCallContext {
 export interface PhaseCallContext {
   row: PhaseRow;
   /** The conversation this call continues. */
-  session: AgentSessionState;
+  readonly session: AgentSessionState;
+  /** The phase's durable steps: the call is one. */
+  durable: DurablePhase;
   /** Gate corrections allowed. */
   retries: number;
   /** The run's last accepted envelope, the default `previous`. */
@@ -44,6 +51,8 @@ export interface PhaseCallContext {
   gateContext: GateContext;
   /** Watchers opened around every send of the call (write boundary, path collector…), in order. */
   hooks: readonly SendHook[];
+  /** The workflow's budget for this phase (`AgentPhaseOptions.budget`), over the owner's `limits`. */
+  budget?: PhaseBudget | undefined;
 }
 
 /** The agent call's context, split by lifetime. */

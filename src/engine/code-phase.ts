@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { DurablePhase } from "../api/durable-steps.js";
 import type { CodePhase, CommitResult } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
@@ -14,6 +15,8 @@ import { type RunChanges, saveDiff } from "./run-changes.js";
 /** What a code phase's handle works with. */
 export interface CodePhaseDeps {
   row: PhaseRow;
+  /** Each operation of the handle is one of the phase's durable steps. */
+  durable: DurablePhase;
   config: SssfConfig;
   trace: SessionTrace;
   signal: AbortSignal;
@@ -65,6 +68,36 @@ function envelopeRecorder(deps: CodePhaseDeps): (type: OutputType, envelope: obj
  * run's diff as a `ChangesOutput`, and commits of exactly the run's own changes. Every result is traced.
  */
 export function codePhaseHandle(deps: CodePhaseDeps): CodePhase {
+  const live = liveCodePhase(deps);
+  const { durable } = deps;
+  // Replayed, each step returns what the journal holds; the run's `previous` moves all the same.
+  const handedOff = <T extends object>(envelope: T): T => {
+    deps.setLastEnvelope(envelope);
+    return envelope;
+  };
+  return {
+    name: live.name,
+    number: live.number,
+    log: live.log,
+    runSuite: async (suite) =>
+      handedOff(
+        await durable.step("suite", { suite, command: deps.config.quality[suite]?.command ?? null }, () =>
+          live.runSuite(suite),
+        ),
+      ),
+    // A hand-off journaled synchronously would make handOff async: it is checked and recorded live, and
+    // replayed as a pure function of its arguments (the journal still matches it by its place).
+    handOff: (outputType, envelope) =>
+      durable.replays === null
+        ? live.handOff(outputType, envelope)
+        : handedOff(outputType.schema.parse(envelope) as typeof envelope),
+    captureChanges: async () => handedOff(await durable.step("changes", {}, () => live.captureChanges())),
+    commit: (message) => durable.step("commit", { message: message.trim() }, () => live.commit(message)),
+  };
+}
+
+/** The handle's operations as they run live: every result traced. */
+function liveCodePhase(deps: CodePhaseDeps): CodePhase {
   const { row, trace } = deps;
   const name = row.name;
   const record = envelopeRecorder(deps);

@@ -1,3 +1,9 @@
+import {
+  type DurablePhase,
+  type DurableRun,
+  type PhaseIdentity,
+  ReplayDiverged,
+} from "../api/durable-steps.js";
 import type {
   AgentPhase,
   AgentPhaseOptions,
@@ -26,6 +32,7 @@ import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import { newPhaseRow } from "../trace/rows.js";
+import { RunBudget } from "./budget.js";
 import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./code-phase.js";
@@ -59,6 +66,8 @@ export interface RunEngineOptions {
   yes?: boolean;
   /** Watchers opened around every agent send of the run, after the write boundary. */
   sendHooks?: readonly SendHook[];
+  /** Where phases are journaled and, on a resume, answered from (docs/resume.md). */
+  durable: DurableRun;
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -74,6 +83,8 @@ export class RunEngine implements Run {
   readonly phases: PhaseRow[] = [];
   outcome: { accepted: boolean; reason: string } | null = null;
   private phaseNumber: number;
+  /** Phases this attempt started, the journal's positions. */
+  private position = 0;
   /** Parallel branches, their default `previous`, and which agent runs what. */
   private readonly scope: RunScope;
   /** Every agent's sends, so concurrent boundaries tell each other's writes apart. */
@@ -117,6 +128,7 @@ export class RunEngine implements Run {
       signal: options.signal,
       jsonFixAttempts: options.config.limits.jsonFixAttempts,
       maxResultBytes: options.config.limits.maxResultBytes,
+      budget: new RunBudget(options.config),
     };
   }
 
@@ -145,14 +157,34 @@ export class RunEngine implements Run {
     };
   }
 
+  /**
+   * Runs one phase as a durable unit: answered whole from the journal when an earlier attempt completed
+   * the same phase with the same inputs (no agent called, no suite run, no commit made), else live.
+   */
   private async runPhase<R>(
     kind: PhaseKind,
     name: string,
     owner: string,
     options: PhaseOptions,
-    body: (row: PhaseRow) => R | Promise<R>,
+    body: (row: PhaseRow, durable: DurablePhase) => R | Promise<R>,
   ): Promise<R> {
     this.throwIfAborted();
+    const { durable: run } = this.options;
+    const identity: PhaseIdentity = {
+      workflow: this.workflow,
+      position: ++this.position,
+      name,
+      kind,
+      owner,
+      previous: this.lastEnvelope,
+    };
+    let durable = run.phase(identity);
+    if (durable.replays !== null) {
+      const replayed = await this.replayPhase(durable, durable.replays, body);
+      if (replayed.done) return replayed.value as R;
+      run.diverge(identity, replayed.why);
+      durable = run.phase(identity);
+    }
     const number = ++this.phaseNumber;
     const row = newPhaseRow({
       adwId: this.adwId,
@@ -164,7 +196,51 @@ export class RunEngine implements Run {
       startedAt: new Date(),
     });
     this.phases.push(row);
-    return tracePhase(this.lifecycle, row, () => this.scope.inPhase(row.id, () => body(row)));
+    durable.begin(row);
+    const result = await tracePhase(this.lifecycle, row, () =>
+      this.scope.inPhase(row.id, () => body(row, durable)),
+    );
+    durable.completed(row);
+    return result;
+  }
+
+  /**
+   * Re-runs a completed phase's body against its journal: every step answers from it. Done when the
+   * body returned after using exactly the journaled steps; otherwise (a step that differs, a missing or
+   * extra step, a throw) the run's state is put back and the phase must run live.
+   */
+  private async replayPhase<R>(
+    durable: DurablePhase,
+    original: PhaseRow,
+    body: (row: PhaseRow, durable: DurablePhase) => R | Promise<R>,
+  ): Promise<{ done: true; value: R } | { done: false; why: string }> {
+    const row: PhaseRow = { ...original, replayed_at: new Date().toISOString() };
+    const before = this.lastEnvelope;
+    let value: R;
+    try {
+      durable.begin(row);
+      value = await this.scope.inPhase(row.id, () => body(row, durable));
+      durable.completed(row);
+    } catch (error) {
+      this.throwIfAborted();
+      this.lastEnvelope = before;
+      const why =
+        error instanceof ReplayDiverged
+          ? error.why
+          : `${row.name}: its code threw while replaying (${(error as Error).message})`;
+      return { done: false, why };
+    }
+    this.phases.push(row);
+    this.trace.writePhase(row);
+    this.trace.event({
+      type: "log",
+      name: `replayed ${String(row.number).padStart(2, "0")} ${row.name} from the journal`,
+      phaseId: row.id,
+      agent: row.kind === "agent" ? row.owner : null,
+      payload: { replayed: true, status: row.status, attempt: this.options.durable.attempt },
+    });
+    this.options.reporter.phaseReplayed?.(row);
+    return { done: true, value };
   }
 
   engineer<R>(
@@ -172,25 +248,27 @@ export class RunEngine implements Run {
     options: PhaseOptions,
     body: (phase: EngineerPhase) => R | Promise<R>,
   ): Promise<R> {
-    return this.runPhase("engineer", name, "engineer", options, (row) =>
+    return this.runPhase("engineer", name, "engineer", options, (row, durable) =>
       body({
         name,
         number: row.number,
         log: this.logger(row),
         ask: (question, details) =>
-          askEngineer(
-            {
-              adwId: this.adwId,
-              phase: row,
-              trace: this.trace,
-              reporter: this.options.reporter,
-              signal: this.options.signal,
-              sessionRoot: this.options.dirs.root,
-              yes: this.options.yes === true,
-              commandFlags: approveCommandFlags(this.config, this.checkoutRoot, process.cwd()),
-            },
-            question,
-            details,
+          durable.step("ask", { question, details: details ?? null }, () =>
+            askEngineer(
+              {
+                adwId: this.adwId,
+                phase: row,
+                trace: this.trace,
+                reporter: this.options.reporter,
+                signal: this.options.signal,
+                sessionRoot: this.options.dirs.root,
+                yes: this.options.yes === true,
+                commandFlags: approveCommandFlags(this.config, this.checkoutRoot, process.cwd()),
+              },
+              question,
+              details,
+            ),
           ),
       }),
     );
@@ -207,7 +285,7 @@ export class RunEngine implements Run {
     const runtime = this.options.resolveRuntime(agent);
     // Refused before the phase starts: the sibling holding the agent keeps its session to itself.
     this.scope.assertAgentFree(agent.name, name);
-    return this.runPhase("agent", name, agent.name, options, (row) => {
+    return this.runPhase("agent", name, agent.name, options, (row, durable) => {
       const agentContext = this.agentContextOf(agent, runtime);
       const handle: AgentPhase = {
         name,
@@ -222,7 +300,10 @@ export class RunEngine implements Run {
               {
                 run: this.callRun,
                 agent: agentContext,
-                phase: this.phaseCallContext(row, agent, callOptions.gates, options.retries),
+                phase: {
+                  ...this.phaseCallContext(row, agent, callOptions.gates, options.retries, durable),
+                  budget: options.budget,
+                },
               },
               callOptions,
             ),
@@ -265,10 +346,11 @@ export class RunEngine implements Run {
     agent: AgentConfig,
     gates: readonly Gate<never>[] | undefined,
     retries: number | undefined,
+    durable: DurablePhase,
   ): PhaseCallContext {
     const tracking = startChangeTracking(
       this.config,
-      (gates ?? []).some((g) => g.usesPhaseChanges),
+      durable.replays === null && (gates ?? []).some((g) => g.usesPhaseChanges),
     );
     const boundary = this.boundaryOf(agent);
     // Beside other phases, a diff gate counts only this agent's paths (docs/parallel-phases.md).
@@ -285,9 +367,14 @@ export class RunEngine implements Run {
       },
       runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
     };
+    const sessions = this.options.sessions;
     return {
       row,
-      session: this.options.sessions.resolve(agent, row.id),
+      // Resolved on first use: a replayed call never sends, so it never touches the agent's session.
+      get session() {
+        return sessions.resolve(agent, row.id);
+      },
+      durable,
       retries: retries ?? this.config.limits.retries,
       lastEnvelope: this.lastEnvelope,
       gateContext,
@@ -296,10 +383,11 @@ export class RunEngine implements Run {
   }
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {
-    return this.runPhase("code", name, options.owner ?? "code", options, (row) =>
+    return this.runPhase("code", name, options.owner ?? "code", options, (row, durable) =>
       body(
         codePhaseHandle({
           row,
+          durable,
           config: this.config,
           trace: this.trace,
           signal: this.options.signal,

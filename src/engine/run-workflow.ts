@@ -9,16 +9,25 @@ import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
+import { closeSessionAsInterrupted, endLeftoverProcesses } from "../session/reaper.js";
 import { type RunReporter, silentReporter } from "../session/reporter.js";
 import { ensureSessionDirs, type SessionDirs, sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { getSession, latestAcceptedEnvelope, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
+import {
+  getSession,
+  latestAcceptedEnvelope,
+  listPhases,
+  listSteps,
+  maxPhaseNumber,
+  readSessionRow,
+} from "../trace/queries.js";
 import { registerSecretEnv } from "../trace/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import { Tracer } from "../trace/tracer.js";
+import { withRunMarker } from "../util/process-group.js";
 import {
   announceWorkspace,
   openWorkspace,
@@ -30,10 +39,13 @@ import {
 } from "../workspace/run-workspace.js";
 import { mergeIfAccepted } from "../workspace/run-workspace-merge.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
+import { LocalDurableRun } from "./local-durable-run.js";
 import { raceAbort } from "./race-abort.js";
+import { checkResumable } from "./resume-checks.js";
 import { RunChanges } from "./run-changes.js";
 import { checkRunRequest } from "./run-checks.js";
 import { RunEngine } from "./run-engine.js";
+import { buildJournal, type StepJournal } from "./step-journal.js";
 
 export interface RunWorkflowOptions {
   workflow: Workflow;
@@ -60,6 +72,11 @@ export interface RunWorkflowOptions {
   yes?: boolean;
   /** Watchers opened around every agent send of the run, after the write boundary (docs/send-hooks.md). */
   sendHooks?: readonly SendHook[];
+  /**
+   * `sssf resume`: continue the session `adwId` where it stopped. Phases an earlier attempt completed
+   * are answered from its journal until the first that did not complete or differs (docs/resume.md).
+   */
+  resume?: boolean;
 }
 
 export interface RunOutcome {
@@ -117,14 +134,57 @@ function startSessionRow(
     : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
 }
 
+/** The attempt's durable executor: replaying the journal on a resume, journaling only otherwise. */
+function openDurableRun(
+  options: RunWorkflowOptions,
+  session: OpenedSession,
+  trace: SessionTrace,
+): LocalDurableRun {
+  const steps = listSteps(session.db, session.adwId);
+  const journal: StepJournal = buildJournal(steps, listPhases(session.db, session.adwId));
+  const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
+  const resume = options.resume === true;
+  const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume });
+  const previous = resume
+    ? (journal.start?.previous ?? null)
+    : session.existing
+      ? latestAcceptedEnvelope(session.db, session.adwId)
+      : null;
+  durable.started({
+    workflow: options.workflow.name,
+    request: options.request,
+    agent: options.agent ?? null,
+    merge: options.merge === true,
+    yes: options.yes === true,
+    previous,
+  });
+  if (resume)
+    trace.event({
+      type: "log",
+      name:
+        journal.attempt === 0
+          ? "resume: no journal on record (a trace older than sssf resume); every phase runs again"
+          : `resume: attempt ${attempt} answers from attempt ${journal.attempt}'s journal (${journal.phases.size} completed phase${journal.phases.size === 1 ? "" : "s"})`,
+      phaseId: null,
+      payload: { attempt, from_attempt: journal.attempt, completed: journal.phases.size },
+    });
+  return durable;
+}
+
 /** The run's engine, wired to its session, workspace and hooks. */
 function createEngine(
   options: RunWorkflowOptions,
   session: OpenedSession,
-  context: { trace: SessionTrace; workspace: RunWorkspace; resolveRuntime: (agent: AgentConfig) => Runtime },
+  context: {
+    trace: SessionTrace;
+    workspace: RunWorkspace;
+    resolveRuntime: (agent: AgentConfig) => Runtime;
+    durable: LocalDurableRun;
+    previous: object | null;
+  },
 ): RunEngine {
   const { config } = options;
-  const { adwId, dirs, db, existing } = session;
+  const { adwId, dirs, db } = session;
   const { trace, workspace } = context;
   const runConfig = workspaceConfig(config, workspace);
   return new RunEngine({
@@ -140,7 +200,7 @@ function createEngine(
     agentOverride: options.agent,
     resolveRuntime: context.resolveRuntime,
     lastPhaseNumber: maxPhaseNumber(db, adwId),
-    lastEnvelope: existing ? latestAcceptedEnvelope(db, adwId) : null,
+    lastEnvelope: context.previous,
     checkoutRoot: config.repoRoot,
     changes: new RunChanges({
       root: runConfig.repoRoot,
@@ -149,6 +209,7 @@ function createEngine(
     }),
     yes: options.yes === true,
     sendHooks: options.sendHooks ?? [],
+    durable: context.durable,
   });
 }
 
@@ -247,6 +308,18 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
     const session: OpenedSession = { adwId, dirs, db, tracer, existing: getSession(db, adwId) };
     refuseJoinWithoutRecord(session, config);
+    if (options.resume === true) checkResumable(adwId, session.existing, config);
+    // Holding the lock, a session still marked running is one whose sssf died: close what it left open.
+    if (session.existing?.status === "running") {
+      const dead = session.existing;
+      await endLeftoverProcesses(db, dead);
+      const write = tracer.write.bind(tracer);
+      closeSessionAsInterrupted(db, write, dead, {
+        reason: `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,
+        payload: { pid: dead.pid, host: dead.host, closed_by: `sssf pid ${process.pid}` },
+      });
+      tracer.flush();
+    }
     // Another process may have started this session between the first look and the lock.
     if ((session.existing === undefined) !== (onRecord === undefined))
       plan = await planWorkspace({ ...wanted, existing: session.existing });
@@ -254,15 +327,19 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
-    const engine = createEngine(options, session, { trace, workspace, resolveRuntime });
+    const durable = openDurableRun(options, session, trace);
+    const previous = durable.startPrevious;
+    const engine = createEngine(options, session, { trace, workspace, resolveRuntime, durable, previous });
     trace.event({
       type: "log",
-      name: `${session.existing ? "joined" : "started"} ${options.workflow.name}`,
+      name: `${options.resume === true ? "resumed" : session.existing ? "joined" : "started"} ${options.workflow.name}`,
       phaseId: null,
       payload: { request: options.request, pid: process.pid },
     });
 
-    const outcome = await runBody(options, engine, trace, options.signal ?? new AbortController().signal);
+    const outcome = await withRunMarker(adwId, () =>
+      runBody(options, engine, trace, options.signal ?? new AbortController().signal),
+    );
     const merge = await mergeIfAccepted(engine, workspace, outcome.accepted, { trace, reporter });
     finishSession(trace, outcome, reporter, engine.phases);
     return {

@@ -1,11 +1,14 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SendReason } from "../api/send-hook.js";
-import type { AgentSendResult, ToolCall } from "../runtimes/runtime.js";
+import { PhaseFailedError } from "../errors/phase-failed-error.js";
+import type { AgentSendResult, ToolCall, Usage } from "../runtimes/runtime.js";
 import type { EventRow, ProcessRow } from "../trace/events.js";
 import { redactSecrets } from "../trace/redact.js";
 import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
+import type { PricedUsage } from "./budget.js";
 import type { CallContext } from "./call-context.js";
+import { guardSend } from "./send-guard.js";
 
 export interface SendInput {
   systemPrompt: string;
@@ -28,11 +31,32 @@ function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
   }
 }
 
+/** The send's usage priced where its runtime reported no cost; an unpriced model is said once. */
+function pricedUsage(context: CallContext, usage: Usage, spanId: string): PricedUsage {
+  const { run, agent, phase } = context;
+  const { name, model, codingAgent } = agent.config;
+  const priced = run.budget.price(usage, model);
+  if (priced.source === "unpriced" && run.budget.firstUnpriced(name, model)) {
+    const which = model === "" ? `${codingAgent}'s default model` : `model ${model}`;
+    run.trace.event({
+      type: "log",
+      name: `no price for ${which}: ${name}'s sends are recorded at $0 (${codingAgent} reports no cost); name the model in agents[].model and price it under prices:`,
+      phaseId: phase.row.id,
+      parentId: spanId,
+      agent: name,
+      payload: { cost_source: "unpriced", model, coding_agent: codingAgent },
+    });
+  }
+  return priced;
+}
+
 /**
- * One send into the agent's session: saves the exact prompt first, runs the runtime with tracing
- * (agent span, one `tool_call` per tool call, processes, usage), and records the send in the agent
- * map. `watch` sees each tool call before the reporter does. Never throws for agent failures: they
- * come back in the result.
+ * One send into the agent's session: refused when a budget is already spent, saves the exact prompt
+ * first, runs the runtime with tracing (agent span, one `tool_call` per tool call, processes, usage),
+ * and records the send in the agent map. Usage without a cost is priced (`prices:`); a budget overrun
+ * while the send streams usage, or at the nearest time limit, aborts it (the agent's process group is
+ * killed). `watch` sees each tool call before the reporter does. Never throws for agent failures:
+ * they come back in the result; a budget overrun throws `PhaseFailedError` once the send is traced.
  */
 export async function sendToAgent(
   context: CallContext,
@@ -43,6 +67,7 @@ export async function sendToAgent(
   const { trace } = run;
   const { session, row } = phase;
   const name = agent.config.name;
+  const guard = guardSend(context);
   saveSentPrompt(context, input);
   const span: EventRow = trace.event({
     type: "agent_start",
@@ -58,82 +83,98 @@ export async function sendToAgent(
     },
   });
   const processes = new Map<number, ProcessRow>();
-  const result = await agent.runtime.send(
-    {
-      adwId: run.adwId,
-      agent: name,
-      sessionId: session.sessionId,
-      resume: session.sends > 0,
-      nativeSessionId: session.nativeSessionId,
-      sessionDir: agent.dirs.runtimeSessions,
-      rawOutputPath: agent.dirs.rawOutput,
-      model: agent.config.model,
-      thinking: agent.config.thinking,
-      tools: agent.config.tools,
-      systemPrompt: input.systemPrompt,
-      prompt: input.prompt,
-      cwd: run.repoRoot,
-      contextHandoffDir: run.contextHandoffDir,
-      command: agent.config.command,
-      env: agent.config.env,
-      timeouts: agent.config.timeouts,
-      signal: run.signal,
-      outputSchema: input.outputSchema,
-    },
-    {
-      onProcessStart(started) {
-        const process = startedProcessRow({ adwId: run.adwId, phaseId: row.id, agent: name, started });
-        processes.set(started.pid, process);
-        trace.writeProcess(process);
+  let result: AgentSendResult;
+  try {
+    result = await agent.runtime.send(
+      {
+        adwId: run.adwId,
+        agent: name,
+        sessionId: session.sessionId,
+        resume: session.sends > 0,
+        nativeSessionId: session.nativeSessionId,
+        sessionDir: agent.dirs.runtimeSessions,
+        rawOutputPath: agent.dirs.rawOutput,
+        model: agent.config.model,
+        thinking: agent.config.thinking,
+        tools: agent.config.tools,
+        systemPrompt: input.systemPrompt,
+        prompt: input.prompt,
+        cwd: run.repoRoot,
+        contextHandoffDir: run.contextHandoffDir,
+        command: agent.config.command,
+        env: agent.config.env,
+        timeouts: agent.config.timeouts,
+        signal: guard.signal,
+        outputSchema: input.outputSchema,
+        maxBudgetUsd: guard.maxBudgetUsd,
       },
-      onProcessEnd(ended) {
-        const process = processes.get(ended.pid);
-        if (process) trace.writeProcess(endedProcessRow(process, ended));
+      {
+        onProcessStart(started) {
+          const process = startedProcessRow({ adwId: run.adwId, phaseId: row.id, agent: name, started });
+          processes.set(started.pid, process);
+          trace.writeProcess(process);
+        },
+        onProcessEnd(ended) {
+          const process = processes.get(ended.pid);
+          if (process) trace.writeProcess(endedProcessRow(process, ended));
+        },
+        onToolCall(call: ToolCall) {
+          trace.event({
+            type: "tool_call",
+            name: call.name,
+            phaseId: row.id,
+            parentId: span.id,
+            agent: name,
+            ok: call.ok,
+            startedAt: call.startedAt,
+            endedAt: call.endedAt,
+            payload: { tool: call.tool, args: call.args, result: call.result },
+          });
+          watch(call);
+          run.reporter.toolCall(row, call);
+        },
+        onUsage(usage) {
+          guard.onUsage(run.budget.price(usage, agent.config.model).usage);
+        },
+        onLog(message, details) {
+          trace.event({
+            type: "log",
+            name: message,
+            phaseId: row.id,
+            parentId: span.id,
+            agent: name,
+            payload: details ?? {},
+          });
+        },
       },
-      onToolCall(call: ToolCall) {
-        trace.event({
-          type: "tool_call",
-          name: call.name,
-          phaseId: row.id,
-          parentId: span.id,
-          agent: name,
-          ok: call.ok,
-          startedAt: call.startedAt,
-          endedAt: call.endedAt,
-          payload: { tool: call.tool, args: call.args, result: call.result },
-        });
-        watch(call);
-        run.reporter.toolCall(row, call);
-      },
-      onLog(message, details) {
-        trace.event({
-          type: "log",
-          name: message,
-          phaseId: row.id,
-          parentId: span.id,
-          agent: name,
-          payload: details ?? {},
-        });
-      },
-    },
-  );
+    );
+  } finally {
+    // A runtime that threw (against its contract) must not leave the budget timer running.
+    guard.dispose();
+  }
   run.sessions.recordSend(session, result.nativeSessionId);
-  trace.addPhaseUsage(row, result.usage, result.contextTokens);
-  trace.addSessionUsage(result.usage);
+  const priced = pricedUsage(context, result.usage, span.id);
+  const usage = priced.usage;
+  trace.addPhaseUsage(row, usage, result.contextTokens);
+  trace.addSessionUsage(usage);
+  const overrun = guard.close();
   const endedAt = new Date();
   const summary = {
     session_id: session.sessionId,
     attempt: input.attempt,
     reason: input.reason,
     usage: {
-      input_tokens: result.usage.inputTokens,
-      output_tokens: result.usage.outputTokens,
-      cache_read_tokens: result.usage.cacheReadTokens,
-      cache_write_tokens: result.usage.cacheWriteTokens,
-      cost: result.usage.costUsd,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cache_read_tokens: usage.cacheReadTokens,
+      cache_write_tokens: usage.cacheWriteTokens,
+      cost: usage.costUsd,
     },
+    cost_source: priced.source,
+    ...(priced.priceKey === undefined ? {} : { price: priced.priceKey, price_from: priced.priceFrom }),
     context_tokens: result.contextTokens,
     ...(result.ok ? {} : { error_kind: result.errorKind, error: result.error, exit_code: result.exitCode }),
+    ...(overrun === null ? {} : { budget_exceeded: overrun.reason }),
   };
   trace.endEvent(span, endedAt, result.ok, summary);
   trace.event({
@@ -146,5 +187,6 @@ export async function sendToAgent(
     startedAt: endedAt,
     payload: summary,
   });
-  return result;
+  if (overrun !== null) throw new PhaseFailedError(row.name, overrun.reason);
+  return { ...result, usage };
 }

@@ -89,6 +89,12 @@ export interface AgentSendRequest {
    * every reply against the output type, so the native layer only saves corrections.
    */
   outputSchema?: Record<string, unknown> | undefined;
+  /**
+   * USD this send may still spend before a budget of the run or the phase is exceeded (absent: no
+   * cost budget). The engine enforces budgets itself; a runtime whose CLI caps spend natively
+   * (claude `--max-budget-usd`) passes it on as a second line of defence, others ignore it.
+   */
+  maxBudgetUsd?: number | undefined;
 }
 
 export interface ProcessStart {

@@ -6,6 +6,8 @@ export interface RunReporter {
   sessionStarted(session: SessionRow, sessionDir: string, joined: boolean): void;
   phaseStarted(phase: PhaseRow): void;
   phaseEnded(phase: PhaseRow): void;
+  /** A resume answered a completed phase from the journal: no agent called, nothing redone. */
+  phaseReplayed?(phase: PhaseRow): void;
   toolCall(phase: PhaseRow, call: ToolCall): void;
   /** A line about the run; `phase` is the phase it concerns, when one does (parallel phases interleave). */
   log(message: string, phase?: PhaseRow): void;

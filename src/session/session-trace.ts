@@ -7,6 +7,7 @@ import type {
   PhaseRow,
   ProcessRow,
   SessionRow,
+  StepRow,
 } from "../trace/events.js";
 import { newId } from "../trace/ids.js";
 import { type EventInput, endEventRow, eventRow } from "../trace/rows.js";
@@ -104,6 +105,12 @@ export class SessionTrace {
 
   writeAgentSession(row: AgentSessionRow): void {
     this.tracer.write({ table: "agent_sessions", row: { ...row } });
+  }
+
+  /** Durable steps, stored at once: a step that returned survives a SIGKILL a moment later. */
+  writeSteps(rows: readonly StepRow[]): void {
+    for (const row of rows) this.tracer.write({ table: "steps", row: { ...row } });
+    this.tracer.flush();
   }
 
   flush(): void {

@@ -14,6 +14,7 @@ import {
   type ProcessRow,
   type SessionRow,
   type SessionStatus,
+  type StepRow,
   TRACE_TABLES,
   type TraceTable,
   type TraceTables,
@@ -170,4 +171,10 @@ export function readSessionRow(dbPath: string, adwId: string): SessionRow | unde
   } finally {
     db.close();
   }
+}
+
+/** The session's journal of durable steps, every attempt, in the order they were written. */
+export function listSteps(db: Database.Database, adwId: string): StepRow[] {
+  const sql = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
+  return cachedStatement(db, sql).all(adwId) as StepRow[];
 }

@@ -169,7 +169,7 @@ describe("sssf approve / reject / --yes through the built CLI", () => {
     const pid = child.pid ?? 0;
     child.kill("SIGTERM");
     const result = await done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(143);
     expect(result.stderr).toContain("SIGTERM received");
     expect(alive(pid)).toBe(false);
     expect(readdirSync(approvals("dead0001"))).toEqual([]);

@@ -25,7 +25,7 @@ describe("process control", () => {
     expect(alive(grandchild)).toBe(true);
     child.kill("SIGTERM");
     const result = await done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(143);
     expect(result.stderr).toContain("SIGTERM");
     await waitFor(() => !alive(grandchild), 5000);
     const [proc] = sb.query<Row>("SELECT pid, status FROM processes");

@@ -87,7 +87,16 @@ describe("sssf run prompt (exec agents end to end)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(new Set(records.map((r) => r.table))).toEqual(
-      new Set(["sessions", "phases", "events", "envelopes", "gate_results", "processes", "agent_sessions"]),
+      new Set([
+        "sessions",
+        "phases",
+        "events",
+        "envelopes",
+        "gate_results",
+        "processes",
+        "agent_sessions",
+        "steps",
+      ]),
     );
     const sends = sb.agent("assistant").sends();
     expect(sends).toHaveLength(1);

@@ -51,7 +51,7 @@ describe("SIGTERM during run.parallel", () => {
 
     child.kill("SIGTERM");
     const result = await done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(143);
     await waitFor(() => grandchildren.every((pid) => !alive(pid)), 5000);
     const processes = sb.query<{ agent: string; pid: number }>(
       "SELECT agent, pid FROM processes ORDER BY agent",

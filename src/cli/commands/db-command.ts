@@ -1,12 +1,50 @@
+import { existsSync } from "node:fs";
+import { UsageError } from "../../errors/usage-error.js";
+import { liveSessions, lockedSessions } from "../../session/live-runs.js";
+import { openTraceDb } from "../../trace/database.js";
 import { rebuildDatabase } from "../../trace/rebuild.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { type ReadOptions, tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
-/** `sssf db rebuild`: the database is a mirror of the session files; recreate it from them. */
+/**
+ * The live runs a rebuild would pull the database from under: sessions whose lock a live process holds
+ * (read from the session folders, so a broken database does not hide them) and `running` rows whose
+ * sssf is alive. Sorted by adw_id.
+ */
+function liveRuns(dbPath: string, sessionsDir: string): { adwId: string; pid: number | null }[] {
+  const live = new Map<string, number | null>();
+  for (const { adwId, pid } of lockedSessions(sessionsDir)) live.set(adwId, pid);
+  if (existsSync(dbPath)) {
+    try {
+      const db = openTraceDb(dbPath, { readonly: true });
+      try {
+        for (const session of liveSessions(db, sessionsDir))
+          if (!live.has(session.adw_id)) live.set(session.adw_id, session.pid);
+      } finally {
+        db.close();
+      }
+    } catch {
+      // An unreadable database is what a rebuild is for; the lock files said who is live.
+    }
+  }
+  return [...live].map(([adwId, pid]) => ({ adwId, pid })).sort((a, b) => a.adwId.localeCompare(b.adwId));
+}
+
+/**
+ * `sssf db rebuild`: the database is a mirror of the session files; recreate it from them. Refused
+ * (exit 2) while any run is live: it writes to the database being replaced.
+ */
 export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
   try {
     const { dbPath, sessionsDir } = await tracePaths(options);
+    const live = liveRuns(dbPath, sessionsDir);
+    if (live.length > 0) {
+      const names = live.map((run) => (run.pid === null ? run.adwId : `${run.adwId} (pid ${run.pid})`));
+      throw new UsageError(
+        `refusing to rebuild ${dbPath} while ${live.length === 1 ? "a run is" : "runs are"} live: ${names.join(", ")}; wait for ${live.length === 1 ? "it" : "them"} to finish, or stop ${live.length === 1 ? "it" : "them"} with sssf kill <adw_id> (sssf ps lists live runs)`,
+      );
+    }
     const result = rebuildDatabase({ dbPath, sessionsDir });
     process.stdout.write(
       terminalSafe(

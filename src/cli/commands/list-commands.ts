@@ -92,7 +92,7 @@ export async function listCommand(
               p.name,
               p.kind,
               p.owner,
-              p.status,
+              p.replayed_at === null ? p.status : `${p.status} (replayed)`,
               formatDuration(p.duration_ms),
               `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
               formatCost(p.cost_usd),

@@ -2,9 +2,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { runWorkflow } from "../../engine/run-workflow.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
-import { interruptOnSignals } from "../interrupt-signals.js";
+import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
 import { reportError } from "../report-error.js";
 import { createTerminalReporter } from "../terminal-reporter.js";
 
@@ -32,8 +33,10 @@ export function readPromptArgument(value: string, cwd: string): string {
 }
 
 /**
- * `sssf run`: validates everything before starting, then runs with SIGINT/SIGTERM wired to abort,
- * which kills the agents' process groups and finalizes the session as `fail`.
+ * `sssf run`: validates everything before starting, then runs with SIGINT/SIGTERM/SIGHUP wired to
+ * abort, which kills the agents' process groups and finalizes the session as `fail`; the exit status
+ * is then 128 + the signal's number (130, 143, 129). A second signal kills the agents at once and
+ * still finalizes; a run that cannot within a few seconds closes its session as `interrupted` itself.
  */
 export async function runCommand(
   workflowName: string,
@@ -41,12 +44,28 @@ export async function runCommand(
   options: RunCommandOptions,
 ): Promise<number> {
   const verbose = process.argv.includes("--verbose");
+  let interrupted: () => NodeJS.Signals | null = () => null;
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    const interrupt = interruptOnSignals();
+    const terminal = createTerminalReporter(process.stdout, cwd);
+    let adwId: string | null = null;
+    const reporter = {
+      ...terminal,
+      sessionStarted(...args: Parameters<typeof terminal.sessionStarted>) {
+        adwId = args[0].adw_id;
+        terminal.sessionStarted(...args);
+      },
+    };
+    const interrupt = interruptOnSignals({
+      forceFinalize(signal) {
+        if (adwId !== null)
+          closeOwnRunNow(config, adwId, `interrupted by ${signal}: the run did not finalize in time`);
+      },
+    });
+    interrupted = interrupt.received;
     try {
       const outcome = await runWorkflow({
         workflow,
@@ -59,14 +78,18 @@ export async function runCommand(
         base: options.base,
         merge: options.merge === true,
         yes: options.yes === true,
-        reporter: createTerminalReporter(process.stdout, cwd),
+        reporter,
         signal: interrupt.signal,
       });
-      return outcome.exitCode;
+      const signal = interrupt.received();
+      const code = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
+      return code;
     } finally {
       interrupt.dispose();
     }
   } catch (error) {
-    return reportError(error, verbose);
+    const code = reportError(error, verbose);
+    const signal = interrupted();
+    return signal === null ? code : signalExitCode(signal);
   }
 }

@@ -106,6 +106,7 @@ export async function uiCommand(options: UiOptions): Promise<number> {
       dbPath: paths.dbPath,
       sessionsDir: paths.sessionsDir,
       scheme: paths.scheme,
+      reap: true,
       host,
       ...(port === undefined ? {} : { port }),
     }).catch((error: unknown) => {

@@ -133,6 +133,18 @@ export interface ClaudeArgsInput {
   jsonSchema?: string | null;
   /** The session's handoff folder, opened with `--add-dir` (absent: none). */
   contextHandoffDir?: string | undefined;
+  /** `--max-budget-usd`: what the send may still spend (absent: no cap). */
+  maxBudgetUsd?: number | undefined;
+}
+
+/**
+ * `--max-budget-usd=<amount>` for what a send may still spend, rounded up to a millionth of a dollar
+ * (claude reads 0 as "no cap", so a tiny remainder must not round to it); nothing without a budget.
+ */
+export function budgetArgs(maxBudgetUsd: number | undefined): string[] {
+  if (maxBudgetUsd === undefined || !Number.isFinite(maxBudgetUsd) || maxBudgetUsd <= 0) return [];
+  const amount = Math.max(Math.ceil(maxBudgetUsd * 1_000_000) / 1_000_000, 0.000001);
+  return [`--max-budget-usd=${amount}`];
 }
 
 /**
@@ -159,7 +171,8 @@ export function workspaceArgs(contextHandoffDir: string | undefined): string[] {
  * denies anything else without prompting; `--settings` (`CLAUDE_SETTINGS`) keeps the file tools'
  * writes inside the working directories, of which `--add-dir` makes the handoff folder one.
  * `--json-schema` (inline JSON: claude reads no schema file) adds claude's StructuredOutput tool, even
- * with `--tools=`.
+ * with `--tools=`. `--max-budget-usd` caps what claude itself spends in this send (the engine's
+ * budgets stay the first line of defence).
  */
 export function claudeArgs(input: ClaudeArgsInput): string[] {
   const native = [...new Set(input.tools.map((tool) => CLAUDE_TOOL_MAP[tool] ?? tool))];
@@ -180,6 +193,7 @@ export function claudeArgs(input: ClaudeArgsInput): string[] {
     "--strict-mcp-config",
     `--effort=${effort}`,
     ...(input.jsonSchema == null ? [] : [`--json-schema=${input.jsonSchema}`]),
+    ...budgetArgs(input.maxBudgetUsd),
   ];
 }
 

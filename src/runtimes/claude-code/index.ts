@@ -94,6 +94,7 @@ async function sendClaudeCode(
     systemPromptFile,
     jsonSchema: schema?.ok ? schema.json : null,
     contextHandoffDir: request.contextHandoffDir,
+    maxBudgetUsd: request.maxBudgetUsd,
   });
   const tmp = claudeTmpDir(request.sessionDir);
   const sendEnv = { ...claudeEnv(request.thinking), CLAUDE_CODE_TMPDIR: tmp };

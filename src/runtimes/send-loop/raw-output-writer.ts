@@ -44,7 +44,9 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
   return {
     write(lines) {
       if (failed || lines.length === 0) return;
-      // Whole lines only (the splitter never cuts one), so no secret is split between two redactions.
+      // Whole lines only (the splitter never splits one across writes), so no secret is split between two
+      // redactions. A capped line (over `LINE_HEAD_BYTES + LINE_TAIL_BYTES`) arrives as its head, the
+      // marker and its tail, and is written and redacted in that form.
       stream.write(`${lines.map(redactSecrets).join("\n")}\n`);
     },
     backlogged(resume) {

@@ -7,14 +7,16 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import {
+  childMarkers,
   processGroupAlive,
   signalProcessGroup,
   terminateProcessGroup,
+  terminateSpawnLeftovers,
   trackProcessGroup,
   untrackProcessGroup,
 } from "../../util/process-group.js";
 import type { AgentSendObserver, AgentTimeouts, ProcessEnd } from "../runtime.js";
-import { createLineSplitter } from "./line-splitter.js";
+import { type CappedLine, createLineSplitter } from "./line-splitter.js";
 import { createRawOutputWriter } from "./raw-output-writer.js";
 import { watchAgentProcess } from "./watch-agent-process.js";
 
@@ -39,6 +41,12 @@ export interface SpawnAgentOptions {
    */
   transformLine?(line: string): string | null;
   observer: AgentSendObserver;
+  /**
+   * Bytes kept from the start and the end of a stdout line longer than both together, and the longest
+   * word dropped at each cut (defaults `LINE_HEAD_BYTES`, `LINE_TAIL_BYTES`, `CUT_WORD_UNITS`); each
+   * capped line is one `onLog` naming the bytes dropped.
+   */
+  lineCap?: { headBytes?: number; tailBytes?: number; cutWordUnits?: number };
 }
 
 /** How the process ended; `timedOut`, `aborted` and `spawnError` say why sssf ended it. */
@@ -71,6 +79,18 @@ function rewriteLines(
   return kept;
 }
 
+/** The trace note for one capped stdout line. */
+export function cappedLineMessage(cap: CappedLine): string {
+  return `stdout line of ${cap.lineBytes} bytes capped: ${cap.droppedBytes} bytes dropped (kept the first ${cap.headBytes} and the last ${cap.tailBytes})`;
+}
+
+const cappedLineDetails = (cap: CappedLine): Record<string, unknown> => ({
+  line_bytes: cap.lineBytes,
+  dropped_bytes: cap.droppedBytes,
+  head_bytes: cap.headBytes,
+  tail_bytes: cap.tailBytes,
+});
+
 /** How long a SIGTERMed group gets before SIGKILL. */
 export const KILL_GRACE_MS = 1500;
 
@@ -94,9 +114,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
   if (options.signal?.aborted) return { ...outcome, aborted: true };
   const program = command[0];
   if (program === undefined || program === "") return { ...outcome, spawnError: "the command is empty" };
-  const log = (message: string) => {
+  const log = (message: string, details?: Record<string, unknown>) => {
     try {
-      observer.onLog?.(message);
+      observer.onLog?.(message, details);
     } catch {
       // An observer that throws must not take the agent call down with it.
     }
@@ -104,24 +124,32 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
 
   const raw = createRawOutputWriter(options.rawOutputPath, log);
   const transform = options.transformLine;
-  const splitter = createLineSplitter((received) => {
-    const lines = transform === undefined ? received : rewriteLines(received, transform, log);
-    if (lines.length === 0) return;
-    raw.write(lines);
-    for (const line of lines) {
-      try {
-        options.onLine(line);
-      } catch (error) {
-        log(`stdout line handler failed: ${describe(error)}`);
+  const splitter = createLineSplitter(
+    (received) => {
+      const lines = transform === undefined ? received : rewriteLines(received, transform, log);
+      if (lines.length === 0) return;
+      raw.write(lines);
+      for (const line of lines) {
+        try {
+          options.onLine(line);
+        } catch (error) {
+          log(`stdout line handler failed: ${describe(error)}`);
+        }
       }
-    }
-  });
+    },
+    {
+      ...options.lineCap,
+      onCapped: (cap) => log(cappedLineMessage(cap), cappedLineDetails(cap)),
+    },
+  );
 
+  // Marked so that processes which leave the group (`setsid`) are still found and ended.
+  const markers = childMarkers();
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(program, command.slice(1), {
       cwd,
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...options.env, ...markers.env },
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -171,6 +199,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
   if (killing !== null) await killing;
   // Whatever ended the leader, nothing it started may outlive the call.
   if (processGroupAlive(pid)) signalProcessGroup(pid, "SIGKILL");
+  await terminateSpawnLeftovers(markers.spawnId);
   untrackProcessGroup(pid);
   await raw.close();
 

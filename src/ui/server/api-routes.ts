@@ -18,7 +18,7 @@ export interface ApiContext {
   scheme: ColorScheme;
 }
 
-const STATUSES: readonly SessionStatus[] = ["running", "success", "fail"];
+const STATUSES: readonly SessionStatus[] = ["running", "success", "fail", "interrupted"];
 
 /** A 400 answered as `{"error": message}`: the message names the parameter or the body. */
 function badRequest(message: string): HTTPException {

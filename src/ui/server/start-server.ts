@@ -1,7 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import type Database from "better-sqlite3";
 import { SssfError } from "../../errors/sssf-error.js";
+import { reapDeadRuns } from "../../session/reaper.js";
 import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
 
 /** Port `sssf ui` tries first. */
@@ -15,6 +17,38 @@ export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts">
   host?: string;
   /** Port; taken exactly when given (0 = any free port), else 4477 or the next free one. */
   port?: number;
+  /**
+   * Close runs whose sssf died as `interrupted` (the reaper, docs/lifecycle.md): once before serving,
+   * then every REAP_EVERY_MS while the UI is open (default false).
+   */
+  reap?: boolean;
+}
+
+/** How often an open UI looks for runs whose sssf died. */
+const REAP_EVERY_MS = 5000;
+
+/** Runs the reaper now and then every REAP_EVERY_MS (never two at once); returns the stop function. */
+async function reapWhileOpen(
+  options: StartUiServerOptions,
+  db: () => Database.Database,
+): Promise<() => void> {
+  const paths = { dbPath: options.dbPath, sessionsDir: options.sessionsDir, by: "sssf ui" };
+  let busy = false;
+  const reap = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      await reapDeadRuns(db(), paths);
+    } catch {
+      // A busy or read-only database: the next round tries again.
+    } finally {
+      busy = false;
+    }
+  };
+  await reap();
+  const timer = setInterval(() => void reap(), REAP_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** A listening UI. `close()` ends live streams, connections and the database; idempotent. */
@@ -57,6 +91,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
   const wildcard = host === "0.0.0.0" || host === "::";
   const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
   const ui = createUiApp({ ...options, allowedHosts });
+  const stopReaping = options.reap === true ? await reapWhileOpen(options, () => ui.hub.db) : () => {};
   const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
   const first = options.port ?? DEFAULT_UI_PORT;
   const tries = options.port === undefined ? PORT_TRIES + 1 : 1;
@@ -67,6 +102,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "EADDRINUSE" && i + 1 < tries) continue;
+      stopReaping();
       ui.close();
       const what = code === "EADDRINUSE" ? `port ${first + i} is in use` : (error as Error).message;
       throw new SssfError("usage", `cannot serve the UI on ${host}: ${what} (pass --port N)`);
@@ -80,6 +116,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        stopReaping();
         ui.close();
         server.close(() => resolve());
         server.closeAllConnections();

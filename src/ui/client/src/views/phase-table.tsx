@@ -59,6 +59,14 @@ export function PhaseTable({ adwId, phases, counts, lanes, agents, now }: PhaseT
               </td>
               <td>
                 <StatusBadge status={phase.status} />
+                {phase.replayed_at ? (
+                  <span
+                    class="badge badge-replayed"
+                    title="answered from the trace by sssf resume: nothing redone"
+                  >
+                    replayed
+                  </span>
+                ) : null}
               </td>
               <td class="nowrap">{formatClock(phase.started_at)}</td>
               <td class="num">{formatDuration(elapsed(phase.started_at, phase.ended_at, now))}</td>

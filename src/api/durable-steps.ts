@@ -1,0 +1,62 @@
+/**
+ * The engine-neutral port a run's phases go through to be durable (docs/resume.md). A phase is one
+ * durable unit: it is either answered whole from an earlier attempt's journal or run whole, live.
+ * Inside it, every operation with an effect outside the process (an agent call, a suite, a captured
+ * diff, a commit, a hand-off, an engineer's answer) is a step with an idempotency key and a hash of
+ * its inputs; an engineer's answer is a durable wait. The local executor keeps the journal in the
+ * trace; a distributed engine maps a step to its own journaled action and a wait to its own promise.
+ */
+
+import type { PhaseKind, PhaseRow } from "../trace/events.js";
+
+/** What a step does; the key of a step is `p<position>.<phase>.<op>#<n>`. */
+export type StepOp = "call" | "suite" | "changes" | "commit" | "handoff" | "ask";
+
+/** Who a phase is, as the journal matches it: its place in the run and what it starts from. */
+export interface PhaseIdentity {
+  workflow: string;
+  /** 1-based, in the order the run starts its phases. */
+  position: number;
+  name: string;
+  kind: PhaseKind;
+  owner: string;
+  /** The envelope the phase starts from (the run's default `previous`). */
+  previous: object | null;
+}
+
+/** One phase's view of the journal. */
+export interface DurablePhase {
+  /** The phase row of the attempt this phase is answered from, or null when it runs live. */
+  readonly replays: PhaseRow | null;
+  /** The row the phase runs as (a live phase's new row, or the replayed one), before its body runs. */
+  begin(row: PhaseRow): void;
+  /**
+   * Runs `body` as the next `op` step of the phase. Live: runs it and journals its result. Replaying:
+   * returns the journaled result when the step's key and input hash match, without running `body`;
+   * otherwise throws `ReplayDiverged` so the phase runs again, live, from its start.
+   */
+  step<T>(op: StepOp, inputs: unknown, body: () => Promise<T>): Promise<T>;
+  /**
+   * The phase's body returned. Replaying, throws `ReplayDiverged` when the body used fewer steps than
+   * the journal holds; live, journals the phase as completed.
+   */
+  completed(row: PhaseRow): void;
+}
+
+/** A run's durable executor: one per attempt. */
+export interface DurableRun {
+  /** The number of this attempt of the session (1 for the first run, +1 per resume or join). */
+  readonly attempt: number;
+  /** Opens the phase at `identity.position`: replayed when the journal completed the same phase. */
+  phase(identity: PhaseIdentity): DurablePhase;
+  /** A replayed phase turned out different: everything from it on runs live. */
+  diverge(identity: PhaseIdentity, why: string): void;
+}
+
+/** Thrown by a replaying step whose inputs differ from the journal's: the phase must run live. */
+export class ReplayDiverged extends Error {
+  constructor(readonly why: string) {
+    super(why);
+    this.name = "ReplayDiverged";
+  }
+}

@@ -1,0 +1,65 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { readResumePlan } from "../../engine/resume-plan.js";
+import { runWorkflow } from "../../engine/run-workflow.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { checkAdwId } from "../../session/adw-id.js";
+import { closeOwnRunNow } from "../../session/reaper.js";
+import { findWorkflow } from "../../workflows/index.js";
+import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
+import { reportError } from "../report-error.js";
+import { createTerminalReporter } from "../terminal-reporter.js";
+
+export interface ResumeCommandOptions {
+  config?: string;
+  cwd?: string;
+  yes?: boolean;
+}
+
+/**
+ * `sssf resume <adw_id>`: the session's workflow runs again on its request, with the flags its first
+ * attempt journaled; completed phases answer from the journal (docs/resume.md).
+ */
+export async function resumeCommand(adwId: string, options: ResumeCommandOptions): Promise<number> {
+  const verbose = process.argv.includes("--verbose");
+  let interrupted: () => NodeJS.Signals | null = () => null;
+  try {
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    const id = checkAdwId(adwId);
+    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    const plan = readResumePlan(config, id);
+    const workflow = await findWorkflow(plan.workflow, { repoRoot: cwd });
+    // Signals as for sssf run: 130/143/129 after finalizing; a run that cannot finalize in time closes itself.
+    const interrupt = interruptOnSignals({
+      forceFinalize(signal) {
+        closeOwnRunNow(config, id, `interrupted by ${signal}: the run did not finalize in time`);
+      },
+    });
+    interrupted = interrupt.received;
+    try {
+      const outcome = await runWorkflow({
+        workflow,
+        registry: runtimes,
+        request: plan.request,
+        config,
+        adwId: id,
+        agent: plan.agent ?? undefined,
+        merge: plan.merge,
+        yes: options.yes === true || plan.yes,
+        resume: true,
+        reporter: createTerminalReporter(process.stdout, cwd),
+        signal: interrupt.signal,
+      });
+      const signal = interrupt.received();
+      return signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
+    } finally {
+      interrupt.dispose();
+    }
+  } catch (error) {
+    const code = reportError(error, verbose);
+    const signal = interrupted();
+    return signal === null ? code : signalExitCode(signal);
+  }
+}

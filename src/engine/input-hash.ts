@@ -1,0 +1,21 @@
+import { createHash } from "node:crypto";
+import { redactJsonValue } from "../trace/redact-json.js";
+
+/** JSON with object keys sorted at every depth, so equal values hash equal whatever their key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+/**
+ * sha256 of a step's inputs as the journal stores them: redacted (what the trace keeps is all a resume
+ * can compare with), canonical JSON. Never throws for JSON values; `undefined` hashes as `null`.
+ */
+export function inputHash(inputs: unknown): string {
+  const text = canonicalJson(redactJsonValue(inputs ?? null)) ?? "null";
+  return createHash("sha256").update(text).digest("hex");
+}

@@ -1,0 +1,69 @@
+import { readdirSync } from "node:fs";
+import type Database from "better-sqlite3";
+import type { PhaseKind } from "../trace/events.js";
+import { type RunningSession, runningSessions } from "./reaper.js";
+import { liveLockHolder, runLiveness } from "./run-liveness.js";
+import { sessionDirs } from "./session-dirs.js";
+
+/** One live run as `sssf ps` shows it (wire names: this is also its `--json`). */
+export interface LiveRun {
+  adw_id: string;
+  workflow: string;
+  request: string;
+  started_at: string;
+  elapsed_ms: number;
+  /** The sssf process running it. */
+  pid: number | null;
+  host: string | null;
+  /** Its running phases (several under `run.parallel`), by number. */
+  phases: { number: number; name: string; kind: PhaseKind; owner: string; started_at: string }[];
+  /** Its agent and suite processes still running. */
+  agents: { agent: string | null; pid: number; phase_id: string | null; started_at: string }[];
+}
+
+/** The `running` sessions whose sssf on this host is alive, oldest first. */
+export function liveSessions(db: Database.Database, sessionsDir: string): RunningSession[] {
+  return runningSessions(db).flatMap((session) => {
+    const liveness = runLiveness(session, sessionDirs(sessionsDir, session.adw_id).lockFile);
+    return liveness.state === "live" ? [{ ...session, pid: liveness.pid, host: liveness.host }] : [];
+  });
+}
+
+/** {@link liveSessions} with what each is doing now: its running phases and processes. */
+export function listLiveRuns(db: Database.Database, sessionsDir: string, now = new Date()): LiveRun[] {
+  const phases = db.prepare(
+    "SELECT number, name, kind, owner, started_at FROM phases WHERE adw_id = ? AND status = 'running' ORDER BY number",
+  );
+  const processes = db.prepare(
+    "SELECT agent, pid, phase_id, started_at FROM processes WHERE adw_id = ? AND status = 'running' ORDER BY started_at, id",
+  );
+  const request = db.prepare("SELECT request FROM sessions WHERE adw_id = ?");
+  return liveSessions(db, sessionsDir).map((session) => ({
+    adw_id: session.adw_id,
+    workflow: session.workflow,
+    request: (request.get(session.adw_id) as { request: string } | undefined)?.request ?? "",
+    started_at: session.started_at,
+    elapsed_ms: Math.max(0, now.getTime() - Date.parse(session.started_at)),
+    pid: session.pid,
+    host: session.host,
+    phases: phases.all(session.adw_id) as LiveRun["phases"],
+    agents: processes.all(session.adw_id) as LiveRun["agents"],
+  }));
+}
+
+/**
+ * Sessions whose lock is held by a live process on this host, found from the session folders alone
+ * (no database needed: `sssf db rebuild` asks while the database may be broken). Never throws.
+ */
+export function lockedSessions(sessionsDir: string): { adwId: string; pid: number }[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(sessionsDir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((adwId) => {
+    const holder = liveLockHolder(sessionDirs(sessionsDir, adwId).lockFile);
+    return holder === null ? [] : [{ adwId, pid: holder.pid }];
+  });
+}

@@ -1,0 +1,284 @@
+/**
+ * The reaper: a session left `running` by an sssf that died (kill -9, a crash, a closed machine) is
+ * closed as `interrupted` — its running phases and processes too, its open spans ended — and the
+ * agent processes it left are ended. Every record goes through the session's `events.jsonl` as well,
+ * so `sssf db rebuild` reproduces it. See docs/lifecycle.md.
+ */
+
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import type Database from "better-sqlite3";
+import { SessionLockedError } from "../errors/session-locked-error.js";
+import { createUpserter, openTraceDb } from "../trace/database.js";
+import type { EventRow, PhaseRow, ProcessRow, SessionRow, TraceRecord } from "../trace/events.js";
+import { getSession } from "../trace/queries.js";
+import { redactRecord } from "../trace/redact-record.js";
+import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
+import { Tracer } from "../trace/tracer.js";
+import { processAlive, RUN_ID_ENV, runMarkerValue, terminateRunProcesses } from "../util/process-group.js";
+import { runLiveness } from "./run-liveness.js";
+import { sessionDirs } from "./session-dirs.js";
+import { acquireSessionLock } from "./session-lock.js";
+
+/** A `running` row of the sessions table: who runs it. */
+export interface RunningSession {
+  adw_id: string;
+  workflow: string;
+  started_at: string;
+  pid: number | null;
+  host: string | null;
+}
+
+/**
+ * Every session whose row says `running`, oldest first: one query over the sessions table. Works on
+ * databases from before `pid`/`host` existed (their values read as null).
+ */
+export function runningSessions(db: Database.Database): RunningSession[] {
+  const where = "FROM sessions WHERE status = 'running' ORDER BY started_at, adw_id";
+  try {
+    return db.prepare(`SELECT adw_id, workflow, started_at, pid, host ${where}`).all() as RunningSession[];
+  } catch (error) {
+    if (!/no such column/.test((error as Error).message)) throw error;
+    return db
+      .prepare(`SELECT adw_id, workflow, started_at, NULL AS pid, NULL AS host ${where}`)
+      .all() as RunningSession[];
+  }
+}
+
+/** Where the sessions live and who is closing them (named in the reason: `sssf sessions`, `sssf kill`…). */
+export interface ReapOptions {
+  dbPath: string;
+  sessionsDir: string;
+  by: string;
+}
+
+/** One session the reaper closed. */
+export interface ReapedSession {
+  adwId: string;
+  /** The sssf that had run it. */
+  pid: number | null;
+  /** Processes and process groups that were still alive and were ended. */
+  processesEnded: number;
+  reason: string;
+}
+
+/** What {@link reapDeadRuns} did. */
+export interface ReapResult {
+  reaped: ReapedSession[];
+  /** Sessions that could not be closed (a read-only database…), with why. */
+  failed: { adwId: string; error: string }[];
+}
+
+/**
+ * Closes every `running` session whose sssf on this host is gone (see `runLiveness`). `readDb` may be
+ * read-only: it answers the one query, and a writable connection is opened only when a session is
+ * found dead. Sessions of other hosts are never touched. Never throws for one session: its error is
+ * in `failed`.
+ */
+export async function reapDeadRuns(readDb: Database.Database, options: ReapOptions): Promise<ReapResult> {
+  const result: ReapResult = { reaped: [], failed: [] };
+  const dead = runningSessions(readDb).filter(
+    (session) =>
+      runLiveness(session, sessionDirs(options.sessionsDir, session.adw_id).lockFile).state === "dead",
+  );
+  if (dead.length === 0) return result;
+  let db: Database.Database;
+  try {
+    db = openTraceDb(options.dbPath);
+  } catch (error) {
+    for (const session of dead)
+      result.failed.push({ adwId: session.adw_id, error: (error as Error).message });
+    return result;
+  }
+  try {
+    for (const session of dead) {
+      try {
+        const reaped = await reapRun(db, options, session.adw_id);
+        if (reaped !== null) result.reaped.push(reaped);
+      } catch (error) {
+        result.failed.push({ adwId: session.adw_id, error: (error as Error).message });
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return result;
+}
+
+/**
+ * Closes the session `adwId` when its row is `running` and its sssf is gone: under the session's lock
+ * (a stale lock is taken over; a live holder means it is not dead, and null is returned), so two
+ * reapers, or a reaper and a rejoining run, never close it twice. Null when there was nothing to close.
+ */
+export async function reapRun(
+  db: Database.Database,
+  options: ReapOptions,
+  adwId: string,
+): Promise<ReapedSession | null> {
+  const dirs = sessionDirs(options.sessionsDir, adwId);
+  // No folder (a database read away from its sessions, a deleted folder): no run can hold it, and there
+  // is no events.jsonl to append to; the rows are closed in the database alone.
+  if (!existsSync(dirs.root)) return reapWithoutFiles(db, options, adwId);
+  let release: () => void;
+  try {
+    release = acquireSessionLock(dirs.lockFile, adwId);
+  } catch (error) {
+    if (error instanceof SessionLockedError) return null;
+    throw error;
+  }
+  try {
+    const session = getSession(db, adwId);
+    if (session === undefined || session.status !== "running") return null;
+    if (session.host !== null && session.host !== hostname()) return null;
+    if (session.pid !== null && processAlive(session.pid)) return null;
+    const tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
+    try {
+      return await closeDeadRun(db, tracer, session, options.by);
+    } finally {
+      tracer.close();
+    }
+  } finally {
+    release();
+  }
+}
+
+const describeOwner = (session: SessionRow) =>
+  session.pid === null ? "the sssf process that ran it" : `the sssf process that ran it (pid ${session.pid})`;
+
+/** {@link reapRun} for a session without a folder: the same records, upserted into the database only. */
+async function reapWithoutFiles(
+  db: Database.Database,
+  options: ReapOptions,
+  adwId: string,
+): Promise<ReapedSession | null> {
+  const session = getSession(db, adwId);
+  if (session === undefined || session.status !== "running") return null;
+  if (session.host !== null && session.host !== hostname()) return null;
+  if (session.pid !== null && processAlive(session.pid)) return null;
+  const processesEnded = await endLeftoverProcesses(db, session);
+  const reason = `interrupted: ${describeOwner(session)} is gone; closed by ${options.by}`;
+  const records: TraceRecord[] = [];
+  closeSessionAsInterrupted(db, (record) => records.push(record), session, {
+    reason,
+    payload: { pid: session.pid, host: session.host, closed_by: options.by, processes_ended: processesEnded },
+  });
+  const upsert = createUpserter(db);
+  db.transaction(() => {
+    for (const record of records) upsert(redactRecord(record));
+  }).immediate();
+  return { adwId, pid: session.pid, processesEnded, reason };
+}
+
+/**
+ * Ends what the dead sssf of `session` left running: the processes carrying its run's marker (Linux)
+ * and the groups of its processes still `running` on record (only on the host that ran it). Resolves with how many processes and
+ * groups were still alive. Never throws.
+ */
+export async function endLeftoverProcesses(db: Database.Database, session: SessionRow): Promise<number> {
+  // Another host's pids mean nothing here.
+  if (session.host !== null && session.host !== hostname()) return 0;
+  const running = db
+    .prepare("SELECT pid FROM processes WHERE adw_id = ? AND status = 'running'")
+    .all(session.adw_id) as Pick<ProcessRow, "pid">[];
+  const marker =
+    session.pid !== null && session.host !== null
+      ? { name: RUN_ID_ENV, value: runMarkerValue(session.adw_id, session.pid, session.host) }
+      : undefined;
+  return terminateRunProcesses({ ...(marker ? { marker } : {}), groups: running.map((row) => row.pid) });
+}
+
+/** Ends the dead run's processes, then closes its rows. */
+async function closeDeadRun(
+  db: Database.Database,
+  tracer: Tracer,
+  session: SessionRow,
+  by: string,
+): Promise<ReapedSession> {
+  const processesEnded = await endLeftoverProcesses(db, session);
+  const reason = `interrupted: ${describeOwner(session)} is gone; closed by ${by}`;
+  closeSessionAsInterrupted(db, (record) => tracer.write(record), session, {
+    reason,
+    payload: { pid: session.pid, host: session.host, closed_by: by, processes_ended: processesEnded },
+  });
+  tracer.flush();
+  return { adwId: session.adw_id, pid: session.pid, processesEnded, reason };
+}
+
+/**
+ * Writes, through `write`, the records that close `session` as `interrupted`: every running process
+ * and phase (with `reason` as the phase's error), every open span (ok 0), an `error` event saying why,
+ * and the session row (not accepted, ended now). Synchronous; processes are not signalled here.
+ * Returns the session row as written.
+ */
+export function closeSessionAsInterrupted(
+  db: Database.Database,
+  write: (record: TraceRecord) => void,
+  session: SessionRow,
+  detail: { reason: string; payload?: Record<string, unknown> },
+): SessionRow {
+  const now = new Date();
+  const endedAt = now.toISOString();
+  const rows = (sql: string) => db.prepare(sql).all(session.adw_id);
+  for (const row of rows("SELECT * FROM processes WHERE adw_id = ? AND status = 'running'") as ProcessRow[])
+    write({ table: "processes", row: { ...row, status: "interrupted", ended_at: endedAt } });
+  for (const row of rows("SELECT * FROM phases WHERE adw_id = ? AND status = 'running'") as PhaseRow[])
+    write({
+      table: "phases",
+      row: endPhaseRow({ ...row, status: "interrupted", error: row.error ?? detail.reason }, now),
+    });
+  for (const row of rows("SELECT * FROM events WHERE adw_id = ? AND ended_at IS NULL") as EventRow[])
+    write({ table: "events", row: endEventRow({ ...row }, now, false) });
+  write({
+    table: "events",
+    row: eventRow(session.adw_id, {
+      type: "error",
+      name: detail.reason,
+      phaseId: null,
+      ok: false,
+      startedAt: now,
+      payload: { error: detail.reason, code: "interrupted", ...detail.payload },
+    }),
+  });
+  const closed: SessionRow = {
+    ...session,
+    status: "interrupted",
+    accepted: 0,
+    reason: detail.reason,
+    ended_at: endedAt,
+    duration_ms: now.getTime() - Date.parse(session.started_at),
+  };
+  write({ table: "sessions", row: closed });
+  return closed;
+}
+
+/**
+ * Closes this process's own session at once, as `interrupted` (the last resort of a run that did not
+ * finalize in time after a second signal): its own connection and tracer, synchronous. Never throws.
+ */
+export function closeOwnRunNow(
+  paths: { dbPath: string; sessionsDir: string },
+  adwId: string,
+  reason: string,
+): boolean {
+  try {
+    const db = openTraceDb(paths.dbPath);
+    try {
+      const session = getSession(db, adwId);
+      if (session === undefined || session.status !== "running") return false;
+      const tracer = new Tracer({ db, eventsFile: sessionDirs(paths.sessionsDir, adwId).eventsFile });
+      try {
+        closeSessionAsInterrupted(db, (record) => tracer.write(record), session, {
+          reason,
+          payload: { pid: process.pid, host: hostname(), closed_by: "its own sssf" },
+        });
+      } finally {
+        tracer.close();
+      }
+      return true;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
