@@ -4,6 +4,7 @@ import type { RunReporter } from "../session/reporter.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { redactSecrets } from "../trace/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
+import { branchCommitsSync } from "../workspace/worktree-dirty.js";
 import { agentText, formatCost, formatDuration, formatTokens, paint } from "./format.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -86,12 +87,25 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
           `   trace: sssf phases ${adwId} · sssf events ${adwId} · sssf envelopes ${adwId}`,
       );
       if (session.worktree && session.branch) {
-        const base = session.base_ref ? safe(session.base_ref.slice(0, 12)) : "HEAD";
-        const range = `${base}..${safe(session.branch)}`;
-        write(
-          `   branch ${safe(session.branch)} left for review · worktree ${where(session.worktree)}\n` +
-            `   review: git log --oneline ${range} · git diff ${range.replace("..", "...")}`,
-        );
+        const branch = safe(session.branch);
+        const commits = session.base_ref
+          ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
+          : null;
+        if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
+        else if (commits !== null && commits.own.length === 0) {
+          const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";
+          const rejoin = accepted ? `sssf run … --adw-id ${adwId}` : `sssf resume ${adwId}`;
+          write(
+            `   no commits on branch ${branch}${only}: nothing to review · worktree ${where(session.worktree)} kept to rejoin (${rejoin}); sssf clean removes both`,
+          );
+        } else {
+          const base = session.base_ref ? safe(session.base_ref.slice(0, 12)) : "HEAD";
+          const range = `${base}..${branch}`;
+          write(
+            `   branch ${branch} left for review · worktree ${where(session.worktree)}\n` +
+              `   review: git log --oneline ${range} · git diff ${range.replace("..", "...")}`,
+          );
+        }
       }
     },
   };

@@ -4,19 +4,17 @@
  * or written, plus the proxy variables that send any stray connection into the fake's egress trap.
  */
 
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SssfError } from "../errors/sssf-error.js";
 import { locatePi, PI_PACKAGE } from "../runtimes/pi/install.js";
 import { fakeProxyEnv } from "../testing/fake-model/fake-model-env.js";
+import { FAKE_PI_MODEL, writeFakePiWorld } from "../testing/fake-model/pi-agent-dir.js";
 
 /** The pi version sssf's tests and this demo's script are written against. */
 export const DEMO_PI_VERSION = "0.73.1";
 /** The model every demo agent uses: provider `fake` in the demo's own models.json. */
-export const DEMO_MODEL = "fake/fake-model";
-/** Per-million-token prices of the fake model, so the trace shows a non-zero cost. */
-const FAKE_PRICES = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+export const DEMO_MODEL = FAKE_PI_MODEL;
 
 /** A pi the demo can run: the command prefix, and where it was found. */
 export interface DemoPi {
@@ -84,35 +82,10 @@ export interface DemoPiWorld {
 
 /**
  * Writes pi's agent dir under `root` (`models.json` with provider `fake` at `fakeUrl`, `settings.json`
- * with retries off) and a scratch HOME, and returns the env for pi. Throws on a file system error.
+ * with retries off; `writeFakePiWorld` of the fake model kit) and a scratch HOME, and returns the env
+ * for pi, the fake's egress trap included. Throws on a file system error.
  */
 export function preparePiWorld(root: string, fakeUrl: string): DemoPiWorld {
-  const agentDir = path.join(root, "pi-agent");
-  const home = path.join(root, "home");
-  const xdg = { XDG_CONFIG_HOME: ".config", XDG_DATA_HOME: ".local/share", XDG_CACHE_HOME: ".cache" };
-  for (const dir of [agentDir, home, ...Object.values(xdg).map((sub) => path.join(home, sub))]) {
-    mkdirSync(dir, { recursive: true });
-  }
-  const models = {
-    providers: {
-      fake: {
-        baseUrl: `${fakeUrl}/v1`,
-        api: "openai-completions",
-        apiKey: "sk-fake",
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: "fake-model", contextWindow: 128000, maxTokens: 4096, cost: FAKE_PRICES }],
-      },
-    },
-  };
-  writeFileSync(path.join(agentDir, "models.json"), `${JSON.stringify(models, null, 2)}\n`);
-  // Retries off: a request the script does not foresee fails at once instead of after pi's backoff.
-  const settings = { quietStartup: true, retry: { enabled: false, provider: { maxRetries: 0 } } };
-  writeFileSync(path.join(agentDir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
-  const env: Record<string, string> = {
-    PI_CODING_AGENT_DIR: agentDir,
-    HOME: home,
-    ...Object.fromEntries(Object.entries(xdg).map(([name, sub]) => [name, path.join(home, sub)])),
-    ...fakeProxyEnv(fakeUrl),
-  };
-  return { agentDir, home, env };
+  const world = writeFakePiWorld(root, fakeUrl);
+  return { agentDir: world.agentDir, home: world.home, env: { ...world.env, ...fakeProxyEnv(fakeUrl) } };
 }

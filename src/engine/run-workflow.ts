@@ -37,7 +37,7 @@ import {
   workspaceConfig,
   workspaceExclude,
 } from "../workspace/run-workspace.js";
-import { mergeIfAccepted } from "../workspace/run-workspace-merge.js";
+import { finishWorkspace } from "../workspace/run-workspace-finish.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -68,6 +68,8 @@ export interface RunWorkflowOptions {
   base?: string | undefined;
   /** `--merge`: fast-forward the base branch to the run's branch once the run is accepted. */
   merge?: boolean;
+  /** `--carry-dirty`: carry the checkout's uncommitted changes into the new worktree (docs/worktrees.md). */
+  carryDirty?: boolean;
   /** `--yes`: engineer phases' questions (`phase.ask`) are approved at once instead of waiting. */
   yes?: boolean;
   /** Watchers opened around every agent send of the run, after the write boundary (docs/send-hooks.md). */
@@ -294,6 +296,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     inPlace: options.inPlace === true,
     base: options.base,
     merge: options.merge === true,
+    carryDirty: options.carryDirty === true,
+    workflow: options.workflow.name,
   };
   const onRecord = options.adwId === undefined ? undefined : readSessionRow(config.dbPath, adwId);
   let plan = await planWorkspace({ ...wanted, existing: onRecord });
@@ -340,7 +344,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const outcome = await withRunMarker(adwId, () =>
       runBody(options, engine, trace, options.signal ?? new AbortController().signal),
     );
-    const merge = await mergeIfAccepted(engine, workspace, outcome.accepted, { trace, reporter });
+    const merge = await finishWorkspace(engine, workspace, outcome.accepted, { trace, reporter });
     finishSession(trace, outcome, reporter, engine.phases);
     return {
       adwId,

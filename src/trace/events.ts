@@ -42,7 +42,7 @@ export interface SessionRow {
   archived: number;
   /** The run's own git worktree (absolute), or null when it ran in the checkout itself. */
   worktree: string | null;
-  /** The run's branch (`sssf/<adw_id>`), or null in place. */
+  /** The run's branch (`sssf/<workflow>/<adw_id>`; `sssf/<adw_id>` in older rows), or null in place. */
   branch: string | null;
   /** The commit the run's branch started from, or null in place. */
   base_ref: string | null;

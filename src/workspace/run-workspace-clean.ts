@@ -14,9 +14,12 @@ import {
   listWorktrees,
   pruneWorktrees,
   removeWorktree,
+  resolveCommit,
   uncommittedPaths,
   type WorktreeEntry,
 } from "./worktree.js";
+import { branchCommits, deleteBranchAt } from "./worktree-dirty.js";
+import { gitOrThrow } from "./worktree-git.js";
 import { LINKED_DEPENDENCIES, unlinkDependencies } from "./worktree-links.js";
 
 /** Where the worktrees and the sessions that own them are. */
@@ -32,14 +35,17 @@ export interface CleanRequest {
   force: boolean;
 }
 
-/** What happened to one folder under `<data_dir>/.worktrees`. */
+/** What happened to one folder under `<data_dir>/.worktrees`, or to a run's branch without commits. */
 export interface CleanEntry {
   adwId: string;
-  worktree: string;
+  /** The worktree; null for a run's branch whose worktree was gone already. */
+  worktree: string | null;
   branch: string | null;
   outcome: "removed" | "would remove" | "pruned" | "skipped";
-  /** Why, in a few words (the uncommitted paths, the running pid, git's reason). */
+  /** Why, in a few words (the uncommitted paths, the running pid, git's reason, what became of the branch). */
   reason: string;
+  /** The branch: `deleted` (it had no commits beyond its base), `would delete`, or `kept`; null without one. */
+  branchOutcome: "deleted" | "would delete" | "kept" | null;
 }
 
 function realOrResolved(file: string): string {
@@ -94,12 +100,17 @@ async function cleanOne(
   session: SessionRow | undefined,
 ) {
   const adwId = path.basename(entry.path);
-  const result = (outcome: CleanEntry["outcome"], reason: string): CleanEntry => ({
+  const result = (
+    outcome: CleanEntry["outcome"],
+    reason: string,
+    branchOutcome: CleanEntry["branchOutcome"] = entry.branch === null ? null : "kept",
+  ): CleanEntry => ({
     adwId,
     worktree: entry.path,
     branch: entry.branch,
     outcome,
     reason,
+    branchOutcome,
   });
   if (session?.status === "running" && !request.force) {
     return result(
@@ -109,7 +120,12 @@ async function cleanOne(
   }
   if (entry.prunable || !existsSync(entry.path)) {
     if (!request.dryRun) await pruneWorktrees(repo);
-    return result(request.dryRun ? "would remove" : "pruned", "its folder was already gone");
+    const branch = await emptyBranch(request, repo, entry.branch, session);
+    return result(
+      request.dryRun ? "would remove" : "pruned",
+      `its folder was already gone${branch.note}`,
+      branch.outcome,
+    );
   }
   const dirty = await uncommittedPaths(entry.path, LINKED_DEPENDENCIES);
   if (dirty.length > 0 && !request.force) {
@@ -119,10 +135,18 @@ async function cleanOne(
       `${count} (${listing(dirty)}): commit them on its branch, or --force to lose them`,
     );
   }
+  const emptyOne = dirty.length === 0 ? await emptyBranchTip(repo, entry.branch, session) : null;
   const kept = entry.branch ? `branch ${entry.branch} kept` : "detached, no branch";
-  if (request.dryRun) return result("would remove", kept);
+  if (request.dryRun) {
+    if (emptyOne === null) return result("would remove", kept);
+    return result("would remove", `branch ${entry.branch} has no commits: would delete it`, "would delete");
+  }
   unlinkDependencies(entry.path);
   await removeWorktree(repo, entry.path, request.force);
+  if (emptyOne !== null && entry.branch !== null) {
+    await deleteBranchAt(repo.topLevel, entry.branch, emptyOne);
+    return result("removed", `branch ${entry.branch} had no commits: deleted`, "deleted");
+  }
   return result(
     "removed",
     dirty.length > 0 ? `${kept}; ${dirty.length} uncommitted change(s) discarded` : kept,
@@ -130,9 +154,93 @@ async function cleanOne(
 }
 
 /**
+ * The tip of `branch` when it is the finished run `session`'s own branch and holds no commit beyond
+ * the run's base (not even a carry commit): such a branch is deleted with its worktree. Null otherwise.
+ */
+async function emptyBranchTip(
+  repo: GitRepo,
+  branch: string | null,
+  session: SessionRow | undefined,
+): Promise<string | null> {
+  if (branch === null || session === undefined || session.status === "running") return null;
+  if (session.branch !== branch || session.base_ref === null) return null;
+  const commits = await branchCommits(repo.topLevel, session.base_ref, branch);
+  if (commits === null || commits.own.length + commits.carried.length > 0) return null;
+  return resolveCommit(repo.topLevel, `refs/heads/${branch}`);
+}
+
+/** `emptyBranchTip`, and the branch deleted (unless a dry run), for a worktree whose folder was gone. */
+async function emptyBranch(
+  request: CleanRequest,
+  repo: GitRepo,
+  branch: string | null,
+  session: SessionRow | undefined,
+): Promise<{ note: string; outcome: CleanEntry["branchOutcome"] }> {
+  const tip = await emptyBranchTip(repo, branch, session);
+  if (branch === null) return { note: "", outcome: null };
+  if (tip === null) return { note: `; branch ${branch} kept`, outcome: "kept" };
+  if (request.dryRun)
+    return { note: `; branch ${branch} has no commits: would delete it`, outcome: "would delete" };
+  await deleteBranchAt(repo.topLevel, branch, tip);
+  return { note: `; branch ${branch} had no commits: deleted`, outcome: "deleted" };
+}
+
+/**
+ * The branches of finished runs whose worktrees are gone already (an earlier clean kept them, or they
+ * were removed by hand) and that hold no commit beyond their base: deleted, one entry each. A branch
+ * checked out anywhere, of a session that is running or unknown, or with a commit is left alone.
+ */
+async function cleanEmptyBranches(
+  request: CleanRequest,
+  repo: GitRepo,
+  handled: ReadonlySet<string>,
+  sessionOf: (adwId: string) => SessionRow | undefined,
+): Promise<CleanEntry[]> {
+  const checkedOut = new Set((await listWorktrees(repo)).map((entry) => entry.branch));
+  const refs = await gitOrThrow(repo.topLevel, ["for-each-ref", "--format=%(refname)", "refs/heads/sssf/"]);
+  const entries: CleanEntry[] = [];
+  for (const ref of refs.split("\n")) {
+    const branch = ref.slice("refs/heads/".length);
+    if (!ref.startsWith("refs/heads/sssf/") || handled.has(branch) || checkedOut.has(branch)) continue;
+    const adwId = branch.slice(branch.lastIndexOf("/") + 1);
+    const lock = takeLock(request.sessionsDir, adwId);
+    if (lock instanceof SessionLockedError) continue;
+    try {
+      const tip = await emptyBranchTip(repo, branch, sessionOf(adwId));
+      if (tip === null) continue;
+      const reason = "no commits beyond its base; its worktree was removed already";
+      if (!request.dryRun) await deleteBranchAt(repo.topLevel, branch, tip);
+      entries.push({
+        adwId,
+        worktree: null,
+        branch,
+        outcome: request.dryRun ? "would remove" : "removed",
+        reason,
+        branchOutcome: request.dryRun ? "would delete" : "deleted",
+      });
+    } catch (error) {
+      if (!isSssfError(error)) throw error;
+      entries.push({
+        adwId,
+        worktree: null,
+        branch,
+        outcome: "skipped",
+        reason: error.message,
+        branchOutcome: "kept",
+      });
+    } finally {
+      lock();
+    }
+  }
+  return entries;
+}
+
+/**
  * Removes the worktrees of finished runs under `<data_dir>/.worktrees` with `git worktree remove`, then
  * `git worktree prune`. A worktree whose session lock is held is always skipped; one with uncommitted
- * changes (or whose session is still marked running) only without `force`. Branches are never deleted.
+ * changes (or whose session is still marked running) only without `force`. A finished run's branch
+ * that holds no commit beyond its base is deleted with its worktree, or alone when its worktree is
+ * gone already (`cleanEmptyBranches`); a branch with a commit is never deleted.
  * A worktree added while clean runs (a run started meanwhile) is skipped, never taken for a stray folder.
  * Throws UsageError outside a git work tree; a worktree git refuses to remove is reported as skipped.
  */
@@ -150,7 +258,15 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
     const lock = takeLock(request.sessionsDir, adwId);
     if (lock instanceof SessionLockedError) {
       const reason = `running (pid ${lock.holderPid} holds the session)`;
-      entries.push({ adwId, worktree: entry.path, branch: entry.branch, outcome: "skipped", reason });
+      const branchOutcome = entry.branch === null ? null : "kept";
+      entries.push({
+        adwId,
+        worktree: entry.path,
+        branch: entry.branch,
+        outcome: "skipped",
+        reason,
+        branchOutcome,
+      });
       continue;
     }
     try {
@@ -163,6 +279,7 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
         branch: entry.branch,
         outcome: "skipped",
         reason: error.message,
+        branchOutcome: entry.branch === null ? null : "kept",
       });
     } finally {
       lock();
@@ -190,11 +307,17 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
       adwId: name,
       worktree: entry?.path ?? path.join(folder, name),
       branch: entry?.branch ?? null,
+      branchOutcome: entry?.branch ? "kept" : null,
       outcome: "skipped",
       reason: entry
         ? addedMeanwhile(request.sessionsDir, name)
         : `not a worktree of ${git.topLevel}: remove it by hand if it is yours`,
     });
   }
+  // Every branch of a worktree seen in either look is handled above (or belongs to a run started meanwhile).
+  const handled = new Set(
+    [...ours, ...again].flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
+  );
+  entries.push(...(await cleanEmptyBranches(request, git, handled, sessionOf)));
   return entries;
 }

@@ -1,9 +1,13 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { SssfConfig } from "../config/config-types.js";
+import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
 import { SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { liveLockHolder } from "../session/run-liveness.js";
+import { sessionDirs } from "../session/session-dirs.js";
 import type { SessionRow } from "../trace/events.js";
+import { readSessionRow } from "../trace/queries.js";
 import {
   branchExists,
   type CheckoutInfo,
@@ -12,6 +16,7 @@ import {
   localBranchOf,
   resolveCommit,
 } from "./worktree.js";
+import { gitOutcome } from "./worktree-git.js";
 
 /** What the command line asked for, and the session being rejoined (if any). */
 export interface WorkspaceRequest {
@@ -23,6 +28,10 @@ export interface WorkspaceRequest {
   base: string | undefined;
   /** `--merge`: fast-forward the base branch when the run is accepted. */
   merge: boolean;
+  /** `--carry-dirty`: carry the checkout's uncommitted changes into the new worktree. */
+  carryDirty: boolean;
+  /** The workflow's name: a new branch is `sssf/<workflow>/<adw_id>`. */
+  workflow: string;
   existing: SessionRow | undefined;
 }
 
@@ -39,8 +48,14 @@ export interface WorkspacePlan {
   baseRef: string | null;
   /** The local branch `--merge` fast-forwards, or null without `--merge`. */
   mergeInto: string | null;
-  /** Said to the operator and traced: why the run works in place although nobody asked. */
+  /** Said to the operator and traced: why the run works in place although nobody asked, or why a rejoin starts its branch again. */
   notice: string | null;
+  /** `create` only: carry the checkout's uncommitted changes into the new worktree (`--carry-dirty`). */
+  carryDirty: boolean;
+  /** sssf's own paths in the checkout (its data dir, its db), relative to the top level: never the operator's changes. */
+  ownPaths: string[];
+  /** A rejoin starting its removed branch again: stale worktree records are pruned before the add. */
+  prune?: true;
 }
 
 /** `<data_dir>/.worktrees/<adw_id>`: a dot folder, so glob-based tools in the checkout skip it. */
@@ -48,9 +63,56 @@ export function worktreePath(dataDir: string, adwId: string): string {
   return path.join(dataDir, ".worktrees", adwId);
 }
 
-/** The branch of a run: `sssf/<adw_id>`. */
-export function runBranch(adwId: string): string {
+/**
+ * A workflow's name as one component of a branch name: only ASCII letters, digits, ".", "_" and "-"
+ * (anything else becomes "-"), no "..", no leading or trailing "." or "-", no ".lock" ending, at most
+ * 40 characters; "workflow" when nothing is left. Always a valid `git check-ref-format` component.
+ */
+export function workflowRefName(workflow: string): string {
+  let name = workflow
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/\.{2,}/g, ".")
+    .replace(/-{2,}/g, "-");
+  const trim = (text: string) =>
+    text
+      .replace(/^[.-]+/, "")
+      .replace(/(\.lock)+$/i, "")
+      .replace(/[.-]+$/, "");
+  name = trim(trim(name).slice(0, 40));
+  return name === "" ? "workflow" : name;
+}
+
+/** The branch of a new run: `sssf/<workflow>/<adw_id>`, the workflow's name made ref-safe (`workflowRefName`). */
+export function runBranch(workflow: string, adwId: string): string {
+  return `sssf/${workflowRefName(workflow)}/${adwId}`;
+}
+
+/** The branch sessions recorded before branches named their workflow: `sssf/<adw_id>` (rows without a branch column). */
+export function legacyRunBranch(adwId: string): string {
   return `sssf/${adwId}`;
+}
+
+/** Every local branch of run `adwId`, whatever workflow made it: `sssf/<adw_id>` and `sssf/<any>/<adw_id>`. */
+export async function runBranchesOf(dir: string, adwId: string): Promise<string[]> {
+  const listed = await gitOutcome(dir, [
+    "for-each-ref",
+    "--format=%(refname)",
+    `refs/heads/sssf/${adwId}`,
+    `refs/heads/sssf/*/${adwId}`,
+  ]);
+  return listed.stdout
+    .split("\n")
+    .filter(
+      (ref) =>
+        ref === `refs/heads/sssf/${adwId}` ||
+        (ref.endsWith(`/${adwId}`) && /^refs\/heads\/sssf\/[^/]+\/[^/]+$/.test(ref)),
+    )
+    .map((ref) => ref.slice("refs/heads/".length));
+}
+
+/** sssf's data dir and db as paths relative to the checkout's top level (those inside the checkout). */
+function ownPathsOf(config: SssfConfig, git: CheckoutInfo): string[] {
+  return engineOwnedPrefixes(config).map((p) => path.posix.join(git.prefix, p));
 }
 
 function inPlace(request: WorkspaceRequest, git: CheckoutInfo | null, notice: string | null): WorkspacePlan {
@@ -64,6 +126,8 @@ function inPlace(request: WorkspaceRequest, git: CheckoutInfo | null, notice: st
     baseRef: null,
     mergeInto: null,
     notice,
+    carryDirty: false,
+    ownPaths: [],
   };
 }
 
@@ -71,6 +135,7 @@ function inPlace(request: WorkspaceRequest, git: CheckoutInfo | null, notice: st
 function refuseBranchFlags(request: WorkspaceRequest, why: string): void {
   if (request.base !== undefined) throw new UsageError(`--base: ${why}`, "--base");
   if (request.merge) throw new UsageError(`--merge: ${why}`, "--merge");
+  if (request.carryDirty) throw new UsageError(`--carry-dirty: ${why}`, "--carry-dirty");
 }
 
 async function mergeTarget(request: WorkspaceRequest, git: CheckoutInfo): Promise<string | null> {
@@ -104,9 +169,10 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     );
     return inPlace(request, null, null);
   }
+  const branch = existing.branch ?? legacyRunBranch(adwId);
   if (request.base !== undefined) {
     throw new UsageError(
-      `--base: session ${adwId} already has its branch ${existing.branch ?? runBranch(adwId)}; a rejoin keeps it (drop --base)`,
+      `--base: session ${adwId} already has its branch ${branch}; a rejoin keeps it (drop --base)`,
       "--base",
     );
   }
@@ -124,7 +190,6 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     );
   }
   const worktree = worktreePath(config.dataDir, adwId);
-  const branch = existing.branch ?? runBranch(adwId);
   const common = {
     checkout: config.repoRoot,
     git,
@@ -132,17 +197,21 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     branch,
     baseRef: existing.base_ref,
     notice: null,
+    ownPaths: ownPathsOf(config, git),
   };
   const mergeInto = await mergeTarget(request, git);
+  const keeps = (what: string) =>
+    new UsageError(
+      `--carry-dirty: session ${adwId} already has its ${what}; a rejoin keeps it as it is (drop --carry-dirty)`,
+      "--carry-dirty",
+    );
   if (!existsSync(worktree)) {
-    if (!(await branchExists(git.topLevel, branch))) {
-      throw new UsageError(
-        `--adw-id ${adwId}: both the worktree ${worktree} and the branch ${branch} are gone, so there is nothing to rejoin`,
-        "--adw-id",
-      );
-    }
-    return { action: "recreate", mergeInto, ...common };
+    if (!(await branchExists(git.topLevel, branch)))
+      return restartAtBase(request, existing, common, mergeInto);
+    if (request.carryDirty) throw keeps(`branch ${branch}`);
+    return { action: "recreate", mergeInto, carryDirty: false, ...common };
   }
+  if (request.carryDirty) throw keeps(`worktree ${worktree}`);
   const registered = (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
   if (!registered) {
     throw new SssfError(
@@ -150,7 +219,63 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
       `cannot rejoin ${adwId}: ${worktree} exists but is not a worktree of ${git.topLevel}; move it away and rejoin`,
     );
   }
-  return { action: "reuse", mergeInto, ...common };
+  return { action: "reuse", mergeInto, carryDirty: false, ...common };
+}
+
+/**
+ * A rejoin whose worktree and branch are both gone: a run without commits removes them (at its end,
+ * or `sssf clean`), so the branch starts again, under its recorded name, at the recorded base.
+ * Without a recorded base that still names a commit there is nothing to start from: a UsageError.
+ */
+async function restartAtBase(
+  request: WorkspaceRequest,
+  existing: SessionRow,
+  common: Omit<WorkspacePlan, "action" | "mergeInto" | "carryDirty" | "baseRef" | "git"> & {
+    git: CheckoutInfo;
+    baseRef: string | null;
+  },
+  mergeInto: string | null,
+): Promise<WorkspacePlan> {
+  const { adwId } = request;
+  const base =
+    existing.base_ref === null ? null : await resolveCommit(common.git.topLevel, existing.base_ref);
+  if (base === null) {
+    throw new UsageError(
+      `--adw-id ${adwId}: both the worktree ${common.worktree} and the branch ${common.branch} are gone, and its base ${existing.base_ref ?? "(none recorded)"} names no commit, so there is nothing to rejoin`,
+      "--adw-id",
+    );
+  }
+  await refuseCarryOffHead(request, common.git, base);
+  const notice = `the branch ${common.branch} and its worktree are gone (a run without commits leaves none): starting ${common.branch} again at its base ${base.slice(0, 12)}`;
+  return {
+    ...common,
+    action: "create",
+    baseRef: base,
+    mergeInto,
+    notice,
+    carryDirty: request.carryDirty,
+    prune: true,
+  };
+}
+
+/**
+ * `--carry-dirty` carries changes made on top of HEAD: onto another base they would revert what lies
+ * between the two, and `--merge` would commit the operator's uncommitted work to their branch.
+ */
+async function refuseCarryOffHead(request: WorkspaceRequest, git: CheckoutInfo, base: string): Promise<void> {
+  if (!request.carryDirty) return;
+  if (base !== git.head) {
+    throw new UsageError(
+      `--carry-dirty: the checkout's uncommitted changes are on top of HEAD (${git.head?.slice(0, 12) ?? "none"}), not on top of the branch's base ${base.slice(0, 12)}; start from HEAD (drop --base), or commit or stash them first`,
+      "--carry-dirty",
+    );
+  }
+  if (request.merge) {
+    throw new UsageError(
+      "--carry-dirty: with --merge the carried changes would land on your branch as a commit while your checkout still holds them uncommitted; drop --merge and merge the run's branch by hand",
+      "--carry-dirty",
+    );
+  }
 }
 
 /** Git lists worktrees by their real path. */
@@ -160,6 +285,26 @@ function samePath(a: string, b: string): boolean {
   } catch {
     return path.resolve(a) === path.resolve(b);
   }
+}
+
+/**
+ * The branch or worktree of `adwId` exists while no session row does: when another sssf holds the
+ * session's lock it is that run starting right now (two `--adw-id` runs raced), or it finished
+ * meanwhile. Either way the branch is a run's: say to wait, stop or join it, never to delete it.
+ */
+function refuseLiveRace(config: SssfConfig, adwId: string): void {
+  const holder = liveLockHolder(sessionDirs(config.sessionsDir, adwId).lockFile);
+  if (holder !== null)
+    throw new UsageError(
+      `--adw-id ${adwId}: another sssf process (pid ${holder.pid}) is running this session right now; wait for it to finish (sssf ps lists live runs), stop it with sssf kill ${adwId}, or use another --adw-id`,
+      "--adw-id",
+    );
+  // The other run may have finished between this run's first look at the trace and now.
+  if (readSessionRow(config.dbPath, adwId) !== undefined)
+    throw new UsageError(
+      `--adw-id ${adwId}: another sssf run created this session meanwhile; run the command again to join it (sssf sessions shows it)`,
+      "--adw-id",
+    );
 }
 
 /**
@@ -195,11 +340,16 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
     baseRef = resolved;
   }
   const mergeInto = await mergeTarget(request, git);
+  await refuseCarryOffHead(request, git, baseRef);
   const worktree = worktreePath(config.dataDir, adwId);
-  const branch = runBranch(adwId);
-  if (await branchExists(git.topLevel, branch)) {
+  const branch = runBranch(request.workflow, adwId);
+  // Any workflow's branch of this id: its worktree folder would be the same.
+  const [taken] = await runBranchesOf(git.topLevel, adwId);
+  const branchTaken = taken !== undefined;
+  if (branchTaken || existsSync(worktree)) refuseLiveRace(config, adwId);
+  if (branchTaken) {
     throw new UsageError(
-      `--adw-id ${adwId}: the branch ${branch} already exists but no session has that id; pick another id, or delete the branch (git branch -D ${branch})`,
+      `--adw-id ${adwId}: the branch ${taken} already exists but no session has that id; pick another id, or delete the branch (git branch -D ${taken})`,
       "--adw-id",
     );
   }
@@ -218,5 +368,7 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
     baseRef,
     mergeInto,
     notice: null,
+    carryDirty: request.carryDirty,
+    ownPaths: ownPathsOf(config, git),
   };
 }

@@ -7,14 +7,31 @@ import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { SessionRow } from "../trace/events.js";
 import type { WorkspacePlan } from "./run-workspace-plan.js";
-import { addWorktree, attachWorktree } from "./worktree.js";
+import { describeCarried, describeLeftOut } from "./workspace-lines.js";
+import {
+  addWorktree,
+  attachWorktree,
+  type GitRepo,
+  pruneWorktrees,
+  removeWorktree,
+  resolveCommit,
+} from "./worktree.js";
+import {
+  type CarriedChanges,
+  type CheckoutChanges,
+  carryChanges,
+  checkoutChanges,
+  deleteBranchAt,
+} from "./worktree-dirty.js";
 import { linkDependencies } from "./worktree-links.js";
 
 export {
+  legacyRunBranch,
   planWorkspace,
   runBranch,
   type WorkspacePlan,
   type WorkspaceRequest,
+  workflowRefName,
   worktreePath,
 } from "./run-workspace-plan.js";
 
@@ -38,6 +55,14 @@ export interface RunWorkspace {
   notice: string | null;
   /** Milliseconds spent creating or re-adding the worktree (0 otherwise). */
   openMs: number;
+  /** A new worktree's checkout: its uncommitted changes when the run started (null otherwise, or unreadable). */
+  dirty: CheckoutChanges | null;
+  /** What `--carry-dirty` brought in as the carry commit; null without it or when nothing differed. */
+  carried: CarriedChanges | null;
+  /** `--carry-dirty` was asked for. */
+  carryDirty: boolean;
+  /** sssf's own paths in the checkout, relative to its top level (never the operator's changes). */
+  ownPaths: string[];
 }
 
 /**
@@ -53,15 +78,44 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
     baseRef: plan.baseRef,
     mergeInto: plan.mergeInto,
     notice: plan.notice,
+    carryDirty: plan.carryDirty,
+    ownPaths: plan.ownPaths,
   };
   const { git, worktree, branch } = plan;
   if (plan.action === "in-place" || git === null || worktree === null || branch === null) {
-    return { mode: "in-place", action: "in-place", root: plan.checkout, linked: [], openMs: 0, ...base };
+    const quiet = { dirty: null, carried: null };
+    return {
+      mode: "in-place",
+      action: "in-place",
+      root: plan.checkout,
+      linked: [],
+      openMs: 0,
+      ...quiet,
+      ...base,
+    };
   }
   const started = performance.now();
+  let dirty: CheckoutChanges | null = null;
+  let carried: CarriedChanges | null = null;
   if (plan.action === "create") {
-    if (plan.baseRef === null) throw new SssfError("internal", "a new worktree needs a base commit");
-    await addWorktree(git, worktree, branch, plan.baseRef);
+    const baseRef = plan.baseRef;
+    if (baseRef === null) throw new SssfError("internal", "a new worktree needs a base commit");
+    if (plan.prune) await pruneWorktrees(git);
+    await addWorktree(git, worktree, branch, baseRef);
+    if (plan.carryDirty) {
+      try {
+        dirty = await checkoutChanges(git, plan.ownPaths);
+        const about = { adwId: path.basename(worktree), checkout: git.topLevel };
+        if (dirty.files.length > 0) carried = await carryChanges(git, worktree, baseRef, dirty, about);
+      } catch (error) {
+        // The run never started: leave no half-carried worktree or branch behind.
+        await discardWorktree(git, worktree, branch);
+        throw error;
+      }
+    } else {
+      // Only to tell the operator: a checkout git cannot read does not stop the run.
+      dirty = await checkoutChanges(git, plan.ownPaths).catch(() => null);
+    }
   } else if (plan.action === "recreate") {
     await attachWorktree(git, worktree, branch);
   }
@@ -71,7 +125,14 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
   const root = git.prefix === "" ? worktree : path.join(worktree, git.prefix.replace(/\/$/, ""));
   mkdirSync(root, { recursive: true });
   const action = plan.action === "create" ? "created" : plan.action === "recreate" ? "recreated" : "reused";
-  return { mode: "worktree", action, root, linked, openMs, ...base };
+  return { mode: "worktree", action, root, linked, openMs, dirty, carried, ...base };
+}
+
+/** Removes a worktree and the branch made for it moments ago. Never rejects: what git refuses stays. */
+async function discardWorktree(repo: GitRepo, worktree: string, branch: string): Promise<void> {
+  await removeWorktree(repo, worktree, true).catch(() => undefined);
+  const tip = await resolveCommit(repo.topLevel, `refs/heads/${branch}`);
+  if (tip !== null) await deleteBranchAt(repo.topLevel, branch, tip).catch(() => undefined);
 }
 
 /** The operator's config re-rooted at the run's root: prompts, data dir, db and sessions stay absolute. */
@@ -116,6 +177,7 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
   }
   if (workspace.mode !== "worktree") return;
   if (workspace.action === "recreated") reporter.log(`worktree re-added from the branch ${workspace.branch}`);
+  announceDirty(workspace, { trace, reporter });
   trace.event({
     type: "log",
     name: `worktree ${workspace.action}: ${workspace.worktree} on ${workspace.branch}`,
@@ -129,5 +191,45 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       linked: workspace.linked,
       open_ms: workspace.openMs,
     },
+  });
+}
+
+/** Says what of the checkout's uncommitted work the new worktree lacks, or what `--carry-dirty` brought in. */
+function announceDirty(workspace: RunWorkspace, { trace, reporter }: WorkspaceVoice): void {
+  const { dirty, carried } = workspace;
+  if (dirty === null) return;
+  const lists = {
+    modified: dirty.modified,
+    staged: dirty.staged,
+    deleted: dirty.deleted,
+    untracked: dirty.untracked,
+  };
+  let line: string;
+  let payload: Record<string, unknown>;
+  if (carried !== null) {
+    line = describeCarried(carried);
+    payload = {
+      carried: true,
+      commit: carried.commit,
+      files: carried.files,
+      skipped: carried.skipped,
+      ...lists,
+    };
+  } else if (dirty.files.length > 0 && !workspace.carryDirty) {
+    line = describeLeftOut(dirty.files);
+    payload = { carried: false, count: dirty.files.length, files: dirty.files, ...lists };
+  } else if (workspace.carryDirty) {
+    line =
+      dirty.files.length === 0
+        ? "--carry-dirty: the checkout has no uncommitted changes; nothing carried"
+        : "--carry-dirty: the checkout's uncommitted changes leave its tree as HEAD has it; nothing carried";
+    payload = { carried: false, count: dirty.files.length, files: dirty.files, ...lists };
+  } else return;
+  reporter.log(line);
+  trace.event({
+    type: "log",
+    name: line,
+    phaseId: null,
+    payload: { checkout: workspace.checkout, ...payload },
   });
 }

@@ -9,7 +9,7 @@ export interface FastForwardRequest {
   checkout: string;
   /** The local branch to move (`main`). */
   base: string;
-  /** The branch holding the run's commits (`sssf/<adw_id>`). */
+  /** The branch holding the run's commits (`sssf/<workflow>/<adw_id>`). */
   branch: string;
 }
 

@@ -63,7 +63,7 @@ describe("sssf demo", () => {
       adwId,
     );
     expect(session?.status).toBe("success");
-    expect(session?.branch).toBe(`sssf/${adwId}`);
+    expect(session?.branch).toBe(`sssf/simple-sdlc/${adwId}`);
     expect(Number(session?.input_tokens)).toBeGreaterThan(0);
     expect(Number(session?.output_tokens)).toBeGreaterThan(0);
     expect(Number(session?.cost_usd)).toBeGreaterThan(0);

@@ -56,10 +56,16 @@ export class WorkflowWorld {
     return this.sb.run(args, GIT_ENV);
   }
 
-  /** Where the run's commits landed: its branch when it had a worktree, else HEAD. */
+  /**
+   * Where the run's commits landed: its branch when it had a worktree, else HEAD. An accepted run that
+   * committed nothing removes its branch: its commits are then the empty range at the base.
+   */
   ref(adwId: string): string {
     const [row] = this.sb.query<{ branch?: string | null }>("SELECT * FROM sessions WHERE adw_id = ?", adwId);
-    return row?.branch ?? "HEAD";
+    const branch = row?.branch ?? "HEAD";
+    if (branch === "HEAD") return branch;
+    const exists = git(this.sb.dir, ["branch", "--list", branch, "--format=%(refname:short)"]).trim() !== "";
+    return exists ? branch : this.base;
   }
 
   /** Subjects of the run's commits, oldest first. */

@@ -19,7 +19,7 @@ async function finishedRun(w: WorktreeWorld, label: string): Promise<string> {
 }
 
 describe("sssf clean", () => {
-  it("removes finished worktrees, skips dirty and running ones, keeps every branch", async () => {
+  it("removes finished worktrees, skips dirty and running ones, keeps every branch with a commit", async () => {
     world = new WorktreeWorld([]);
     const done = await finishedRun(world, "done");
     const dirty = await finishedRun(world, "dirty");
@@ -34,7 +34,9 @@ describe("sssf clean", () => {
     const dry = await world.run(["clean", "--dry-run"]);
     expect(dry.code, dry.stdout + dry.stderr).toBe(0);
     const dryLines = dry.stdout.trim().split("\n");
-    expect(dryLines).toContain(`would remove adws/adw_data/.worktrees/${done} (branch sssf/${done} kept)`);
+    expect(dryLines).toContain(
+      `would remove adws/adw_data/.worktrees/${done} (branch sssf/build/${done} kept)`,
+    );
     expect(dryLines.find((l) => l.includes(dirty))).toMatch(
       /^skipped .*1 uncommitted change \(unsaved\.txt\)/,
     );
@@ -46,8 +48,10 @@ describe("sssf clean", () => {
 
     const clean = await world.run(["clean"]);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
-    expect(clean.stdout).toContain(`removed adws/adw_data/.worktrees/${done} (branch sssf/${done} kept)`);
-    expect(clean.stdout).toContain("branches are kept");
+    expect(clean.stdout).toContain(
+      `removed adws/adw_data/.worktrees/${done} (branch sssf/build/${done} kept)`,
+    );
+    expect(clean.stdout).toContain("branches with commits are kept");
     expect(existsSync(world.worktree(done))).toBe(false);
     expect(existsSync(world.worktree(dirty))).toBe(true);
     expect(existsSync(world.worktree(running))).toBe(true);
@@ -64,7 +68,7 @@ describe("sssf clean", () => {
     const branches = git(world.dir, ["branch", "--list", "sssf/*", "--format=%(refname:short)"])
       .trim()
       .split("\n");
-    expect(branches.sort()).toEqual([done, dirty, running].map((id) => `sssf/${id}`).sort());
+    expect(branches.sort()).toEqual([done, dirty, running].map((id) => `sssf/build/${id}`).sort());
     expect(git(world.dir, ["worktree", "list", "--porcelain"])).not.toContain(`.worktrees/${done}`);
 
     // The run ends and its folder is deleted by hand: git's stale record is pruned.
@@ -72,7 +76,7 @@ describe("sssf clean", () => {
     rmSync(world.worktree(running), { recursive: true, force: true });
     const pruned = await world.run(["clean"]);
     expect(pruned.stdout).toContain(
-      `pruned adws/adw_data/.worktrees/${running} (its folder was already gone)`,
+      `pruned adws/adw_data/.worktrees/${running} (its folder was already gone; branch sssf/build/${running} kept)`,
     );
     expect(git(world.dir, ["worktree", "list", "--porcelain"])).not.toContain(`.worktrees/${running}`);
   });

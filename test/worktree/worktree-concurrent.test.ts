@@ -80,11 +80,11 @@ describe("runs started at once on one repository", () => {
     expect(cleaned?.code, `${cleaned?.stdout}${cleaned?.stderr}`).toBe(0);
     const cleanLines = (cleaned?.stdout ?? "").split("\n").filter((line) => line.includes(".worktrees/"));
     for (const id of first)
-      expect(cleanLines).toContain(`removed adws/adw_data/.worktrees/${id} (branch sssf/${id} kept)`);
+      expect(cleanLines).toContain(`removed adws/adw_data/.worktrees/${id} (branch sssf/build/${id} kept)`);
     // A second-round worktree is removed when its run had finished, else skipped as running; git never failed.
     for (const line of cleanLines)
       expect(line).toMatch(
-        /^(removed .*\(branch sssf\/\w+ kept\)|skipped .*(running \(pid|added while clean ran))/,
+        /^(removed .*\(branch sssf\/build\/\w+ kept\)|skipped .*(running \(pid|added while clean ran))/,
       );
     const removed = new Set(
       cleanLines
@@ -103,11 +103,11 @@ describe("runs started at once on one repository", () => {
     const third = expectExit0(thirdResults);
     const [intoMain, ...intoLanes] = third;
     expect(git(w.dir, ["rev-parse", "main"]).trim()).toBe(
-      git(w.dir, ["rev-parse", `sssf/${intoMain}`]).trim(),
+      git(w.dir, ["rev-parse", `sssf/build/${intoMain}`]).trim(),
     );
     intoLanes.forEach((id, index) => {
       expect(git(w.dir, ["rev-parse", `lane-${index}`]).trim()).toBe(
-        git(w.dir, ["rev-parse", `sssf/${id}`]).trim(),
+        git(w.dir, ["rev-parse", `sssf/build/${id}`]).trim(),
       );
     });
     for (const id of third)
@@ -120,9 +120,11 @@ describe("runs started at once on one repository", () => {
       expect(w.session(id)).toMatchObject({
         status: "success",
         worktree: w.worktree(id),
-        branch: `sssf/${id}`,
+        branch: `sssf/build/${id}`,
       });
-      expect(git(w.dir, ["log", "--format=%s", `${w.base}..sssf/${id}`]).trim()).toBe("Add the feature");
+      expect(git(w.dir, ["log", "--format=%s", `${w.base}..sssf/build/${id}`]).trim()).toBe(
+        "Add the feature",
+      );
     }
 
     // Git's view agrees: the worktrees still there are exactly the runs' whose clean did not remove them.
@@ -130,10 +132,10 @@ describe("runs started at once on one repository", () => {
     const kept = all.filter((id) => !removed.has(id));
     expect(listed.get(w.dir)).toBe("main");
     expect(new Map([...listed].filter(([worktree]) => worktree !== w.dir))).toEqual(
-      new Map(kept.map((id) => [w.worktree(id), `sssf/${id}`])),
+      new Map(kept.map((id) => [w.worktree(id), `sssf/build/${id}`])),
     );
     for (const id of kept)
-      expect(git(w.worktree(id), ["symbolic-ref", "HEAD"]).trim()).toBe(`refs/heads/sssf/${id}`);
+      expect(git(w.worktree(id), ["symbolic-ref", "HEAD"]).trim()).toBe(`refs/heads/sssf/build/${id}`);
     for (const id of removed) expect(existsSync(w.worktree(id))).toBe(false);
     const records = path.join(w.dir, ".git/worktrees");
     expect(readdirSync(records).sort()).toEqual([...kept].sort());

@@ -25,11 +25,11 @@ describe("--merge", () => {
       "commit:success",
       "merge:success",
     ]);
-    expect(rev(world.dir, "main")).toBe(rev(world.dir, `sssf/${adwId}`));
+    expect(rev(world.dir, "main")).toBe(rev(world.dir, `sssf/build/${adwId}`));
     // The checkout moved with its branch: the merge ran there.
     expect(readFileSync(path.join(world.dir, "src/feature.js"), "utf8")).toContain("feature");
     expect(git(world.dir, ["status", "--porcelain"]).trim()).toBe("");
-    expect(result.stdout).toContain(`merged: main fast-forwarded to sssf/${adwId}`);
+    expect(result.stdout).toContain(`merged: main fast-forwarded to sssf/build/${adwId}`);
     const [phase] = world.sb.query<{ kind: string; owner: string }>(
       "SELECT kind, owner FROM phases WHERE adw_id = ? AND name = 'merge'",
       adwId,
@@ -44,7 +44,7 @@ describe("--merge", () => {
     const result = await world.run(["run", "build", "add the feature", "--base", "release", "--merge"]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const adwId = adwIdFrom(result.stdout);
-    expect(rev(world.dir, "release")).toBe(rev(world.dir, `sssf/${adwId}`));
+    expect(rev(world.dir, "release")).toBe(rev(world.dir, `sssf/build/${adwId}`));
     expect(rev(world.dir, "main")).toBe(world.base);
     const after = checkoutFingerprint(world.dir);
     expect({ ...after, refs: [] }).toEqual({ ...before, refs: [] });

@@ -22,7 +22,7 @@ describe("rejoining a worktree run", () => {
     expect(first.code, first.stdout + first.stderr).toBe(0);
     const adwId = adwIdFrom(first.stdout);
     const worktree = world.worktree(adwId);
-    const branch = `sssf/${adwId}`;
+    const branch = `sssf/build/${adwId}`;
     // Something only this worktree has: a rejoin in a fresh folder would not see it.
     writeFileSync(path.join(worktree, "scratch.txt"), "left by the first run\n");
 

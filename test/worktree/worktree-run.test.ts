@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 describe("a run works in its own worktree", () => {
-  it("commits on sssf/<adw_id> and leaves the operator's checkout byte-identical", async () => {
+  it("commits on sssf/<workflow>/<adw_id> and leaves the operator's checkout byte-identical", async () => {
     world = new WorktreeWorld([buildTurn()]);
     world.dirtyTheCheckout();
     const before = checkoutFingerprint(world.dir);
@@ -35,12 +35,12 @@ describe("a run works in its own worktree", () => {
       status: "success",
       cwd: worktree,
       worktree,
-      branch: `sssf/${adwId}`,
+      branch: `sssf/build-test/${adwId}`,
       base_ref: world.base,
       checkout: world.dir,
     });
     // The branch holds exactly the builder's commit, on top of the base.
-    const branch = `sssf/${adwId}`;
+    const branch = `sssf/build-test/${adwId}`;
     expect(git(world.dir, ["log", "--format=%s", `${world.base}..${branch}`]).trim()).toBe("Add the feature");
     expect(git(world.dir, ["show", "--name-only", "--format=", branch]).trim().split("\n")).toEqual([
       "src/app.js",
@@ -55,8 +55,10 @@ describe("a run works in its own worktree", () => {
     expect(cwds.length).toBeGreaterThan(0);
     expect(new Set(cwds.map((row) => row.cwd))).toEqual(new Set([worktree]));
 
-    expect(result.stdout).toContain(`worktree adws/adw_data/.worktrees/${adwId} · branch sssf/${adwId}`);
-    expect(result.stdout).toContain(`git log --oneline ${world.base.slice(0, 12)}..sssf/${adwId}`);
+    expect(result.stdout).toContain(
+      `worktree adws/adw_data/.worktrees/${adwId} · branch sssf/build-test/${adwId}`,
+    );
+    expect(result.stdout).toContain(`git log --oneline ${world.base.slice(0, 12)}..sssf/build-test/${adwId}`);
     const created = world.sb.query<{ payload: string }>(
       "SELECT payload FROM events WHERE adw_id = ? AND name LIKE 'worktree created:%'",
       adwId,
@@ -103,7 +105,7 @@ describe("a run works in its own worktree", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const adwId = adwIdFrom(result.stdout);
     expect(world.session(adwId)).toMatchObject({ base_ref: first });
-    expect(git(world.dir, ["rev-parse", `sssf/${adwId}~1`]).trim()).toBe(first);
+    expect(git(world.dir, ["rev-parse", `sssf/build/${adwId}~1`]).trim()).toBe(first);
   });
 });
 
@@ -137,7 +139,9 @@ describe("a run started from a sub-folder", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const adwId = adwIdFrom(result.stdout);
     const worktree = path.join(sub, "adws/adw_data/.worktrees", adwId);
-    expect(git(world.dir, ["show", "--name-only", "--format=", `sssf/${adwId}`]).trim()).toBe("pkg/x.txt");
+    expect(git(world.dir, ["show", "--name-only", "--format=", `sssf/build/${adwId}`]).trim()).toBe(
+      "pkg/x.txt",
+    );
     expect(existsSync(path.join(sub, "x.txt"))).toBe(false);
     const db = new Database(path.join(sub, "adws/adw_data/sssf.db"), { readonly: true });
     const row = db.prepare("SELECT cwd, worktree, checkout FROM sessions WHERE adw_id = ?").get(adwId);

@@ -25,14 +25,24 @@ function cleanPaths(cwd: string, configPath: string | undefined) {
 }
 
 function line(entry: CleanEntry, cwd: string): string {
+  if (entry.worktree === null) {
+    const verb = {
+      removed: "deleted",
+      "would remove": "would delete",
+      pruned: "deleted",
+      skipped: "skipped",
+    };
+    return terminalSafe(`${verb[entry.outcome]} branch ${entry.branch ?? ""} (${entry.reason})`);
+  }
   const where = path.relative(cwd, entry.worktree) || entry.worktree;
   return terminalSafe(`${entry.outcome} ${where} (${entry.reason})`);
 }
 
 /**
  * `sssf clean`: removes the worktrees of finished runs and prints one line per worktree (removed,
- * would remove, pruned, or skipped with why). Branches are kept. Returns the exit status: 0, or the
- * error's status (2 outside a git work tree).
+ * would remove, pruned, or skipped with why), and deletes finished runs' branches that hold no commit
+ * (one line each). Branches with commits are kept. Returns the exit status: 0, or the error's status
+ * (2 outside a git work tree).
  */
 export async function cleanCommand(options: CleanCommandOptions): Promise<number> {
   try {
@@ -45,10 +55,10 @@ export async function cleanCommand(options: CleanCommandOptions): Promise<number
       force: options.force === true,
     });
     const out = entries.map((entry) => line(entry, cwd));
-    if (entries.length === 0) out.push("no run worktrees to clean");
-    else if (entries.some((e) => e.branch !== null && e.outcome !== "skipped")) {
+    if (entries.length === 0) out.push("no run worktrees or branches without commits to clean");
+    else if (entries.some((e) => e.branchOutcome === "kept" && e.outcome !== "skipped")) {
       out.push(
-        "branches are kept: review or delete them with git branch --list 'sssf/*' and git branch -D <branch>",
+        "branches with commits are kept: review or delete them with git branch --list 'sssf/*' and git branch -D <branch>",
       );
     }
     process.stdout.write(`${out.join("\n")}\n`);

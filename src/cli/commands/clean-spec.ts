@@ -6,7 +6,9 @@ export const cleanSpec: CommandSpec = {
   register(program) {
     program
       .command("clean")
-      .description("remove the worktrees of finished runs (their sssf/<adw_id> branches are kept)")
+      .description(
+        "remove the worktrees of finished runs, and their branches that hold no commit (branches with commits are kept)",
+      )
       .option("--dry-run", "say what would be removed, remove nothing")
       .option("--force", "also remove worktrees with uncommitted changes (those changes are lost)")
       .addOption(configOption())

@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { UsageError } from "../../errors/usage-error.js";
 import { fakeModelEnv } from "../../testing/fake-model/fake-model-env.js";
 import { createFakeModelServer } from "../../testing/fake-model/fake-model-server.js";
 import { loadFakeScript } from "../../testing/fake-model/load-fake-script.js";
+import { FAKE_PI_MODEL, writePiAgentDir } from "../../testing/fake-model/pi-agent-dir.js";
 import type { FakeModelServer } from "../../testing/fake-model/types.js";
 import { reportError } from "../report-error.js";
 
@@ -11,6 +14,8 @@ export interface FakeModelCommandOptions {
   script?: string;
   port?: string;
   log?: string;
+  /** `--pi-dir DIR`: pi's agent dir to write and keep (default: a temp dir removed on exit). */
+  piDir?: string;
 }
 
 function parsePort(value: string | undefined): number {
@@ -54,28 +59,65 @@ function untilStopped(server: FakeModelServer): Promise<void> {
   });
 }
 
+/** `value` as one shell word: as is when it is plain, else single-quoted. Never throws. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
 /**
- * `sssf fake-model --script FILE [--port N] [--log FILE]`: validates the script (exit 2 naming the
- * file and field), serves it on 127.0.0.1, prints the URL and the environment to export, and runs
- * until SIGINT/SIGTERM or `POST /__shutdown` (exit 0).
+ * Writes pi's agent dir for `url` into `--pi-dir` (kept) or a new temp dir (removed by the returned
+ * cleanup). Throws UsageError naming `--pi-dir` when it cannot be written.
+ */
+function writePiDir(url: string, piDir: string | undefined): { dir: string; cleanup: () => void } {
+  const dir = path.resolve(piDir ?? mkdtempSync(path.join(tmpdir(), "sssf-fake-pi-")));
+  try {
+    writePiAgentDir(dir, url);
+  } catch (error) {
+    throw new UsageError(
+      `--pi-dir: cannot write pi's agent dir ${dir}: ${(error as Error).message}`,
+      "--pi-dir",
+    );
+  }
+  return {
+    dir,
+    cleanup: () => (piDir === undefined ? rmSync(dir, { recursive: true, force: true }) : undefined),
+  };
+}
+
+/**
+ * `sssf fake-model --script FILE [--port N] [--log FILE] [--pi-dir DIR]`: validates the script (exit
+ * 2 naming the file and field), serves it on 127.0.0.1, writes pi's agent dir for it, prints the URL
+ * and the environment to export (pi's `PI_CODING_AGENT_DIR` included), and runs until SIGINT/SIGTERM
+ * or `POST /__shutdown` (exit 0), removing a temp agent dir on the way out.
  */
 export async function fakeModelCommand(options: FakeModelCommandOptions): Promise<number> {
   try {
     const server = await start(parsePort(options.port), options);
     // Handlers go in before the URL is printed: a caller may signal as soon as it reads the line.
     const stopped = untilStopped(server);
-    const env = fakeModelEnv(server.url);
-    const exports = (keys: string[]) => `export ${keys.map((key) => `${key}=${env[key]}`).join(" ")}`;
+    let pi: { dir: string; cleanup: () => void };
+    try {
+      pi = writePiDir(server.url, options.piDir);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    const env: Record<string, string> = { ...fakeModelEnv(server.url), PI_CODING_AGENT_DIR: pi.dir };
+    const exports = (keys: string[]) =>
+      `export ${keys.map((key) => `${key}=${shellWord(env[key] ?? "")}`).join(" ")}`;
     process.stdout.write(
       [
         `fake model server listening on ${server.url}`,
         exports(["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"]),
         exports(["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY"]),
         exports(["OPENAI_BASE_URL", "OPENAI_API_KEY"]),
+        exports(["PI_CODING_AGENT_DIR"]),
+        `# pi: ${FAKE_PI_MODEL} is the default model of that agent dir (or pass --model ${FAKE_PI_MODEL})`,
         "",
       ].join("\n"),
     );
     await stopped;
+    pi.cleanup();
     process.stderr.write(
       `fake model server stopped: ${server.requests().length} request(s), ${server.egress().length} egress attempt(s) refused\n`,
     );

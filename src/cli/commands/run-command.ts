@@ -20,8 +20,11 @@ export interface RunCommandOptions {
   base?: string;
   /** `--merge`: fast-forward the base branch once the run is accepted. */
   merge?: boolean;
+  carryDirty?: boolean;
   /** `--yes`: approve every question of an engineer phase instead of waiting for `sssf approve`. */
   yes?: boolean;
+  /** `--fake-script FILE`: run against a fake model server playing FILE, offline (docs/fake-model.md). */
+  fakeScript?: string;
 }
 
 /** A prompt argument that names an existing file is read from it. */
@@ -49,7 +52,12 @@ export async function runCommand(
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
-    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    const loaded = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    // `--fake-script`: the run's own fake model; every agent is pointed at it (src/cli/fake-run.ts).
+    const fake = options.fakeScript
+      ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded)
+      : null;
+    const config = fake?.config ?? loaded;
     const terminal = createTerminalReporter(process.stdout, cwd);
     let adwId: string | null = null;
     const reporter = {
@@ -77,15 +85,18 @@ export async function runCommand(
         inPlace: options.inPlace === true,
         base: options.base,
         merge: options.merge === true,
+        carryDirty: options.carryDirty === true,
         yes: options.yes === true,
         reporter,
         signal: interrupt.signal,
+        ...(fake ? { sendHooks: fake.sendHooks } : {}),
       });
       const signal = interrupt.received();
       const code = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
-      return code;
+      return fake ? await fake.finish(code) : code;
     } finally {
       interrupt.dispose();
+      await fake?.close();
     }
   } catch (error) {
     const code = reportError(error, verbose);

@@ -11,10 +11,21 @@ export const runSpec: CommandSpec = {
       .argument("<prompt>", "the request, or a path to a file holding it")
       .option("--agent <name>", "agent to use for workflows that take one (prompt)")
       .option("--adw-id <id>", "join an existing session (agents resume) or name a new one")
-      .option("--in-place", "work in the checkout itself instead of a worktree on branch sssf/<adw_id>")
+      .option(
+        "--in-place",
+        "work in the checkout itself instead of a worktree on branch sssf/<workflow>/<adw_id>",
+      )
       .option("--base <ref>", "commit-ish the run's branch starts from (default HEAD)")
-      .option("--merge", "fast-forward the base branch to sssf/<adw_id> when the run is accepted")
+      .option(
+        "--carry-dirty",
+        "bring the checkout's uncommitted changes (modified, staged, deleted, untracked) into the new worktree, as a commit of sssf's own before the first phase",
+      )
+      .option("--merge", "fast-forward the base branch to the run's branch when the run is accepted")
       .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
+      .option(
+        "--fake-script <file>",
+        "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
+      )
       .addOption(configOption())
       .addOption(cwdOption())
       .action(async (workflow: string, prompt: string, options) => {

@@ -27,6 +27,7 @@ const stepSchema = z
     writeFile: z.strictObject({ path: z.string().min(1), content: z.string() }).optional(),
     error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string() }).optional(),
     hang: z.boolean().optional(),
+    delayMs: count.optional(),
     usage: z
       .strictObject({
         input: count.optional(),
@@ -61,6 +62,12 @@ const stepSchema = z
       });
     if (step.hang && others)
       context.addIssue({ code: "custom", path: ["hang"], message: "a hang step cannot also reply" });
+    if (step.hang && step.delayMs !== undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["delayMs"],
+        message: "a hang step never answers, so it cannot delay its answer",
+      });
   });
 
 const scriptSchema = z.strictObject({

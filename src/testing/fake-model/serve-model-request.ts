@@ -1,6 +1,7 @@
 /**
- * One model request end to end: route it, parse it, pick the step, log it, answer it (or hold it open
- * for a hang). The log entry is written before the answer, so whoever got the answer sees the entry.
+ * One model request end to end: route it, parse it, pick the step, wait out its `delayMs`, log it,
+ * answer it (or hold it open for a hang). The log entry is written before the answer, so whoever got
+ * the answer sees the entry.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseBody, readBody, sendJson } from "./http-io.js";
@@ -19,6 +20,25 @@ export interface ModelRequestContext {
   hangAll(): boolean;
   /** A fresh number for response and call ids. */
   nextSeq(): number;
+}
+
+/**
+ * Resolves true after `ms`, or false as soon as the response closes (the client left, the server
+ * closed): no timer outlives the connection. Never rejects.
+ */
+function waitUnlessClosed(res: ServerResponse, ms: number): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off("close", onClose);
+      resolve(!res.destroyed);
+    }, ms);
+    res.once("close", onClose);
+  });
 }
 
 /**
@@ -81,6 +101,9 @@ export async function serveModelRequest(
   const answer = planAnswer(selected?.step, request, context.state.fallback, context.nextSeq());
   const step = selected ? selected.index : "default";
   if (answer.kind === "hang") return record(api.id, step, null);
+  const delayMs = selected?.step.delayMs ?? 0;
+  // A client that went away during the wait gets nothing; its entry says so with status null.
+  if (delayMs > 0 && !(await waitUnlessClosed(res, delayMs))) return record(api.id, step, null);
   if (answer.kind === "error") {
     record(api.id, step, answer.status);
     return api.error(res, answer.status, answer.message);

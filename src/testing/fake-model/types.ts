@@ -38,7 +38,7 @@ export interface FakeMatch {
 /**
  * One scripted answer. `reply` and one of `tool`/`writeFile` may be combined (text, then the call);
  * `structured` goes with `reply` only; `error` and `hang` stand alone. A step with none of them gives
- * the default reply with its `usage`.
+ * the default reply with its `usage`. `delayMs` holds any answer but a hang back by that long.
  */
 export interface FakeStep {
   match?: FakeMatch;
@@ -60,6 +60,12 @@ export interface FakeStep {
   error?: { status: number; message: string };
   /** Accept the request and never answer it. */
   hang?: boolean;
+  /**
+   * Wait this many milliseconds (a non-negative integer) before the first byte of the answer, streamed
+   * or not, error or reply. The step is taken when the request arrives, so a later request cannot take
+   * it during the wait; the log entry is written when the answer is sent.
+   */
+  delayMs?: number;
   usage?: FakeUsage;
   /** Keep the step after it answers (default: consumed). */
   repeat?: boolean;

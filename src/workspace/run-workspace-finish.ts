@@ -1,0 +1,93 @@
+import { existsSync } from "node:fs";
+import type { Run } from "../api/run-api.js";
+import { isSssfError } from "../errors/sssf-error.js";
+import type { RunWorkspace, WorkspaceVoice } from "./run-workspace.js";
+import { mergeIfAccepted } from "./run-workspace-merge.js";
+import { listPaths } from "./workspace-lines.js";
+import { removeWorktree, repoOf, resolveCommit, uncommittedPaths } from "./worktree.js";
+import { branchCommits, checkoutStillHolds, deleteBranchAt } from "./worktree-dirty.js";
+import { LINKED_DEPENDENCIES, unlinkDependencies } from "./worktree-links.js";
+import type { FastForwardResult } from "./worktree-merge.js";
+
+/** What became of an accepted run's branch that holds no commit of the run's own. */
+export type EmptyBranchOutcome = "removed" | "kept" | "has commits" | "none";
+
+/**
+ * The end of a worktree run, before its verdict is printed: `--merge` when it was accepted
+ * (`mergeIfAccepted`), then, for an accepted (and, with `--merge`, merged) run whose branch holds no
+ * commit of its own, the branch and its worktree are removed (`removeEmptyBranch`). A run that was not
+ * accepted keeps both, for `sssf resume` or a rejoin. Never rejects; returns what `--merge` did.
+ */
+export async function finishWorkspace(
+  run: Run,
+  workspace: RunWorkspace,
+  accepted: boolean,
+  voice: WorkspaceVoice,
+): Promise<FastForwardResult | null> {
+  const merge = await mergeIfAccepted(run, workspace, accepted, voice);
+  if (accepted && (merge === null || merge.merged)) await removeEmptyBranch(workspace, voice);
+  return merge;
+}
+
+/**
+ * Removes the branch and worktree of a run that committed nothing: no commit beyond the base but the
+ * carry commit of `--carry-dirty` (and that one only while the checkout still holds those changes).
+ * A worktree with uncommitted changes is kept with its branch, and says so; a branch is deleted only
+ * while it still points where it was looked at. Traced; a refusal is said, never thrown.
+ */
+export async function removeEmptyBranch(
+  workspace: RunWorkspace,
+  { trace, reporter }: WorkspaceVoice,
+): Promise<EmptyBranchOutcome> {
+  const { branch, worktree, baseRef } = workspace;
+  if (workspace.mode !== "worktree" || branch === null || worktree === null || baseRef === null)
+    return "none";
+  const say = (line: string, payload: Record<string, unknown>, loud: boolean) => {
+    if (loud) reporter.log(line);
+    trace.event({
+      type: "log",
+      name: line,
+      phaseId: null,
+      payload: { branch, worktree, base_ref: baseRef, ...payload },
+    });
+  };
+  try {
+    const repo = await repoOf(workspace.checkout);
+    if (repo === null) return "none";
+    const commits = await branchCommits(repo.topLevel, baseRef, branch);
+    if (commits === null) return "none";
+    if (commits.own.length > 0) return "has commits";
+    const [carry] = commits.carried;
+    if (carry !== undefined && !(await checkoutStillHolds(repo, carry, workspace.ownPaths))) {
+      say(
+        `branch ${branch} kept: it holds only the changes carried from the checkout, and the checkout no longer has them as they were`,
+        { carried: commits.carried },
+        true,
+      );
+      return "kept";
+    }
+    const dirty = existsSync(worktree) ? await uncommittedPaths(worktree, LINKED_DEPENDENCIES) : [];
+    if (dirty.length > 0) {
+      say(
+        `no commits, but ${dirty.length} uncommitted change${dirty.length === 1 ? "" : "s"} in the worktree (${listPaths(dirty)}): branch ${branch} and its worktree kept`,
+        { uncommitted: dirty },
+        true,
+      );
+      return "kept";
+    }
+    const tip = await resolveCommit(repo.topLevel, `refs/heads/${branch}`);
+    if (tip === null) return "none";
+    if (existsSync(worktree)) {
+      unlinkDependencies(worktree);
+      await removeWorktree(repo, worktree, false);
+    }
+    await deleteBranchAt(repo.topLevel, branch, tip);
+    // The terminal's last lines say it ("no commits; branch … removed"): traced only.
+    say(`no commits: branch ${branch} and its worktree removed`, { carried: commits.carried, tip }, false);
+    return "removed";
+  } catch (error) {
+    if (!isSssfError(error)) throw error;
+    say(`branch ${branch} has no commits but was kept: ${error.message}`, { error: error.message }, true);
+    return "kept";
+  }
+}
