@@ -7,7 +7,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // The JSON report feeds the "N passed, N failed" line CI prints.
-    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
+    // Unpacks the UI tests' Chromium once, before any test file could race to do it.
+    globalSetup: ["test/helpers/global-setup.ts"],
+    // The JSON report feeds the "N passed, N failed" line CI prints (the Node 24 leg writes its own).
+    reporters: [
+      "default",
+      ["json", { outputFile: process.env.SSSF_VITEST_JSON ?? "test-artifacts/vitest.json" }],
+    ],
   },
 });

@@ -14,6 +14,7 @@ const suites = {
   "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
   "boundary-linked": () => import("./boundary-linked.mjs"),
   resume: () => import("./resume.mjs"),
+  "sqlite-drivers": () => import("./sqlite-drivers.mjs"),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,4 +1,4 @@
-// `sssf ui` with Debian's chromium: how fast a run of 50,000 trace events opens (navigation start →
+// `sssf ui` in headless Chromium: how fast a run of 50,000 trace events opens (navigation start →
 // waterfall rendered → a click on a phase answered), and how long a committed event takes to reach
 // the screen while the page is open (p95 over ~200 tool calls, committed one every 20 ms).
 import { spawn } from "node:child_process";
@@ -12,7 +12,9 @@ import { seedRun } from "./ui-seed.mjs";
 const OPENS = 7;
 const LIVE_EVENTS = 200;
 const LIVE_GAP_MS = 20;
-const CHROMIUM = process.env.SSSF_CHROMIUM ?? "/usr/bin/chromium";
+// SSSF_CHROMIUM, else the headless Chromium inside the @sparticuz/chromium dev dependency.
+const CHROMIUM =
+  process.env.SSSF_CHROMIUM || (await (await import("@sparticuz/chromium")).default.executablePath());
 
 function startUi(cwd) {
   const child = spawn(process.execPath, [cli, "ui", "--port", "0"], {

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type Database from "better-sqlite3";
 import { UsageError } from "../errors/usage-error.js";
 import { type ReapResult, reapDeadRuns } from "../session/reaper.js";
 import { openTraceDb } from "../trace/database.js";
+import type { TraceDb } from "../trace/sqlite.js";
 import { terminalSafe } from "../util/terminal-text.js";
 
 export interface ReadOptions {
@@ -47,7 +47,7 @@ export function commandName(): string {
  * that cannot be closed is a warning.
  */
 export async function reapForRead(
-  db: Database.Database,
+  db: TraceDb,
   paths: { dbPath: string; sessionsDir: string },
 ): Promise<ReapResult> {
   let result: ReapResult;
@@ -82,7 +82,7 @@ export interface OpenReadOptions {
 
 /** An open read-only trace and where it lives. */
 export interface ReadTrace {
-  db: Database.Database;
+  db: TraceDb;
   dbPath: string;
   sessionsDir: string;
 }
@@ -114,9 +114,6 @@ export async function openReadTrace(options: ReadOptions, open: OpenReadOptions 
 }
 
 /** {@link openReadTrace}'s connection alone. */
-export async function openReadDb(
-  options: ReadOptions,
-  open: OpenReadOptions = {},
-): Promise<Database.Database> {
+export async function openReadDb(options: ReadOptions, open: OpenReadOptions = {}): Promise<TraceDb> {
   return (await openReadTrace(options, open)).db;
 }

@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import type Database from "better-sqlite3";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
@@ -26,6 +25,7 @@ import {
 } from "../trace/queries.js";
 import { registerSecretEnv } from "../trace/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
+import type { TraceDb } from "../trace/sqlite.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
 import {
@@ -108,7 +108,7 @@ function hasRecords(file: string): boolean {
 interface OpenedSession {
   adwId: string;
   dirs: SessionDirs;
-  db: Database.Database;
+  db: TraceDb;
   tracer: Tracer;
   /** The session's row before this run, when it joins one. */
   existing: SessionRow | undefined;
@@ -305,7 +305,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   ensureSessionDirs(dirs);
   const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
   const reporter = options.reporter ?? silentReporter;
-  let db: Database.Database | undefined;
+  let db: TraceDb | undefined;
   let tracer: Tracer | undefined;
   try {
     db = openTraceDb(config.dbPath);

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
-import type Database from "better-sqlite3";
 import type { PhaseKind } from "../trace/events.js";
+import type { TraceDb } from "../trace/sqlite.js";
 import { type RunningSession, runningSessions } from "./reaper.js";
 import { liveLockHolder, runLiveness } from "./run-liveness.js";
 import { sessionDirs } from "./session-dirs.js";
@@ -22,7 +22,7 @@ export interface LiveRun {
 }
 
 /** The `running` sessions whose sssf on this host is alive, oldest first. */
-export function liveSessions(db: Database.Database, sessionsDir: string): RunningSession[] {
+export function liveSessions(db: TraceDb, sessionsDir: string): RunningSession[] {
   return runningSessions(db).flatMap((session) => {
     const liveness = runLiveness(session, sessionDirs(sessionsDir, session.adw_id).lockFile);
     return liveness.state === "live" ? [{ ...session, pid: liveness.pid, host: liveness.host }] : [];
@@ -30,7 +30,7 @@ export function liveSessions(db: Database.Database, sessionsDir: string): Runnin
 }
 
 /** {@link liveSessions} with what each is doing now: its running phases and processes. */
-export function listLiveRuns(db: Database.Database, sessionsDir: string, now = new Date()): LiveRun[] {
+export function listLiveRuns(db: TraceDb, sessionsDir: string, now = new Date()): LiveRun[] {
   const phases = db.prepare(
     "SELECT number, name, kind, owner, started_at FROM phases WHERE adw_id = ? AND status = 'running' ORDER BY number",
   );

@@ -7,13 +7,13 @@
 
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import type Database from "better-sqlite3";
 import { SessionLockedError } from "../errors/session-locked-error.js";
 import { createUpserter, openTraceDb } from "../trace/database.js";
 import type { EventRow, PhaseRow, ProcessRow, SessionRow, TraceRecord } from "../trace/events.js";
 import { getSession } from "../trace/queries.js";
 import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
+import type { TraceDb } from "../trace/sqlite.js";
 import { Tracer } from "../trace/tracer.js";
 import { processAlive, RUN_ID_ENV, runMarkerValue, terminateRunProcesses } from "../util/process-group.js";
 import { runLiveness } from "./run-liveness.js";
@@ -33,7 +33,7 @@ export interface RunningSession {
  * Every session whose row says `running`, oldest first: one query over the sessions table. Works on
  * databases from before `pid`/`host` existed (their values read as null).
  */
-export function runningSessions(db: Database.Database): RunningSession[] {
+export function runningSessions(db: TraceDb): RunningSession[] {
   const where = "FROM sessions WHERE status = 'running' ORDER BY started_at, adw_id";
   try {
     return db.prepare(`SELECT adw_id, workflow, started_at, pid, host ${where}`).all() as RunningSession[];
@@ -75,14 +75,14 @@ export interface ReapResult {
  * found dead. Sessions of other hosts are never touched. Never throws for one session: its error is
  * in `failed`.
  */
-export async function reapDeadRuns(readDb: Database.Database, options: ReapOptions): Promise<ReapResult> {
+export async function reapDeadRuns(readDb: TraceDb, options: ReapOptions): Promise<ReapResult> {
   const result: ReapResult = { reaped: [], failed: [] };
   const dead = runningSessions(readDb).filter(
     (session) =>
       runLiveness(session, sessionDirs(options.sessionsDir, session.adw_id).lockFile).state === "dead",
   );
   if (dead.length === 0) return result;
-  let db: Database.Database;
+  let db: TraceDb;
   try {
     db = openTraceDb(options.dbPath);
   } catch (error) {
@@ -111,7 +111,7 @@ export async function reapDeadRuns(readDb: Database.Database, options: ReapOptio
  * reapers, or a reaper and a rejoining run, never close it twice. Null when there was nothing to close.
  */
 export async function reapRun(
-  db: Database.Database,
+  db: TraceDb,
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
@@ -147,7 +147,7 @@ const describeOwner = (session: SessionRow) =>
 
 /** {@link reapRun} for a session without a folder: the same records, upserted into the database only. */
 async function reapWithoutFiles(
-  db: Database.Database,
+  db: TraceDb,
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
@@ -174,7 +174,7 @@ async function reapWithoutFiles(
  * and the groups of its processes still `running` on record (only on the host that ran it). Resolves with how many processes and
  * groups were still alive. Never throws.
  */
-export async function endLeftoverProcesses(db: Database.Database, session: SessionRow): Promise<number> {
+export async function endLeftoverProcesses(db: TraceDb, session: SessionRow): Promise<number> {
   // Another host's pids mean nothing here.
   if (session.host !== null && session.host !== hostname()) return 0;
   const running = db
@@ -189,7 +189,7 @@ export async function endLeftoverProcesses(db: Database.Database, session: Sessi
 
 /** Ends the dead run's processes, then closes its rows. */
 async function closeDeadRun(
-  db: Database.Database,
+  db: TraceDb,
   tracer: Tracer,
   session: SessionRow,
   by: string,
@@ -211,7 +211,7 @@ async function closeDeadRun(
  * Returns the session row as written.
  */
 export function closeSessionAsInterrupted(
-  db: Database.Database,
+  db: TraceDb,
   write: (record: TraceRecord) => void,
   session: SessionRow,
   detail: { reason: string; payload?: Record<string, unknown> },

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
 import { migrate } from "./schema.js";
+import { openSqlite, type TraceDb, type TraceStatement } from "./sqlite.js";
 
 /** Options of {@link openTraceDb}. */
 export interface OpenTraceDbOptions {
@@ -20,7 +20,7 @@ export interface OpenTraceDbOptions {
  * @example
  * const db = openTraceDb("adws/adw_data/sssf.db");
  */
-export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): Database.Database {
+export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): TraceDb {
   if (options.readonly === true) {
     if (!existsSync(dbPath)) {
       throw new SssfError(
@@ -28,12 +28,12 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): D
         `Trace database not found: ${dbPath} (run a workflow first, or rebuild it from the session files).`,
       );
     }
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 30000");
     return db;
   }
   mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
-  const db = new Database(dbPath);
+  const db = openSqlite(dbPath);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 30000");
@@ -54,7 +54,7 @@ function upsertSql(table: TraceTable): string {
 }
 
 interface TableUpsert {
-  statement: Database.Statement;
+  statement: TraceStatement;
   columns: string[];
 }
 
@@ -65,7 +65,7 @@ interface TableUpsert {
  * Contract: does not open a transaction (wrap calls in one for speed); throws SssfError("usage") for an
  * unknown table and rethrows SQLite errors (busy, constraint, bad value type) unchanged.
  */
-export function createUpserter(db: Database.Database): (record: TraceRecord) => void {
+export function createUpserter(db: TraceDb): (record: TraceRecord) => void {
   const upserts = new Map<TraceTable, TableUpsert>();
   const upsertFor = (table: TraceTable): TableUpsert => {
     let upsert = upserts.get(table);

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import type Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { columnNames } from "./columns.js";
 import { openTraceDb } from "./database.js";
@@ -19,6 +18,7 @@ import {
   type TraceTable,
   type TraceTables,
 } from "./events.js";
+import type { TraceDb } from "./sqlite.js";
 import { cachedStatement } from "./statement-cache.js";
 
 // Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
@@ -35,7 +35,7 @@ export interface ListSessionsOptions {
 }
 
 /** Sessions, newest `started_at` first. */
-export function listSessions(db: Database.Database, options: ListSessionsOptions = {}): SessionRow[] {
+export function listSessions(db: TraceDb, options: ListSessionsOptions = {}): SessionRow[] {
   const statement = cachedStatement(
     db,
     `SELECT * FROM sessions
@@ -53,7 +53,7 @@ export function listSessions(db: Database.Database, options: ListSessionsOptions
  * The same rows as {@link listSessions}, as one JSON array text built by SQLite itself: for large
  * listings this avoids creating a JavaScript object per row (~3× faster for 10,000 sessions).
  */
-export function listSessionsJson(db: Database.Database, options: ListSessionsOptions = {}): string {
+export function listSessionsJson(db: TraceDb, options: ListSessionsOptions = {}): string {
   const fields = columnNames("sessions")
     .map((c) => `'${c}', ${c}`)
     .join(", ");
@@ -73,12 +73,12 @@ export function listSessionsJson(db: Database.Database, options: ListSessionsOpt
 }
 
 /** The session `adwId`, or undefined when there is none. */
-export function getSession(db: Database.Database, adwId: string): SessionRow | undefined {
+export function getSession(db: TraceDb, adwId: string): SessionRow | undefined {
   return cachedStatement(db, "SELECT * FROM sessions WHERE adw_id = ?").get(adwId) as SessionRow | undefined;
 }
 
 /** The session's phases by number. */
-export function listPhases(db: Database.Database, adwId: string): PhaseRow[] {
+export function listPhases(db: TraceDb, adwId: string): PhaseRow[] {
   const sql = "SELECT * FROM phases WHERE adw_id = ? ORDER BY number, started_at, id";
   return cachedStatement(db, sql).all(adwId) as PhaseRow[];
 }
@@ -92,11 +92,7 @@ export interface ListEventsOptions {
 }
 
 /** The session's events by `started_at`, then id. */
-export function listEvents(
-  db: Database.Database,
-  adwId: string,
-  options: ListEventsOptions = {},
-): EventRow[] {
+export function listEvents(db: TraceDb, adwId: string, options: ListEventsOptions = {}): EventRow[] {
   const statement = cachedStatement(
     db,
     `SELECT * FROM events WHERE adw_id = @adwId AND (@type IS NULL OR type = @type)
@@ -106,31 +102,31 @@ export function listEvents(
 }
 
 /** The session's envelopes (every attempt) by `created_at`, then id. */
-export function listEnvelopes(db: Database.Database, adwId: string): EnvelopeRow[] {
+export function listEnvelopes(db: TraceDb, adwId: string): EnvelopeRow[] {
   const sql = "SELECT * FROM envelopes WHERE adw_id = ? ORDER BY created_at, id";
   return cachedStatement(db, sql).all(adwId) as EnvelopeRow[];
 }
 
 /** The session's gate results by `created_at`, then id. */
-export function listGateResults(db: Database.Database, adwId: string): GateResultRow[] {
+export function listGateResults(db: TraceDb, adwId: string): GateResultRow[] {
   const sql = "SELECT * FROM gate_results WHERE adw_id = ? ORDER BY created_at, id";
   return cachedStatement(db, sql).all(adwId) as GateResultRow[];
 }
 
 /** The session's child processes by `started_at`, then id. */
-export function listProcesses(db: Database.Database, adwId: string): ProcessRow[] {
+export function listProcesses(db: TraceDb, adwId: string): ProcessRow[] {
   const sql = "SELECT * FROM processes WHERE adw_id = ? ORDER BY started_at, id";
   return cachedStatement(db, sql).all(adwId) as ProcessRow[];
 }
 
 /** The session's agent sessions by `created_at`, then agent. */
-export function listAgentSessions(db: Database.Database, adwId: string): AgentSessionRow[] {
+export function listAgentSessions(db: TraceDb, adwId: string): AgentSessionRow[] {
   const sql = "SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent";
   return cachedStatement(db, sql).all(adwId) as AgentSessionRow[];
 }
 
 /** The highest phase number of the session, 0 when it has no phases. */
-export function maxPhaseNumber(db: Database.Database, adwId: string): number {
+export function maxPhaseNumber(db: TraceDb, adwId: string): number {
   const sql = "SELECT COALESCE(MAX(number), 0) AS number FROM phases WHERE adw_id = ?";
   return (cachedStatement(db, sql).get(adwId) as { number: number }).number;
 }
@@ -139,7 +135,7 @@ export function maxPhaseNumber(db: Database.Database, adwId: string): number {
  * Every row of `table` ordered by primary key, for comparing databases.
  * Throws SssfError("usage") for a name that is not a trace table.
  */
-export function readTable<T extends TraceTable>(db: Database.Database, table: T): TraceTables[T][] {
+export function readTable<T extends TraceTable>(db: TraceDb, table: T): TraceTables[T][] {
   if (!TRACE_TABLES.includes(table)) throw new SssfError("usage", `Unknown trace table "${String(table)}".`);
   const sql = `SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`;
   return cachedStatement(db, sql).all() as TraceTables[T][];
@@ -150,7 +146,7 @@ export function readTable<T extends TraceTable>(db: Database.Database, table: T)
  * every gate passed: `accepted = 1`), by phase and then by time; rows rebuilt from records older than
  * the column count by that same rule. Null when there is none: a rejoin then hands on nothing.
  */
-export function latestAcceptedEnvelope(db: Database.Database, adwId: string): object | null {
+export function latestAcceptedEnvelope(db: TraceDb, adwId: string): object | null {
   const row = cachedStatement(
     db,
     `SELECT e.envelope_json FROM envelopes e LEFT JOIN phases p ON p.id = e.phase_id
@@ -174,7 +170,7 @@ export function readSessionRow(dbPath: string, adwId: string): SessionRow | unde
 }
 
 /** The session's journal of durable steps, every attempt, in the order they were written. */
-export function listSteps(db: Database.Database, adwId: string): StepRow[] {
+export function listSteps(db: TraceDb, adwId: string): StepRow[] {
   const sql = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
   return cachedStatement(db, sql).all(adwId) as StepRow[];
 }

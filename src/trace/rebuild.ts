@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
 import { redactRecord } from "./redact-record.js";
+import { openSqlite, sqliteErrorCode } from "./sqlite.js";
 
 /** Options of {@link rebuildDatabase}. */
 export interface RebuildOptions {
@@ -46,8 +46,8 @@ function parseRecord(line: string): TraceRecord | undefined {
 /** A row SQLite refuses (a missing required field, a value of the wrong kind) makes a bad line, unlike I/O errors. */
 function isBadRow(error: unknown): boolean {
   if (error instanceof TypeError || error instanceof RangeError) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^SQLITE_(?:CONSTRAINT|MISMATCH|TOOBIG)/.test(code);
+  const code = sqliteErrorCode(error);
+  return code !== undefined && /^SQLITE_(?:CONSTRAINT|MISMATCH|TOOBIG)/.test(code);
 }
 
 function timestamp(): string {
@@ -61,7 +61,7 @@ function backUp(dbPath: string): string | null {
   if (existsSync(dbPath)) {
     try {
       // Fold the WAL into the main file so the backup is one self-contained file.
-      const db = new Database(dbPath, { fileMustExist: true });
+      const db = openSqlite(dbPath, { fileMustExist: true });
       try {
         db.pragma("wal_checkpoint(TRUNCATE)");
       } finally {

@@ -1,9 +1,9 @@
-import type Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { TABLE_COLUMNS } from "./columns.js";
 import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "./events.js";
+import type { TraceDb } from "./sqlite.js";
 
-type Migration = (db: Database.Database) => void;
+type Migration = (db: TraceDb) => void;
 
 /** Session columns added by migration 2 (where a run worked: its worktree and branch). */
 const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as const;
@@ -92,7 +92,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Contract: idempotent. Throws SssfError("usage") when the database was written by a newer sssf;
  * rethrows SQLite errors (for example a foreign table of the same name) with the database unchanged.
  */
-export function migrate(db: Database.Database): void {
+export function migrate(db: TraceDb): void {
   const readVersion = (): number => db.pragma("user_version", { simple: true }) as number;
   if (readVersion() > SCHEMA_VERSION) {
     throw new SssfError(

@@ -1,13 +1,13 @@
-import type Database from "better-sqlite3";
+import type { TraceDb, TraceStatement } from "./sqlite.js";
 
-const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+const caches = new WeakMap<TraceDb, Map<string, TraceStatement>>();
 
 /**
  * The prepared statement for `sql` on `db`, prepared on first use and reused afterwards.
  * Contract: one statement per (connection, SQL text); entries die with the connection object.
  * Throws what `db.prepare` throws (syntax error, missing table, closed database).
  */
-export function cachedStatement(db: Database.Database, sql: string): Database.Statement {
+export function cachedStatement(db: TraceDb, sql: string): TraceStatement {
   let cache = caches.get(db);
   if (cache === undefined) {
     cache = new Map();

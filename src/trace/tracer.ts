@@ -1,13 +1,13 @@
-import type Database from "better-sqlite3";
 import { SssfError } from "../errors/index.js";
 import { createUpserter } from "./database.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
+import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
 export interface TracerOptions {
-  db: Database.Database;
+  db: TraceDb;
   /** The session's `events.jsonl`; created (with its directory) when missing, always appended to. */
   eventsFile: string;
   /** Delay between the first queued record and its flush (default 10 ms). */
@@ -31,8 +31,8 @@ interface EachResult {
 }
 
 function isTransient(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+  const code = sqliteErrorCode(error);
+  return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
 
 /**
@@ -52,8 +52,8 @@ export class Tracer {
   readonly #flushIntervalMs: number;
   readonly #maxBatch: number;
   readonly #onCommit: ((records: readonly TraceRecord[]) => void) | undefined;
-  readonly #insertBatch: Database.Transaction<(records: TraceRecord[]) => void>;
-  readonly #insertEach: Database.Transaction<(records: TraceRecord[]) => EachResult>;
+  readonly #insertBatch: TransactionFunction<(records: TraceRecord[]) => void>;
+  readonly #insertEach: TransactionFunction<(records: TraceRecord[]) => EachResult>;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
   readonly #file: EventsFile;
   #queue: TraceRecord[] = [];

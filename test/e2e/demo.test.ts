@@ -10,9 +10,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_COMMITS, FIXED_CODE } from "../../src/demo/demo-story-files.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { adwIdFrom, type CliResult, cliPath, collect } from "../helpers/sandbox.js";
 
 let root: string;
@@ -38,7 +38,7 @@ function demo(dir: string): Promise<CliResult> {
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 function query<T>(dir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
+  const db = openSqlite(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
   try {
     return db.prepare(sql).all(...params) as T[];
   } finally {

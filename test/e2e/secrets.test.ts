@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { createUiApp } from "../../src/ui/server/app.js";
 import { git } from "../code/fixtures.js";
 import { adwIdFrom, type CliResult, collect, Sandbox } from "../helpers/sandbox.js";
@@ -143,7 +143,7 @@ async function runLeaky(): Promise<{
 /** Every file sssf wrote under the data dir, after folding the WAL into the db; not the agent's own state. */
 function storedFiles(): string[] {
   const dbPath = path.join(sb.dir, "adws/adw_data/sssf.db");
-  const db = new Database(dbPath);
+  const db = openSqlite(dbPath);
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.close();
   // `{agent}/exec_sessions/` is the coding agent's own session state (the scripted agent's transcript of

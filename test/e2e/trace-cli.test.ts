@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 let sb: Sandbox;
@@ -13,7 +13,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 function dumpAll(dbPath: string): Record<TraceTable, unknown[]> {
-  const db = new Database(dbPath, { readonly: true });
+  const db = openSqlite(dbPath, { readonly: true });
   try {
     return Object.fromEntries(TRACE_TABLES.map((t) => [t, readTable(db, t)])) as Record<
       TraceTable,

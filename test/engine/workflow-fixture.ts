@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import type { SssfConfig } from "../../src/config/config-types.js";
 import { loadConfig } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 
 export interface Repo {
   dir: string;
@@ -45,7 +45,7 @@ export function createRepo(
     config,
     agents: scripted,
     query<T>(sql: string, ...params: unknown[]) {
-      const db = new Database(config.dbPath, { readonly: true });
+      const db = openSqlite(config.dbPath, { readonly: true });
       try {
         return db.prepare(sql).all(...params) as T[];
       } finally {

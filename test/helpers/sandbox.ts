@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
+import { openSqlite, type TraceDb } from "../../src/trace/sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const cliPath = path.join(repoRoot, "dist/cli/main.js");
@@ -85,8 +85,8 @@ export class Sandbox {
     return collect(this.start(args, env));
   }
 
-  db(): Database.Database {
-    return new Database(path.join(this.dir, "adws/adw_data/sssf.db"), { readonly: true });
+  db(): TraceDb {
+    return openSqlite(path.join(this.dir, "adws/adw_data/sssf.db"), { readonly: true });
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { collect, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import {
@@ -109,7 +109,7 @@ describe("what the reaper leaves alone", () => {
     const lockFile = path.join(sb.sessionDir("dead0003"), ".lock");
     const deadLock = readFileSync(lockFile, "utf8");
     const write = (sql: string) => {
-      const db = new Database(path.join(sb.dir, "adws/adw_data/sssf.db"));
+      const db = openSqlite(path.join(sb.dir, "adws/adw_data/sssf.db"));
       try {
         db.prepare(sql).run();
       } finally {

@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import type { Workflow } from "../../src/api/run-api.js";
 import type { SssfConfig } from "../../src/config/config-types.js";
 import type { RunOutcome } from "../../src/engine/run-workflow.js";
 import { loadConfig, runWorkflow } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 
 /** One roster agent of a world: its script and, optionally, its `writes`. */
 export interface WorldAgent {
@@ -111,7 +111,7 @@ export class World {
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {
-    const db = new Database(this.config.dbPath, { readonly: true });
+    const db = openSqlite(this.config.dbPath, { readonly: true });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {

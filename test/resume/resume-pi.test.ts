@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { cliPath, collect, envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
@@ -36,7 +36,7 @@ function asked(w: PiWorld, marker: string): number {
 }
 
 function query<T>(w: PiWorld, sql: string): T[] {
-  const db = new Database(path.join(w.work, "adws/adw_data/sssf.db"), { readonly: true });
+  const db = openSqlite(path.join(w.work, "adws/adw_data/sssf.db"), { readonly: true });
   try {
     return db.prepare(sql).all() as T[];
   } finally {

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import type { SssfConfig } from "../../src/config/config-types.js";
 import { loadConfig } from "../../src/library.js";
 import type { AgentSendObserver, AgentSendRequest, ToolCall, Usage } from "../../src/runtimes/runtime.js";
@@ -12,6 +11,7 @@ import {
   type FakeScript,
   fakeModelEnv,
 } from "../../src/testing/index.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The real CLIs, installed as exact-version dev dependencies. */
@@ -148,7 +148,7 @@ export function engineRepo(
   return {
     config,
     query<T>(sql: string) {
-      const db = new Database(config.dbPath, { readonly: true });
+      const db = openSqlite(config.dbPath, { readonly: true });
       try {
         return db.prepare(sql).all() as T[];
       } finally {

@@ -1,9 +1,9 @@
 import path from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
 import { migrate, SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import { sessionRecords, useTempDir } from "./trace-fixtures.js";
 
 interface ColumnInfo {
@@ -26,7 +26,7 @@ function rowsByTable(): Map<TraceTable, Record<string, unknown>> {
 
 describe("migrate", () => {
   it("creates the trace tables with exactly the columns, types and keys of events.ts", () => {
-    const db = new Database(":memory:");
+    const db = openSqlite(":memory:");
     migrate(db);
     const rows = rowsByTable();
     expect([...rows.keys()].sort()).toEqual([...TRACE_TABLES].sort());
@@ -59,7 +59,7 @@ describe("migrate", () => {
   });
 
   it("creates the query indexes", () => {
-    const db = new Database(":memory:");
+    const db = openSqlite(":memory:");
     migrate(db);
     const indexed = (table: string): string[] =>
       (db.pragma(`index_list(${table})`) as { name: string; origin: string }[])
@@ -79,14 +79,14 @@ describe("migrate", () => {
 
   it("is idempotent and records the schema version", () => {
     const file = path.join(tempDir(), "trace.db");
-    const db = new Database(file);
+    const db = openSqlite(file);
     migrate(db);
     db.prepare(
       "INSERT INTO events (id, adw_id, type, name, started_at, payload) VALUES ('e1', 'a', 'log', 'n', 't', '{}')",
     ).run();
     migrate(db);
     db.close();
-    const reopened = new Database(file);
+    const reopened = openSqlite(file);
     migrate(reopened);
     expect(reopened.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     expect(reopened.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
@@ -95,7 +95,7 @@ describe("migrate", () => {
 
   it("adds the workspace columns to a version 1 database and keeps its rows", () => {
     const file = path.join(tempDir(), "v1.db");
-    const db = new Database(file);
+    const db = openSqlite(file);
     migrate(db);
     // Back to schema version 1: the sessions table as it was before migration 2.
     for (const column of ["worktree", "branch", "base_ref", "checkout"]) {
@@ -125,7 +125,7 @@ describe("migrate", () => {
 
   it("adds envelopes.accepted to a version 2 database, set on old rows by the acceptance rule", () => {
     const file = path.join(tempDir(), "v2.db");
-    const db = new Database(file);
+    const db = openSqlite(file);
     migrate(db);
     db.exec("ALTER TABLE envelopes DROP COLUMN accepted");
     db.pragma("user_version = 2");
@@ -151,7 +151,7 @@ describe("migrate", () => {
   });
 
   it("refuses a database written by a newer schema", () => {
-    const db = new Database(":memory:");
+    const db = openSqlite(":memory:");
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     let thrown: unknown;
     try {

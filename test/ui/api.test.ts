@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/trace/sqlite.js";
 import type { PhaseDetail, RunView, SessionsPage, ToolCallsPage } from "../../src/ui/server/api-types.js";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/server/security.js";
 import { at, eventRow, sessionRecords, sessionRow } from "../trace/trace-fixtures.js";
@@ -198,7 +198,7 @@ describe("POST /api/sessions/:id/archive", () => {
       .app()
       .app.request(`http://127.0.0.1:4477/api/sessions/${id}/archive`, { method: "POST", headers, body });
   const archived = (id: string) => {
-    const db = new Database(world.dbPath, { readonly: true });
+    const db = openSqlite(world.dbPath, { readonly: true });
     try {
       return (db.prepare("SELECT archived FROM sessions WHERE adw_id = ?").get(id) as { archived: number })
         .archived;

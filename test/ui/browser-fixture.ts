@@ -2,17 +2,16 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { chromiumBinary } from "../helpers/chromium.js";
 import { type CliResult, collect, repoRoot, type Sandbox } from "../helpers/sandbox.js";
-
-/** Debian's chromium (installed by .ci/run); SSSF_CHROMIUM overrides the path. */
-export const CHROMIUM = process.env.SSSF_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Where the screenshots of the three views go. */
 export const ARTIFACTS = path.join(repoRoot, "test-artifacts", "ui");
 
-/** Launches headless chromium; `--no-sandbox` because CI runs as root. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+/** Launches headless chromium: the one shipped in a dev dependency, or SSSF_CHROMIUM (docs/testing.md). */
+export async function launchBrowser(): Promise<Browser> {
+  const { executablePath, args, env } = await chromiumBinary();
+  return chromium.launch({ executablePath, args, ...(env ? { env } : {}) });
 }
 
 /** A running `sssf ui` started by the built CLI in a sandbox. */

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type Database from "better-sqlite3";
 import { createUpserter, openTraceDb } from "../../src/trace/database.js";
 import type { TraceRecord } from "../../src/trace/events.js";
+import type { TraceDb } from "../../src/trace/sqlite.js";
 import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
 
 /** A temp folder with a trace database and a sessions folder, and a writable connection to it. */
@@ -11,7 +11,7 @@ export class TraceWorld {
   readonly dir: string;
   readonly dbPath: string;
   readonly sessionsDir: string;
-  readonly db: Database.Database;
+  readonly db: TraceDb;
   readonly #upsert: (record: TraceRecord) => void;
   readonly #apps: UiApp[] = [];
 

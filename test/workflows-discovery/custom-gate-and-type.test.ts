@@ -92,6 +92,13 @@ describe("a repo-local workflow with its own output type and a gate that reads t
     write("adws/adw_changelog.ts", docExample('import { z } from "sssf";'));
     mkdirSync(path.join(sb.dir, "node_modules"), { recursive: true });
     symlinkSync(repoRoot, path.join(sb.dir, "node_modules/sssf"), "dir");
+    // The repository's own @types/node, as the docs tell a user to install.
+    mkdirSync(path.join(sb.dir, "node_modules/@types"), { recursive: true });
+    symlinkSync(
+      path.join(repoRoot, "node_modules/@types/node"),
+      path.join(sb.dir, "node_modules/@types/node"),
+      "dir",
+    );
     const tsc = spawnSync(
       process.execPath,
       [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],

@@ -1,5 +1,4 @@
-import Database from "better-sqlite3";
-
+import { openSqlite } from "../../trace/sqlite.js";
 /**
  * Sets `sessions.archived` of one session: the UI's only write, through its own short-lived writable
  * connection (the UI reads through a read-only one). No migration, no journal-mode change: the
@@ -8,7 +7,7 @@ import Database from "better-sqlite3";
  * read-only file).
  */
 export function setArchived(dbPath: string, adwId: string, archived: boolean): boolean {
-  const db = new Database(dbPath, { fileMustExist: true });
+  const db = openSqlite(dbPath, { fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
     const result = db

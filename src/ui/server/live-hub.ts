@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
-import type Database from "better-sqlite3";
 import { SssfError } from "../../errors/sssf-error.js";
 import { openTraceDb } from "../../trace/database.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import type { LiveSubscription } from "./api-types.js";
 import { LiveReader } from "./live-query.js";
 import { type DatabaseWatch, watchDatabase } from "./live-watch.js";
@@ -48,7 +48,7 @@ export class LiveHub {
   readonly #clients = new Set<LiveClient>();
   readonly #watch: DatabaseWatch;
   readonly #keepAlive: NodeJS.Timeout;
-  #db: Database.Database;
+  #db: TraceDb;
   #reader: LiveReader;
   #inode: number | null;
   #dataVersion = -1;
@@ -86,7 +86,7 @@ export class LiveHub {
   }
 
   /** The read-only connection for API reads (replaced when the database file is). */
-  get db(): Database.Database {
+  get db(): TraceDb {
     return this.#db;
   }
 

@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import { TRACE_TABLES, type TraceTable } from "../../trace/events.js";
+import type { TraceDb, TraceStatement } from "../../trace/sqlite.js";
 import { jsonRow } from "./row-sql.js";
 
 /** One row written since the last read: its table, rowid, session, phase, kind and API row as JSON. */
@@ -38,12 +38,12 @@ export const MAX_ROWS_PER_READ = 20_000;
  * new, larger rowid, so rows written since the last read are exactly those above the cursors.
  */
 export class LiveReader {
-  readonly #db: Database.Database;
-  readonly #statement: Database.Statement;
+  readonly #db: TraceDb;
+  readonly #statement: TraceStatement;
   readonly #cursors: Cursors;
 
   /** Starts at the current end of every table: only rows written from now on are read. */
-  constructor(db: Database.Database) {
+  constructor(db: TraceDb) {
     this.#db = db;
     const arms = TRACE_TABLES.map((table) => {
       const [phase, kind] = ROUTE[table];

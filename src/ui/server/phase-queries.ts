@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { EnvelopeRow, EventRow, GateResultRow, PhaseRow, ProcessRow } from "../../trace/events.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import { cachedStatement } from "../../trace/statement-cache.js";
 import {
   type ColorScheme,
@@ -18,7 +18,7 @@ export const TOOL_CALL_PAGE = 500;
 /** Tool calls a phase snapshot carries: the latest ones (earlier pages load on demand). */
 export const SNAPSHOT_TOOL_CALLS = 100;
 
-function readPhase(db: Database.Database, adwId: string, phaseId: string): Versioned<PhaseRow> | undefined {
+function readPhase(db: TraceDb, adwId: string, phaseId: string): Versioned<PhaseRow> | undefined {
   return cachedStatement(
     db,
     `SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ? AND id = ?`,
@@ -30,7 +30,7 @@ function readPhase(db: Database.Database, adwId: string, phaseId: string): Versi
  * `offset` is null. Throws only what SQLite throws.
  */
 export function readToolCalls(
-  db: Database.Database,
+  db: TraceDb,
   phaseId: string,
   offset: number | null,
   limit = TOOL_CALL_PAGE,
@@ -48,11 +48,7 @@ export function readToolCalls(
   return { rows, offset: start, total };
 }
 
-function byPhase<T>(
-  db: Database.Database,
-  table: "envelopes" | "gate_results" | "processes",
-  phaseId: string,
-) {
+function byPhase<T>(db: TraceDb, table: "envelopes" | "gate_results" | "processes", phaseId: string) {
   const order = table === "processes" ? "started_at" : "created_at";
   return cachedStatement(
     db,
@@ -71,7 +67,7 @@ function phaseAgents(phase: PhaseRow, rows: readonly { agent: string | null }[])
  * the session or phase does not exist. Throws only what SQLite throws.
  */
 export function readPhasePromptFiles(
-  db: Database.Database,
+  db: TraceDb,
   adwId: string,
   phaseId: string,
   sessionsDir: string,
@@ -96,7 +92,7 @@ export interface PhaseDetailContext {
  * directory; undefined when the session or phase does not exist. Throws only what SQLite throws.
  */
 export function readPhaseDetail(
-  db: Database.Database,
+  db: TraceDb,
   adwId: string,
   phaseId: string,
   cursor: HubCursor,

@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { TraceTable } from "../../trace/events.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import { TEXT_LIMIT } from "./api-types.js";
 
 // Columns whose values can be large (tool args, raw replies, stderr): the API sends their first
@@ -15,13 +15,13 @@ const LONG_COLUMNS: { readonly [T in TraceTable]: readonly string[] } = {
   steps: ["result_json"],
 };
 
-const columnCache = new WeakMap<Database.Database, Map<TraceTable, string[]>>();
+const columnCache = new WeakMap<TraceDb, Map<TraceTable, string[]>>();
 
 /**
  * The columns `table` really has in `db` (an older database may lack later columns), in table order.
  * Cached per connection. Throws what SQLite throws (closed database).
  */
-export function tableColumns(db: Database.Database, table: TraceTable): string[] {
+export function tableColumns(db: TraceDb, table: TraceTable): string[] {
   let tables = columnCache.get(db);
   if (tables === undefined) {
     tables = new Map();
@@ -37,7 +37,7 @@ export function tableColumns(db: Database.Database, table: TraceTable): string[]
 }
 
 /** Forgets the cached columns of `db` (after a migration added some). Never throws. */
-export function forgetColumns(db: Database.Database): void {
+export function forgetColumns(db: TraceDb): void {
   columnCache.delete(db);
 }
 
@@ -45,7 +45,7 @@ function valueSql(table: TraceTable, column: string): string {
   return LONG_COLUMNS[table].includes(column) ? `substr(${column}, 1, ${TEXT_LIMIT})` : column;
 }
 
-function cutSql(db: Database.Database, table: TraceTable): string {
+function cutSql(db: TraceDb, table: TraceTable): string {
   const long = LONG_COLUMNS[table].filter((c) => tableColumns(db, table).includes(c));
   if (long.length === 0) return "0";
   return `(${long.map((c) => `coalesce(length(${c}), 0) > ${TEXT_LIMIT}`).join(" OR ")})`;
@@ -56,7 +56,7 @@ function cutSql(db: Database.Database, table: TraceTable): string {
  * @example
  * db.prepare(`SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ?`)
  */
-export function selectList(db: Database.Database, table: TraceTable): string {
+export function selectList(db: TraceDb, table: TraceTable): string {
   const columns = tableColumns(db, table).map((c) =>
     LONG_COLUMNS[table].includes(c) ? `${valueSql(table, c)} AS ${c}` : c,
   );
@@ -67,7 +67,7 @@ export function selectList(db: Database.Database, table: TraceTable): string {
  * A `json_object(…)` expression producing the same API row as {@link selectList}, as JSON text built by
  * SQLite, so live deltas reach clients without a JavaScript object per row.
  */
-export function jsonRow(db: Database.Database, table: TraceTable): string {
+export function jsonRow(db: TraceDb, table: TraceTable): string {
   const fields = tableColumns(db, table).map((c) => `'${c}', ${valueSql(table, c)}`);
   return `json_object('_v', ${table}.rowid, ${fields.join(", ")}, '_cut', ${cutSql(db, table)})`;
 }

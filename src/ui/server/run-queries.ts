@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { AgentSessionRow, PhaseRow } from "../../trace/events.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import { cachedStatement } from "../../trace/statement-cache.js";
 import type { AgentInfo, ColorScheme, PhaseCounts, RunView, Versioned } from "./api-types.js";
 import { contextWindowFor } from "./model-windows.js";
@@ -47,7 +47,7 @@ const SCOPE = {
  * Throws only what SQLite throws.
  */
 export function countPhases(
-  db: Database.Database,
+  db: TraceDb,
   adwId: string,
   cursor: HubCursor,
   phaseId: string | null = null,
@@ -86,7 +86,7 @@ export function countPhases(
 }
 
 /** The session's phases by number, as API rows. */
-export function readPhases(db: Database.Database, adwId: string): Versioned<PhaseRow>[] {
+export function readPhases(db: TraceDb, adwId: string): Versioned<PhaseRow>[] {
   return cachedStatement(
     db,
     `SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ? ORDER BY number, started_at, id`,
@@ -94,7 +94,7 @@ export function readPhases(db: Database.Database, adwId: string): Versioned<Phas
 }
 
 /** Every agent of the run (agent-session rows and owners of agent phases) with model and window. */
-export function readAgents(db: Database.Database, adwId: string, phases: readonly PhaseRow[]): AgentInfo[] {
+export function readAgents(db: TraceDb, adwId: string, phases: readonly PhaseRow[]): AgentInfo[] {
   const sessions = cachedStatement(
     db,
     "SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent",
@@ -127,7 +127,7 @@ export function readAgents(db: Database.Database, adwId: string, phases: readonl
  * no such session. Throws only what SQLite throws.
  */
 export function readRun(
-  db: Database.Database,
+  db: TraceDb,
   adwId: string,
   cursor: HubCursor,
   scheme: ColorScheme,

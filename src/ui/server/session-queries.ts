@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { SessionRow, SessionStatus } from "../../trace/events.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import { cachedStatement } from "../../trace/statement-cache.js";
 import type { SessionsPage, Snapshot, Versioned } from "./api-types.js";
 import { selectList } from "./row-sql.js";
@@ -33,10 +33,7 @@ function likePattern(search: string | undefined): string | null {
  * One page of sessions matching `query`, newest first, with the total and every workflow name.
  * Contract: runs three cached statements; throws only what SQLite throws.
  */
-export function querySessions(
-  db: Database.Database,
-  query: SessionsQuery,
-): Omit<SessionsPage, keyof Snapshot> {
+export function querySessions(db: TraceDb, query: SessionsQuery): Omit<SessionsPage, keyof Snapshot> {
   const params = {
     archived: query.archived === true ? 1 : 0,
     status: query.status ?? null,
@@ -60,7 +57,7 @@ export function querySessions(
 }
 
 /** The session `adwId` as an API row, or undefined. Throws only what SQLite throws. */
-export function readSession(db: Database.Database, adwId: string): Versioned<SessionRow> | undefined {
+export function readSession(db: TraceDb, adwId: string): Versioned<SessionRow> | undefined {
   return cachedStatement(db, `SELECT ${selectList(db, "sessions")} FROM sessions WHERE adw_id = ?`).get(
     adwId,
   ) as Versioned<SessionRow> | undefined;

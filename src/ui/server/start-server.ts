@@ -1,9 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
-import type Database from "better-sqlite3";
 import { SssfError } from "../../errors/sssf-error.js";
 import { reapDeadRuns } from "../../session/reaper.js";
+import type { TraceDb } from "../../trace/sqlite.js";
 import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
 
 /** Port `sssf ui` tries first. */
@@ -28,10 +28,7 @@ export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts">
 const REAP_EVERY_MS = 5000;
 
 /** Runs the reaper now and then every REAP_EVERY_MS (never two at once); returns the stop function. */
-async function reapWhileOpen(
-  options: StartUiServerOptions,
-  db: () => Database.Database,
-): Promise<() => void> {
+async function reapWhileOpen(options: StartUiServerOptions, db: () => TraceDb): Promise<() => void> {
   const paths = { dbPath: options.dbPath, sessionsDir: options.sessionsDir, by: "sssf ui" };
   let busy = false;
   const reap = async () => {
