@@ -1,6 +1,7 @@
 import { type NextStepReading, readNextStep } from "../envelope/markdown-next-step.js";
 import type { MarkdownResult, Risk } from "../envelope/markdown-result-type.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
+import { shortenText } from "../util/shorten-text.js";
 
 /** What a workflow does after a Markdown result: go on, ask the engineer, or stop. */
 export type DecisionAction = "proceed" | "ask" | "stop";
@@ -48,7 +49,7 @@ function riskLine(risks: Risk[], severity: "CRITICAL" | "WARNING"): string {
 /** "Next Recommended says it is blocked: Blocked: resolve …", the advice cut at 160 characters. */
 function nextStepLine(reading: NextStepReading, advice: string): string {
   const text = advice.replace(/\s+/g, " ").trim();
-  const cut = text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  const cut = shortenText(text, 160);
   return `Next Recommended says ${reading.kind === "blocked" ? "it is blocked" : "to stop"}: ${cut}`;
 }
 

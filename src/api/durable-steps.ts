@@ -1,7 +1,7 @@
 /**
  * The engine-neutral port a run's phases go through to be durable (docs/resume.md). A phase is one
  * durable unit: it is either answered whole from an earlier attempt's journal or run whole, live.
- * Inside it, every operation with an effect outside the process (an agent call, a suite, a captured
+ * Inside it, every operation with an effect outside the process (an agent call, a suite, a suite's baseline, a captured
  * diff, a commit, a hand-off, an engineer's answer) is a step with an idempotency key and a hash of
  * its inputs; an engineer's answer is a durable wait. The local executor keeps the journal in the
  * trace; a distributed engine maps a step to its own journaled action and a wait to its own promise.
@@ -10,7 +10,7 @@
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 
 /** What a step does; the key of a step is `p<position>.<phase>.<op>#<n>`. */
-export type StepOp = "call" | "suite" | "changes" | "commit" | "handoff" | "ask";
+export type StepOp = "call" | "suite" | "baseline" | "changes" | "commit" | "handoff" | "ask";
 
 /** Who a phase is, as the journal matches it: its place in the run and what it starts from. */
 export interface PhaseIdentity {

@@ -117,9 +117,38 @@ export interface CommitResult {
   files: PathChange[];
 }
 
+/** How a quality suite ends at the run's base commit (`CodePhase.suiteBaseline`); snake_case: it is journaled and cached. */
+export interface SuiteBaseline {
+  suite: string;
+  command: string[];
+  /** The base commit the suite ran at: the session's `base_ref`, or HEAD for an in-place run. */
+  commit: string;
+  passed: boolean;
+  exit_code: number | null;
+  duration_ms: number;
+  /** The last lines of its output, redacted. */
+  output_tail: string;
+  /** Its whole output (redacted, bounded) beside the cache entry, or null when it could not be written. */
+  log_path: string | null;
+  /** Answered from `<data_dir>/baselines/<commit>/<suite>.json` without running the suite again. */
+  cached: boolean;
+}
+
 export interface CodePhase extends PhaseBase {
-  /** Runs a quality suite from the config and returns its result as a `VerifyOutput` envelope. */
+  /**
+   * Runs a quality suite from the config and returns its result as a `VerifyOutput` envelope; the
+   * whole output is saved in the session (`log_path`).
+   */
   runSuite(name: string): Promise<EnvelopeOf<typeof VerifyOutput>>;
+  /**
+   * Runs the quality suite at the run's base commit, in a throwaway detached worktree with the
+   * checkout's dependency folders linked, and says how it ended there: did the suite already fail
+   * before the run changed anything? Cached per (suite, command, commit) in the data dir, so a second
+   * run at the same commit does not run it again. Traced as a `log` event; never hands anything off.
+   * Resolves to null when there is no base commit (outside git, a repository without commits);
+   * rejects with a GitError when git cannot add the worktree.
+   */
+  suiteBaseline(name: string): Promise<SuiteBaseline | null>;
   /** Hands a code result to later agents through the envelope door (it becomes `previous`). */
   handOff<T extends OutputType>(outputType: T, envelope: EnvelopeOf<T>): EnvelopeOf<T>;
   /**

@@ -9,6 +9,9 @@ import { agentText, formatCost, formatDuration, formatTokens, paint } from "./fo
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
+/** Lines of a failing suite's output tail printed after its phase's ✘ line. */
+const SUITE_TAIL_LINES = 30;
+
 function usageText(row: { input_tokens: number; output_tokens: number; cost_usd: number }): string {
   if (row.input_tokens === 0 && row.output_tokens === 0 && row.cost_usd === 0) return "";
   return ` · ${formatTokens(row.input_tokens)} in / ${formatTokens(row.output_tokens)} out · ${formatCost(row.cost_usd)}`;
@@ -27,10 +30,15 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   const where = (file: string) => safe(path.relative(cwd, file) || file);
   // While phases overlap (run.parallel), each tool call and log line names the phase it belongs to.
   const running = new Set<string>();
+  // A rejoined session's row totals every attempt; the banner tells this attempt's apart from them.
+  let attempt: { joined: boolean; startedAt: number } = { joined: false, startedAt: Date.now() };
+  // A failing suite's output, held until its phase's ✘ line is printed.
+  const suiteLines = new Map<string, string[]>();
   const tag = (phase: PhaseRow | undefined) =>
     phase && running.size > 1 ? `${paint(out, "cyan", `[${pad(phase.number)} ${safe(phase.name)}]`)} ` : "";
   return {
     sessionStarted(session, sessionDir, joined) {
+      attempt = { joined, startedAt: Date.now() };
       write(
         `${paint(out, "bold", `sssf ${safe(session.workflow)}`)} · adw_id ${paint(out, "cyan", safe(session.adw_id))}${joined ? " (joined)" : ""} · session ${where(sessionDir)}`,
       );
@@ -56,6 +64,20 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       write(
         `${mark} ${pad(phase.number)} ${safe(phase.name)} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`,
       );
+      for (const line of suiteLines.get(phase.id) ?? []) write(line);
+      suiteLines.delete(phase.id);
+    },
+    suiteOutput(phase, output) {
+      if (output.passed) return;
+      const all = output.tail === "" ? [] : output.tail.split("\n");
+      const shown = all.slice(-SUITE_TAIL_LINES);
+      const lines = [
+        `   ${paint(out, "dim", `${safe(output.suite)} output${shown.length < all.length ? `, last ${shown.length} lines` : ""}:`)}`,
+        ...shown.map((line) => `   ${paint(out, "dim", "│")} ${safe(line)}`),
+        `   full log: ${output.logPath ? where(output.logPath) : "not written"}`,
+      ];
+      if (running.has(phase.id)) suiteLines.set(phase.id, [...(suiteLines.get(phase.id) ?? []), ...lines]);
+      else for (const line of lines) write(line);
     },
     phaseReplayed(phase) {
       const who = phase.kind === "agent" ? `agent ${safe(phase.owner)}` : safe(phase.kind);
@@ -79,11 +101,17 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         : paint(out, ["bold", "red"], "NOT ACCEPTED");
       const failed = phases.filter((p) => p.status === "fail").length;
       const adwId = safe(session.adw_id);
+      const count = `${phases.length} phase${phases.length === 1 ? "" : "s"}${failed ? ` (${failed} failed)` : ""}`;
+      const usage =
+        `${formatTokens(session.input_tokens)} in / ${formatTokens(session.output_tokens)} out` +
+        ` (cache ${formatTokens(session.cache_read_tokens)} read / ${formatTokens(session.cache_write_tokens)} write) · ${formatCost(session.cost_usd)}`;
+      // Joined: the phases and the time are this attempt's; the session's totals are labelled as such.
+      const totals = attempt.joined
+        ? `this attempt: ${count} · ${formatDuration(Date.now() - attempt.startedAt)} · session total: ${formatDuration(session.duration_ms)} · ${usage}`
+        : `${count} · ${formatDuration(session.duration_ms)} · ${usage}`;
       write(
         `${banner} ${adwId}: ${agentText(session.reason ?? "", 400)}\n` +
-          `   ${phases.length} phase${phases.length === 1 ? "" : "s"}${failed ? ` (${failed} failed)` : ""} · ${formatDuration(session.duration_ms)}` +
-          ` · ${formatTokens(session.input_tokens)} in / ${formatTokens(session.output_tokens)} out` +
-          ` (cache ${formatTokens(session.cache_read_tokens)} read / ${formatTokens(session.cache_write_tokens)} write) · ${formatCost(session.cost_usd)}\n` +
+          `   ${totals}\n` +
           `   trace: sssf phases ${adwId} · sssf events ${adwId} · sssf envelopes ${adwId}`,
       );
       if (session.worktree && session.branch) {

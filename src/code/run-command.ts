@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** Bytes of combined stdout+stderr kept (default 8 KB). */
   tailBytes?: number;
+  /** Told every chunk of combined stdout+stderr as it arrives (to stream it to a file). */
+  onOutput?: (chunk: Buffer) => void;
 }
 
 export interface RunCommandResult {
@@ -84,8 +86,12 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
     });
     const pid = child.pid;
     if (pid !== undefined) trackProcessGroup(pid);
-    child.stdout?.on("data", (chunk: Buffer) => tail.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => tail.push(chunk));
+    const onData = (chunk: Buffer) => {
+      tail.push(chunk);
+      options.onOutput?.(chunk);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
 
     const stop = (reason: "timeout" | "abort") => {
       if (exit !== null) return; // already ended on its own; only leftovers remain, handled on exit

@@ -165,7 +165,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     else {
       problems.push({
         path: `${where}.name`,
-        message: `duplicate agent name ${JSON.stringify(agent.name)} (also agents[${firstIndex}])`,
+        message: `duplicate agent name ${JSON.stringify(agent.name)} (also agents[${firstIndex}]); rename one of them, names are unique`,
       });
     }
     const codingAgent = agent.coding_agent ?? defaults.coding_agent;
@@ -194,7 +194,11 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       ["user", userPromptPath],
     ] as const) {
       const problem = checkFile(file);
-      if (problem) problems.push({ path: `${where}.prompt_engineering.${key}`, message: problem });
+      if (problem)
+        problems.push({
+          path: `${where}.prompt_engineering.${key}`,
+          message: `${problem}; create it ("sssf init" writes the default prompts) or set ${where}.prompt_engineering.${key} to an existing file`,
+        });
     }
     const thinking = agent.thinking ?? defaults.thinking;
     return {
@@ -225,6 +229,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       command: [...suite.command],
       timeoutMs: toMs(suite.timeout_seconds),
       env: { ...suite.env },
+      ...(suite.baseline === false ? { baseline: false as const } : {}),
     };
   }
 

@@ -185,6 +185,12 @@ const qualitySuiteSchema = z
     command: commandSchema.describe("argv of the check, run from the repo root."),
     timeout_seconds: seconds.default(600).describe("Kill the check after this long."),
     env: envSchema.default({}),
+    baseline: z
+      .boolean()
+      .optional()
+      .describe(
+        "When the check fails after a change, run it at the run's base commit first (default true); false: spend fix rounds even on a check that already failed there.",
+      ),
   })
   .strict();
 

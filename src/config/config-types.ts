@@ -37,6 +37,11 @@ export interface QualitySuiteConfig {
   command: string[];
   timeoutMs: number;
   env: Record<string, string>;
+  /**
+   * `false` (`baseline: false` in the config): a workflow never runs this suite at the base commit
+   * before its fix rounds. Absent: it does, when the suite fails after a change.
+   */
+  baseline?: false | undefined;
 }
 
 export interface LimitsConfig {

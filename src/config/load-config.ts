@@ -1,14 +1,15 @@
 /**
- * Loads `sssf.config.yaml` into `SssfConfig`. Three stages, each reporting every problem it finds:
- * reading and YAML syntax, the strict wire schema, then semantic checks (duplicates, runtimes, exec
- * commands, tool names, write patterns, prompt files). A later stage runs only when the earlier ones
- * found nothing.
+ * Loads `sssf.config.yaml` into `SssfConfig`. Three stages: reading and YAML syntax, the strict wire
+ * schema, then semantic checks (duplicates, runtimes, exec commands, tool names, write patterns,
+ * prompt files). The schema's problems and the semantic ones are reported together, in one pass: when
+ * the schema refuses some fields, the semantic checks still run on the rest (`config-repair.ts`).
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
 import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
+import { problemsBeyondSchema } from "./config-repair.js";
 import { resolveConfig } from "./config-resolve.js";
 import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
@@ -79,11 +80,25 @@ function topLevelProblem(value: unknown): ConfigProblem | undefined {
   return undefined;
 }
 
+/** What the semantic checks find beside the schema's problems; [] when they cannot run. Never throws. */
+function semanticProblems(
+  value: unknown,
+  issues: Parameters<typeof problemsBeyondSchema>[1],
+  context: Parameters<typeof problemsBeyondSchema>[2],
+): ConfigProblem[] {
+  try {
+    return problemsBeyondSchema(value, issues, context);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Reads, validates and resolves the config: inheritance from `defaults`, seconds to ms, every path
  * absolute. A missing file is an error too (there are no silent defaults).
  *
- * @throws ConfigError listing every problem found, each with its wire path (`agents[0].color`).
+ * @throws ConfigError listing every problem found (schema and semantic ones together), each with its
+ *   wire path (`agents[0].color`).
  * @example
  * const config = loadConfig({ cwd: process.cwd() });
  * const builder = findAgent(config, "builder");
@@ -99,13 +114,19 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
 
   const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
-  if (!result.success)
-    throw new ConfigError(
-      file,
-      zodIssueProblems(result.error.issues, { wording: "config", schema: configWireSchema }),
-    );
+  const context = { repoRoot, file, knownRuntimes: options.knownRuntimes };
+  if (!result.success) {
+    const schemaProblems = zodIssueProblems(result.error.issues, {
+      wording: "config",
+      schema: configWireSchema,
+    });
+    throw new ConfigError(file, [
+      ...schemaProblems,
+      ...semanticProblems(parsed.value, result.error.issues, context),
+    ]);
+  }
 
-  const resolved = resolveConfig(result.data, { repoRoot, file, knownRuntimes: options.knownRuntimes });
+  const resolved = resolveConfig(result.data, context);
   if (resolved.problems.length > 0) throw new ConfigError(file, resolved.problems);
   return resolved.config;
 }

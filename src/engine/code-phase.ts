@@ -1,16 +1,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { DurablePhase } from "../api/durable-steps.js";
-import type { CodePhase, CommitResult } from "../api/run-api.js";
+import type { CodePhase, CommitResult, SuiteBaseline } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
 import { SssfError } from "../errors/sssf-error.js";
+import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
 import { redactJsonValue } from "../trace/redact-json.js";
-import { runSuitePhase } from "./code-support.js";
+import { runSuitePhase, suiteLogPath } from "./code-support.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
+import { baseCommit, suiteBaseline } from "./suite-baseline.js";
 
 /** What a code phase's handle works with. */
 export interface CodePhaseDeps {
@@ -21,8 +23,12 @@ export interface CodePhaseDeps {
   trace: SessionTrace;
   signal: AbortSignal;
   changes: RunChanges;
-  /** The session directory: captured diffs go to its `changes/`. */
+  /** The session directory: captured diffs go to its `changes/`, suite logs to its `code/`. */
   sessionRoot: string;
+  /** The operator's checkout: a baseline's worktree links its dependency folders. */
+  checkoutRoot: string;
+  /** Told each suite's output (`suiteOutput`) and each baseline (`log`). */
+  reporter: RunReporter;
   log: CodePhase["log"];
   /** Makes an envelope the run's default `previous`. */
   setLastEnvelope(envelope: object): void;
@@ -91,6 +97,11 @@ export function codePhaseHandle(deps: CodePhaseDeps): CodePhase {
       durable.replays === null
         ? live.handOff(outputType, envelope)
         : handedOff(outputType.schema.parse(envelope) as typeof envelope),
+    suiteBaseline: async (suite) => {
+      const commit = await baseCommit(deps.config.repoRoot, deps.trace.session.base_ref);
+      const command = deps.config.quality[suite]?.command ?? null;
+      return durable.step("baseline", { suite, command, commit }, () => baselineAt(deps, suite, commit));
+    },
     captureChanges: async () => handedOff(await durable.step("changes", {}, () => live.captureChanges())),
     commit: (message) => durable.step("commit", { message: message.trim() }, () => live.commit(message)),
   };
@@ -118,20 +129,22 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
     number: row.number,
     log: deps.log,
     runSuite: async (suite): Promise<EnvelopeOf<typeof VerifyOutput>> => {
-      const result = await runSuitePhase(deps.config, suite, deps.signal);
+      const logPath = suiteLogPath(deps.sessionRoot, row, suite);
+      const result = await runSuitePhase(deps.config, suite, deps.signal, logPath);
       const envelope: EnvelopeOf<typeof VerifyOutput> = {
         status: result.passed ? "success" : "fail",
         summary: `${suite}: ${result.passed ? "passed" : `failed (exit ${result.exitCode ?? "none"})`}`,
         artifacts: [],
         notes_for_next_agent: result.passed
           ? ""
-          : `The ${suite} suite fails; its output tail is in output_tail.`,
+          : `The ${suite} suite fails; its output tail is in output_tail${result.logPath ? `, its whole output in ${result.logPath}` : ""}.`,
         suite,
         command: result.command,
         exit_code: result.exitCode,
         passed: result.passed,
         duration_ms: result.durationMs,
         output_tail: result.outputTail,
+        log_path: result.logPath,
       };
       record(VerifyOutput, envelope);
       deps.setLastEnvelope(envelope);
@@ -142,11 +155,19 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
         name: envelope.summary,
         phaseId: row.id,
         ok: result.passed,
-        payload: { envelope },
+        payload: { envelope, log_path: result.logPath },
+      });
+      deps.reporter.suiteOutput?.(row, {
+        suite,
+        passed: result.passed,
+        tail: result.outputTail,
+        logPath: result.logPath,
       });
       return envelope;
     },
     handOff,
+    suiteBaseline: async (suite) =>
+      baselineAt(deps, suite, await baseCommit(deps.config.repoRoot, deps.trace.session.base_ref)),
     captureChanges: async () => {
       const captured = await deps.changes.capture();
       const stem = `p${String(row.number).padStart(2, "0")}-${name}`;
@@ -187,4 +208,39 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
     },
   };
   return handle;
+}
+
+/**
+ * Runs (or reads from the cache) `suite` at `commit` and traces what it found as a `log` event; with
+ * no commit (outside git, no commits yet) says so and resolves to null.
+ */
+async function baselineAt(
+  deps: CodePhaseDeps,
+  suite: string,
+  commit: string | null,
+): Promise<SuiteBaseline | null> {
+  if (commit === null) {
+    const why = `${suite}: no base commit to compare with (${deps.config.repoRoot} has no git commit); no baseline`;
+    deps.trace.event({ type: "log", name: why, phaseId: deps.row.id, payload: { suite } });
+    deps.reporter.log(why, deps.row);
+    return null;
+  }
+  const baseline = await suiteBaseline({
+    config: deps.config,
+    suite,
+    commit,
+    checkoutRoot: deps.checkoutRoot,
+    signal: deps.signal,
+  });
+  const outcome = baseline.passed ? "passes" : `fails (exit ${baseline.exit_code ?? "none"})`;
+  const line = `${suite} at base ${commit.slice(0, 12)}: ${outcome}${baseline.cached ? " (cached)" : ""}`;
+  deps.trace.event({
+    type: "log",
+    name: line,
+    phaseId: deps.row.id,
+    ok: baseline.passed,
+    payload: { baseline, log_path: baseline.log_path },
+  });
+  deps.reporter.log(line, deps.row);
+  return baseline;
 }

@@ -1,6 +1,7 @@
 import type { Workflow } from "../api/run-api.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
-import { SssfError } from "../errors/sssf-error.js";
+import { RunRefusedError } from "../errors/run-refused-error.js";
+import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { Runtime } from "../runtimes/runtime.js";
@@ -17,14 +18,18 @@ export interface RunRequest {
 
 /**
  * Everything that can be refused before a run creates anything: an empty request, an unknown agent,
- * a runtime this build lacks, a missing quality suite. Throws the error naming the flag or field;
- * returns how to find each agent's (already loaded) runtime.
+ * a runtime this build lacks, a missing quality suite. Every check runs: one problem is thrown as the
+ * error naming its flag or field, several together as a `RunRefusedError` listing each. Returns how
+ * to find each agent's (already loaded) runtime.
  */
 export async function checkRunRequest(options: RunRequest): Promise<(agent: AgentConfig) => Runtime> {
+  const problems: SssfError[] = [];
   if (options.request.trim() === "")
-    throw new UsageError("the prompt is empty: pass a request or a prompt file");
-  const resolveRuntime = await resolveRuntimes(options);
-  checkSuites(options.workflow, options.config);
+    problems.push(new UsageError("the prompt is empty: pass a request or a prompt file"));
+  const resolveRuntime = await resolveRuntimes(options, problems);
+  problems.push(...suiteProblems(options.workflow, options.config));
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) throw new RunRefusedError(problems);
   return resolveRuntime;
 }
 
@@ -36,38 +41,46 @@ function rosterHint(name: string): string {
   return "";
 }
 
-function agentsNeeded(options: RunRequest): AgentConfig[] {
+/** The agents the run needs; each one the roster lacks is a problem pushed on `problems`. */
+function agentsNeeded(options: RunRequest, problems: SssfError[]): AgentConfig[] {
   const { config, workflow } = options;
-  const names = [...workflow.agents];
-  if (options.agent !== undefined) names.push(options.agent);
+  const names = [...new Set(workflow.agents)];
+  if (options.agent !== undefined && !names.includes(options.agent)) names.push(options.agent);
   if (names.length === 0 && config.agents[0]) names.push(config.agents[0].name);
-  return names.map((name) => {
+  return names.flatMap((name) => {
     const agent = findAgent(config, name);
     if (!agent) {
       const known = config.agents.map((a) => a.name).join(", ");
       const origin = options.agent === name ? "--agent" : `workflow ${workflow.name}`;
-      throw new UsageError(
-        `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})${rosterHint(name)}`,
-        "--agent",
+      problems.push(
+        new UsageError(
+          `${origin}: no agent named "${name}" in ${config.file ?? "the config"} (agents: ${known})${rosterHint(name)}`,
+          "--agent",
+        ),
       );
+      return [];
     }
-    return agent;
+    return [agent];
   });
 }
 
 /** A workflow that needs a quality suite the config lacks must fail before anything runs. */
-function checkSuites(workflow: Workflow, config: SssfConfig): void {
+function suiteProblems(workflow: Workflow, config: SssfConfig): SssfError[] {
   const defined = Object.keys(config.quality);
   const where = config.file ?? "the config";
+  const problems: SssfError[] = [];
   for (const suite of workflow.suites ?? []) {
     if (suite === "*" ? defined.length > 0 : defined.includes(suite)) continue;
     const need = suite === "*" ? "at least one quality suite" : `the quality suite "${suite}"`;
-    throw new SssfError(
-      "config_invalid",
-      `workflow ${workflow.name} needs ${need}, but ${where} defines ${defined.length ? defined.join(", ") : "none"}: add it under quality: (e.g. ${suite === "*" ? "test" : suite}: { command: [npm, ${suite === "*" || suite === "test" ? "test" : `run, ${suite}`}] })`,
-      { exitCode: 2 },
+    problems.push(
+      new SssfError(
+        "config_invalid",
+        `workflow ${workflow.name} needs ${need}, but ${where} defines ${defined.length ? defined.join(", ") : "none"}: add it under quality: (e.g. ${suite === "*" ? "test" : suite}: { command: [npm, ${suite === "*" || suite === "test" ? "test" : `run, ${suite}`}] })`,
+        { exitCode: 2 },
+      ),
     );
   }
+  return problems;
 }
 
 function unknownRuntime(agent: AgentConfig, registry: RuntimeRegistry): SssfError {
@@ -82,15 +95,30 @@ function unknownRuntime(agent: AgentConfig, registry: RuntimeRegistry): SssfErro
  * Loads the runtime of every agent the run may call before anything is created: the workflow's own
  * agents must have one; an owner named later (`run.agent(…, { owner })`) fails its phase if it has none.
  */
-async function resolveRuntimes(options: RunRequest): Promise<(agent: AgentConfig) => Runtime> {
+async function resolveRuntimes(
+  options: RunRequest,
+  problems: SssfError[],
+): Promise<(agent: AgentConfig) => Runtime> {
   const registry = options.runtimes ? options.registry.with(options.runtimes) : options.registry;
-  const needed = agentsNeeded(options);
+  const needed = agentsNeeded(options, problems);
   const byAgent = new Map<string, Runtime>();
+  const reported = new Set<string>();
   for (const agent of [...needed, ...options.config.agents]) {
-    if (byAgent.has(agent.name)) continue;
-    const runtime = await registry.resolve(agent.codingAgent);
+    if (byAgent.has(agent.name) || reported.has(agent.name)) continue;
+    let runtime: Runtime | undefined;
+    try {
+      runtime = await registry.resolve(agent.codingAgent);
+    } catch (error) {
+      if (!isSssfError(error) || !needed.includes(agent)) throw error;
+      problems.push(error);
+      reported.add(agent.name);
+      continue;
+    }
     if (runtime) byAgent.set(agent.name, runtime);
-    else if (needed.includes(agent)) throw unknownRuntime(agent, registry);
+    else if (needed.includes(agent)) {
+      problems.push(unknownRuntime(agent, registry));
+      reported.add(agent.name);
+    }
   }
   return (agent) => {
     const runtime = byAgent.get(agent.name);

@@ -36,7 +36,7 @@ import { RunBudget } from "./budget.js";
 import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./code-phase.js";
-import { runSuitePhase, startChangeTracking } from "./code-support.js";
+import { runSuitePhase, startChangeTracking, suiteLogPath } from "./code-support.js";
 import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import { RunScope } from "./run-scope.js";
@@ -365,7 +365,13 @@ export class RunEngine implements Run {
         const changes = await tracking.changes();
         return besideOthers ? ownChanges(changes, boundary.judge, named.files) : changes;
       },
-      runSuite: (suite) => runSuitePhase(this.config, suite, this.options.signal),
+      runSuite: (suite) =>
+        runSuitePhase(
+          this.config,
+          suite,
+          this.options.signal,
+          suiteLogPath(this.options.dirs.root, row, suite),
+        ),
     };
     const sessions = this.options.sessions;
     return {
@@ -393,6 +399,8 @@ export class RunEngine implements Run {
           signal: this.options.signal,
           changes: this.options.changes,
           sessionRoot: this.options.dirs.root,
+          checkoutRoot: this.checkoutRoot,
+          reporter: this.options.reporter,
           log: this.logger(row),
           setLastEnvelope: (envelope) => {
             this.lastEnvelope = envelope;

@@ -8,6 +8,7 @@ import { redactSecrets } from "../trace/redact.js";
 import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
 import type { PricedUsage } from "./budget.js";
 import type { CallContext } from "./call-context.js";
+import { liveProgress } from "./live-progress.js";
 import { guardSend } from "./send-guard.js";
 
 export interface SendInput {
@@ -83,6 +84,7 @@ export async function sendToAgent(
     },
   });
   const processes = new Map<number, ProcessRow>();
+  const live = liveProgress(context, span);
   let result: AgentSendResult;
   try {
     result = await agent.runtime.send(
@@ -134,8 +136,12 @@ export async function sendToAgent(
           run.reporter.toolCall(row, call);
         },
         onUsage(usage) {
-          guard.onUsage(run.budget.price(usage, agent.config.model).usage);
+          const priced = run.budget.price(usage, agent.config.model).usage;
+          live.onUsage(priced);
+          guard.onUsage(priced);
         },
+        onText: live.onText,
+        onToolStart: live.onToolStart,
         onLog(message, details) {
           trace.event({
             type: "log",
@@ -151,6 +157,7 @@ export async function sendToAgent(
   } finally {
     // A runtime that threw (against its contract) must not leave the budget timer running.
     guard.dispose();
+    live.finish();
   }
   run.sessions.recordSend(session, result.nativeSessionId);
   const priced = pricedUsage(context, result.usage, span.id);

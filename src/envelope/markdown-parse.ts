@@ -1,3 +1,4 @@
+import { shortenText } from "../util/shorten-text.js";
 import { zodIssueProblems } from "../util/zod-issues.js";
 import { findReportBlock, type ReportBlock, type ReportField, type SectionKey } from "./markdown-blocks.js";
 import { splitInlineArtifacts, splitInlineRisks } from "./markdown-fields.js";
@@ -270,7 +271,7 @@ function readRisks(found: Datum | undefined, report: (message: string) => void):
   const risks: Risk[] = [];
   items.forEach((item, index) => {
     const risk = parseRiskItem(item);
-    const quoted = JSON.stringify(item.length > 60 ? `${item.slice(0, 57)}...` : item);
+    const quoted = JSON.stringify(shortenText(item, 60));
     if (risk === null) {
       report(
         `item ${index + 1} (${quoted}) has no severity: start it with **CRITICAL**:, **WARNING**: or **SUGGESTION**:`,

@@ -114,6 +114,11 @@ export const VerifyOutput = defineOutputType(
     passed: z.boolean(),
     duration_ms: z.number().nonnegative().default(0),
     output_tail: z.string().default("").describe("Last lines of combined stdout/stderr"),
+    log_path: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe("File holding the whole combined stdout/stderr (redacted, bounded), or null"),
   }),
   {
     status: "success",
@@ -126,6 +131,7 @@ export const VerifyOutput = defineOutputType(
     passed: true,
     duration_ms: 1234,
     output_tail: "42 passed, 0 failed",
+    log_path: "adws/adw_data/sessions/a1b2c3d4/code/p03-test.test.log",
   },
 );
 

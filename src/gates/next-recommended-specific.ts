@@ -1,3 +1,4 @@
+import { shortenText } from "../util/shorten-text.js";
 import { defineGate, type Gate } from "./gate.js";
 
 /** Any envelope with the Markdown contract's `next_recommended`. */
@@ -34,7 +35,7 @@ export function vagueAdviceProblem(text: string | undefined): string | null {
     .split(/\s+/)
     .map((word) => word.toLowerCase().replace(/^[^\p{L}\p{N}/#@]+|[^\p{L}\p{N}]+$/gu, ""))
     .filter((word) => word !== "");
-  const quoted = JSON.stringify(advice.length > 60 ? `${advice.slice(0, 57)}...` : advice);
+  const quoted = JSON.stringify(shortenText(advice, 60));
   if (words.every((word) => FILLER.has(word))) {
     return `${quoted} is vague: name the phase, file, command or blocker that comes next`;
   }

@@ -113,11 +113,32 @@ export interface ProcessEnd {
   endedAt: Date;
 }
 
+/** A tool call the agent just started (it ends with `onToolCall`); for live progress. */
+export interface ToolStart {
+  tool: string;
+  /** Display name like `bash: ls -la src`. */
+  name: string;
+  args: unknown;
+  startedAt: Date;
+}
+
 /** Callbacks through which a runtime reports what happens while the call runs. */
 export interface AgentSendObserver {
   onProcessStart?(process: ProcessStart): void;
   onProcessEnd?(process: ProcessEnd): void;
   onToolCall?(call: ToolCall): void;
+  /**
+   * Optional, for live progress: a tool call has started, where the CLI's stream says so before the
+   * call ends (its `onToolCall` follows). Runtimes whose stream reports a call only once it finished
+   * never call it.
+   */
+  onToolStart?(call: ToolStart): void;
+  /**
+   * Optional, for live progress: text the agent wrote, in order, as its stream gives it. Pieces are
+   * concatenated (a delta continues the line before it); a runtime that sees only whole messages
+   * passes each one followed by a newline. Never the only copy of the reply: `AgentSendResult.text` is.
+   */
+  onText?(text: string): void;
   onUsage?(usage: Usage): void;
   /** A non-fatal message from the runtime (a retry, a warning line). */
   onLog?(message: string, details?: Record<string, unknown>): void;

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../runtimes/runtime.js";
+import type { ToolCall, ToolStart, Usage } from "../runtimes/runtime.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 
 /** What a run tells the person watching it. The CLI prints lines; tests and the library stay quiet. */
@@ -9,6 +9,23 @@ export interface RunReporter {
   /** A resume answered a completed phase from the journal: no agent called, nothing redone. */
   phaseReplayed?(phase: PhaseRow): void;
   toolCall(phase: PhaseRow, call: ToolCall): void;
+  /** Optional, live: a tool call the agent started in `phase` (its `toolCall` follows when it ends). */
+  toolStarted?(phase: PhaseRow, call: ToolStart): void;
+  /** Optional, live: the agent's latest line of text in `phase` as it streams (raw: redact before showing). */
+  agentText?(phase: PhaseRow, line: string): void;
+  /**
+   * Optional, live: what the send in flight in `phase` has used so far (priced), on top of the usage
+   * already in the phase's row; an empty usage once the send's total was added to the row.
+   */
+  sendUsage?(phase: PhaseRow, soFar: Usage): void;
+  /**
+   * A quality suite ended in `phase`: its redacted output tail (the last 60 lines) and the file holding
+   * its whole output (null when none was written). Told for every suite run, passing or not.
+   */
+  suiteOutput?(
+    phase: PhaseRow,
+    output: { suite: string; passed: boolean; tail: string; logPath: string | null },
+  ): void;
   /** A line about the run; `phase` is the phase it concerns, when one does (parallel phases interleave). */
   log(message: string, phase?: PhaseRow): void;
   finished(session: SessionRow, phases: PhaseRow[]): void;

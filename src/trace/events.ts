@@ -15,6 +15,10 @@ export const EVENT_TYPES = [
   "gate_fail",
   "log",
   "error",
+  /** The agent's latest line of text while it streams (payload `{ text }`), at most one per phase per 500 ms. */
+  "agent_text",
+  /** A tool call the agent started (payload `{ tool, args }`); its `tool_call` follows when it ends. */
+  "tool_start",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -5,6 +5,7 @@
  * only.
  */
 import { z } from "zod";
+import { shortenText } from "./shorten-text.js";
 import { suggestKey } from "./suggest-key.js";
 
 type Issue = z.core.$ZodIssue;
@@ -193,7 +194,7 @@ function preview(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return shortenText(text, 60);
 }
 
 function lowerFirst(text: string): string {
@@ -228,8 +229,7 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string")
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string") return JSON.stringify(shortenText(value, 60));
   return String(value);
 }
 

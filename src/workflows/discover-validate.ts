@@ -4,6 +4,7 @@
  */
 import type { Workflow } from "../api/run-api.js";
 import type { ConfigProblem } from "../errors/config-error.js";
+import { shortenText } from "../util/shorten-text.js";
 import { canonicalWorkflowName } from "./discover-files.js";
 
 /** The workflow a module exports, or every problem that keeps it from being one. */
@@ -18,8 +19,7 @@ function describeJs(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "function") return "a function";
   if (typeof value === "object") return "an object";
-  if (typeof value === "string")
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === "string") return JSON.stringify(shortenText(value, 60));
   return String(value);
 }
 

@@ -4,6 +4,7 @@ import {
   captureRequest,
   commit,
   configuredSuites,
+  failedBeforeReason,
   plan,
   testsFailReason,
   verifyLoop,
@@ -24,7 +25,8 @@ export const planBuildTestQualityWorkflow = defineWorkflow({
     if (failing) return run.finish({ accepted: false, reason: failing });
     const checked = await verifyLoop(run, request, configuredSuites(run));
     if (!checked.passed) {
-      return run.finish({ accepted: false, reason: checked.last?.summary ?? "a quality suite still fails" });
+      const reason = failedBeforeReason(checked) ?? checked.last?.summary ?? "a quality suite still fails";
+      return run.finish({ accepted: false, reason });
     }
     await commit(run, "commit", built);
     return run.finish({ accepted: true, reason: `${configuredSuites(run).join(", ")} pass` });

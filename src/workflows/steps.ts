@@ -3,7 +3,7 @@
  * bound (`maxFixes`, `maxRevisions`) or a fact (a suite's exit code, a review's `approved`).
  */
 
-import type { CommitResult, Run } from "../api/run-api.js";
+import type { CommitResult, Run, SuiteBaseline } from "../api/run-api.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import {
   BuildOutput,
@@ -69,9 +69,12 @@ export interface BuildStep {
   previous?: object | null;
 }
 
+/** Per run, its builder envelopes in order (build, fix, revise): a later one's commit_message wins. */
+const builds = new WeakMap<Run, Build[]>();
+
 /** A builder phase; its `changed_files` must equal what the phase really changed. */
-export function build(run: Run, step: BuildStep): Promise<Build> {
-  return run.agent(step.name, { owner: "builder", description: step.description }, (phase) =>
+export async function build(run: Run, step: BuildStep): Promise<Build> {
+  const built = await run.agent(step.name, { owner: "builder", description: step.description }, (phase) =>
     phase.call({
       outputType: BuildOutput,
       prompt: step.prompt,
@@ -79,6 +82,8 @@ export function build(run: Run, step: BuildStep): Promise<Build> {
       gates: [gates.diffMatchesClaims],
     }),
   );
+  builds.set(run, [...(builds.get(run) ?? []), built]);
+  return built;
 }
 
 /** The builder implementing a plan: the planner's envelope is its `previous`. */
@@ -98,6 +103,24 @@ export function runSuite(run: Run, suite: string): Promise<Verify> {
   );
 }
 
+/** A suite's result, and how it ended at the base commit when that was asked. */
+interface CheckedSuite {
+  verify: Verify;
+  baseline: SuiteBaseline | null;
+}
+
+/**
+ * `runSuite`, and when the suite fails and `withBaseline`, the same suite at the run's base commit in
+ * the same phase (`phase.suiteBaseline`: cached per commit), so a passing run pays nothing for it.
+ */
+function checkSuite(run: Run, suite: string, withBaseline: boolean): Promise<CheckedSuite> {
+  return run.code(suite, { owner: "quality", description: `Run the ${suite} suite` }, async (phase) => {
+    const verify = await phase.runSuite(suite);
+    const baseline = verify.passed || !withBaseline ? null : await phase.suiteBaseline(suite);
+    return { verify, baseline };
+  });
+}
+
 /** The configured suites a `"*"` workflow runs, `test` first so behaviour is checked before style. */
 export function configuredSuites(run: Run): string[] {
   const names = Object.keys(run.config.quality);
@@ -110,47 +133,83 @@ export interface VerifyResult {
   last: Verify | null;
   /** The builder's fix envelopes, in order. */
   fixes: Build[];
+  /**
+   * Set when the failing suite failed the same way (the same exit code) at the run's base commit:
+   * the change did not break it, so no fix round was spent on it.
+   */
+  failedBefore: SuiteBaseline | null;
+}
+
+export interface VerifyOptions {
+  /** Bound of the builder's fix rounds (default `DEFAULT_MAX_FIXES`). */
+  maxFixes?: number;
+  /**
+   * Before the first fix round for a suite that has not passed yet, run it at the base commit and stop
+   * when it failed there the same way (default true; a suite's `baseline: false` in the config turns
+   * it off for that suite). False where the suites run on an unchanged tree, or passed already.
+   */
+  baseline?: boolean;
 }
 
 /**
  * Runs `suites` in order; on the first failure the builder fixes it (the failing `VerifyOutput` is its
  * `previous`) and every suite runs again, so the last fix is always re-tested. Stops after
- * `maxFixes` fixes that did not make every suite pass.
+ * `maxFixes` fixes that did not make every suite pass, and at once when the failing suite already
+ * failed with the same exit code at the base commit (`failedBefore`; see `VerifyOptions.baseline`).
  */
 export async function verifyLoop(
   run: Run,
   request: string,
   suites: readonly string[],
-  maxFixes = DEFAULT_MAX_FIXES,
+  options: VerifyOptions = {},
 ): Promise<VerifyResult> {
+  const maxFixes = options.maxFixes ?? DEFAULT_MAX_FIXES;
   const fixes: Build[] = [];
+  // A suite that passed in this loop and fails later was broken by a fix: its baseline says nothing.
+  const settled = new Set<string>();
   for (;;) {
     let failed: Verify | null = null;
     let last: Verify | null = null;
     for (const suite of suites) {
-      last = await runSuite(run, suite);
+      const withBaseline =
+        options.baseline !== false && run.config.quality[suite]?.baseline !== false && !settled.has(suite);
+      const checked = await checkSuite(run, suite, withBaseline);
+      settled.add(suite);
+      last = checked.verify;
       if (!last.passed) {
         failed = last;
+        const before = checked.baseline;
+        if (before !== null && !before.passed && before.exit_code === failed.exit_code) {
+          return { passed: false, last: failed, fixes, failedBefore: before };
+        }
         break;
       }
     }
-    if (failed === null) return { passed: true, last, fixes };
-    if (fixes.length >= maxFixes) return { passed: false, last: failed, fixes };
+    if (failed === null) return { passed: true, last, fixes, failedBefore: null };
+    if (fixes.length >= maxFixes) return { passed: false, last: failed, fixes, failedBefore: null };
     fixes.push(
       await build(run, {
         name: "fix",
         description: `Fix the failing ${failed.suite} suite (round ${fixes.length + 1}/${maxFixes})`,
-        prompt: `${request}\n\nThe ${failed.suite} suite fails after the change (exit ${failed.exit_code ?? "none"}); its output tail is in previous_envelope.output_tail. Fix the code so it passes. Do not weaken, skip or delete tests.`,
+        prompt: `${request}\n\nThe ${failed.suite} suite fails after the change (exit ${failed.exit_code ?? "none"}); its output tail is in previous_envelope.output_tail${failed.log_path ? ` and its whole output in ${failed.log_path}` : ""}. Fix the code so it passes. Do not weaken, skip or delete tests.`,
         previous: failed,
       }),
     );
   }
 }
 
+/** Why a run stops when its failing suite failed the same way before any change, else null. */
+export function failedBeforeReason(verified: VerifyResult): string | null {
+  const before = verified.failedBefore;
+  if (before === null) return null;
+  return `${before.suite} failing before any change (baseline at ${before.commit.slice(0, 12)}: exit ${before.exit_code ?? "none"} there too); no fix rounds spent (set quality.${before.suite}.baseline: false to fix it anyway)`;
+}
+
 /** `verifyLoop` over the `test` suite: null when the tests pass, else why the run is not accepted. */
 export async function testsFailReason(run: Run, request: string): Promise<string | null> {
   const tested = await verifyLoop(run, request, ["test"]);
-  return tested.passed ? null : `tests still fail after ${tested.fixes.length} fix(es)`;
+  if (tested.passed) return null;
+  return failedBeforeReason(tested) ?? `tests still fail after ${tested.fixes.length} fix(es)`;
 }
 
 /** Captures the run's changes so far as a `ChangesOutput` (diff saved in the session directory). */
@@ -206,7 +265,8 @@ export async function reviewLoop(
       previous: verdict,
     });
     if (suites.length > 0) {
-      const verified = await verifyLoop(run, request, suites);
+      // The suites passed before this revision: a failure now is the revision's.
+      const verified = await verifyLoop(run, request, suites, { baseline: false });
       if (!verified.passed) return { approved: false, review: verdict, changes, suitesPassed: false };
     }
   }
@@ -223,11 +283,23 @@ export function document(run: Run, request: string, previous?: object | null): P
   );
 }
 
-/** The envelope's own commit message, or `sssf(<adw_id>): <summary>` when it gave none. */
+/**
+ * The envelope's own commit message, or `sssf(<adw_id>): <summary>` when it gave none. For a builder's
+ * envelope, the messages of the builder envelopes after it (fixes, revisions) are kept too: the first
+ * build's message stays the subject (the commit holds the whole feature), each later one becomes a line
+ * of the body, so no fix's message is dropped.
+ */
 export function commitMessage(run: Run, envelope: { commit_message?: string; summary: string }): string {
+  const all = builds.get(run) ?? [];
+  const from = all.indexOf(envelope as Build);
+  const later = (from < 0 ? [] : all.slice(from + 1))
+    .map((b) => b.commit_message.trim())
+    .filter((message) => message !== "");
   const own = envelope.commit_message?.trim() ?? "";
-  if (own !== "") return own;
-  return `sssf(${run.adwId}): ${envelope.summary.trim() || run.request.split("\n")[0]}`;
+  const subject = own !== "" ? own : later.shift();
+  const head = subject ?? `sssf(${run.adwId}): ${envelope.summary.trim() || run.request.split("\n")[0]}`;
+  const body = [...new Set(later)].filter((message) => message !== head);
+  return body.length === 0 ? head : `${head}\n\n${body.map((message) => `- ${message}`).join("\n")}`;
 }
 
 /** A `git` code phase committing exactly the run's own changes since its last commit. */

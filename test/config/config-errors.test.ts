@@ -105,14 +105,19 @@ describe("schema problems", () => {
     expect(error.problems).toHaveLength(1);
   });
 
-  it("reports schema problems before looking for prompt files", () => {
+  it("reports schema problems and missing prompt files together, in one pass", () => {
     const error = errorFor("agents:\n  - name: a\n    writes: x\n");
-    expect(error.problems.map((p) => p.path)).toEqual(["agents[0].writes"]);
+    expect(error.problems.map((p) => p.path)).toEqual([
+      "agents[0].writes",
+      "agents[0].prompt_engineering.system",
+      "agents[0].prompt_engineering.user",
+    ]);
   });
 
   it("reports five schema problems in one error", () => {
     const error = errorFor(
       "defaults:\n  thinking: max\nagents:\n  - name: a\n    colour: red\n    writes: x\n  - {}\nlimits: { retries: -1 }\n",
+      ["a"],
     );
     expect(error.problems).toHaveLength(5);
     expect(error.problems.map((p) => p.path).sort()).toEqual(

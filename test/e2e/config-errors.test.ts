@@ -119,4 +119,32 @@ describe("config errors stop everything with exit code 2", () => {
     );
     expect(stderr).toMatch(/\d+ problems/);
   });
+
+  it("a schema error, a missing prompt and a duplicate agent in one run", async () => {
+    prompts("a");
+    const stderr = await expectConfigError(
+      { agents: [agent({ color: "blue" }), agent({ name: "nobody" }), agent()] },
+      "(4 problems)",
+      "agents[0].color: expected a colour",
+      "agents[1].prompt_engineering.system: file not found:",
+      "agents[1].prompt_engineering.user: file not found:",
+      'agents[2].name: duplicate agent name "a" (also agents[0]); rename one of them',
+    );
+    expect(stderr).toContain(path.join(sb.dir, "adws/adw_sssf_config/sssf.config.yaml"));
+  });
+
+  it("everything a run needs and lacks, together: agents and quality suites", async () => {
+    prompts("a");
+    sb.writeConfig({ agents: [agent()] });
+    const result = await sb.run(["run", "build-test", "go"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("the run cannot start (2 problems)");
+    expect(result.stderr).toContain('workflow build-test: no agent named "builder"');
+    expect(result.stderr).toContain('workflow build-test needs the quality suite "test"');
+    const json = await sb.run(["run", "build-test", "go", "--json"]);
+    expect(json.code).toBe(2);
+    const body = JSON.parse(json.stdout);
+    expect(body.error.problems).toHaveLength(2);
+    expect(body.error.field).toBe("--agent");
+  });
 });

@@ -190,7 +190,7 @@ export default defineWorkflow({
     const doctor = await sb.run(["doctor"]);
     expect(doctor.code).toBe(1);
     expectSafe(doctor.stdout, "sssf doctor");
-    expect(doctor.stdout).toContain("quality: lint: ␛]8;;https://evil.example␇lint␛]8;;␇ not found");
+    expect(doctor.stdout).toMatch(/✘ lint\s+␛\]8;;https:\/\/evil\.example␇lint␛\]8;;␇ not found/);
   });
 
   it("escapes what an error message quotes on stderr", async () => {

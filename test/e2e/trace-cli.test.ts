@@ -79,6 +79,10 @@ describe("trace commands", () => {
     const tools = JSON.parse((await sb.run(["events", adwId, "--json", "--type", "tool_call"])).stdout);
     expect(tools.map((e: { name: string }) => e.name)).toEqual(["bash: ls -la", "write: a.md"]);
     expect(tools.every((e: { parent_id: string | null }) => e.parent_id !== null)).toBe(true);
+    // Payloads are objects, not JSON strings inside the JSON.
+    expect(
+      tools.every((e: { payload: unknown }) => typeof e.payload === "object" && e.payload !== null),
+    ).toBe(true);
 
     const envelopes = JSON.parse((await sb.run(["envelopes", adwId, "--json"])).stdout);
     expect(envelopes.map((e: { valid: number }) => e.valid)).toEqual([0, 1]);

@@ -162,6 +162,31 @@ describe("pi runtime against the fake model", () => {
     expect(first.contextTokens).toBe(u2.input + u2.output + u2.cacheRead);
   }, 120_000);
 
+  it("streams the reply's text and announces each tool call before it ends (live progress)", async () => {
+    const w = await open({
+      steps: [
+        { match: { text: "TURN-1", afterToolResult: false }, writeFile: { path: "b.txt", content: "b" } },
+        { match: { text: "TURN-1", afterToolResult: true }, reply: "first line\nwritten it all" },
+      ],
+    });
+    let text = "";
+    const order: string[] = [];
+    const observer = {
+      ...recordingObserver(),
+      onText: (piece: string) => {
+        text += piece;
+      },
+      onToolStart: (call: { name: string }) => order.push(`start ${call.name}`),
+      onToolCall: (call: { name: string }) => order.push(`end ${call.name}`),
+    };
+    const result = await piRuntime.send(w.request({ prompt: "TURN-1 write" }), observer);
+    expect(result.ok).toBe(true);
+    expect(text).toContain("first line\nwritten it all");
+    expect(order).toHaveLength(2);
+    expect(order[0]).toMatch(/^start write/);
+    expect(order[1]).toMatch(/^end write/);
+  }, 120_000);
+
   it("fails a send whose model call errors although pi exits 0", async () => {
     const w = await open({
       steps: [{ match: { text: "TURN-1" }, error: { status: 400, message: "bad thing TEST" } }],

@@ -28,8 +28,9 @@ const wrongFix = (expression: string) => ({
 });
 afterEach(() => world?.cleanup());
 
-const LINT_OK = `import { readFileSync } from "node:fs";
-if (readFileSync("src/app.js", "utf8").includes("export const")) { console.log("lint: prefer function declarations"); process.exit(1); }
+// Nothing to lint before the build (src/app.js is missing): clean at the base commit.
+const LINT_OK = `import { existsSync, readFileSync } from "node:fs";
+if (existsSync("src/app.js") && readFileSync("src/app.js", "utf8").includes("export const")) { console.log("lint: prefer function declarations"); process.exit(1); }
 console.log("lint clean");
 `;
 
@@ -84,7 +85,9 @@ describe("test and quality loops", () => {
       "test:success",
       "commit:success",
     ]);
+    // The build's message is the subject; the fix's is kept in the body, not dropped.
     expect(world.commits(adwId)).toEqual(["Add the add function"]);
+    expect(world.commitBody(adwId, 0)).toBe("- Fix add");
     expect(world.commitFiles(adwId, 0)).toEqual(["specs/add.md", "src/app.js"]);
     // The builder's build prompt carried the plan envelope.
     expect(world.sb.agent("builder").sends()[0]?.prompt).toContain(

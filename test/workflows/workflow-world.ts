@@ -15,8 +15,16 @@ export function git(dir: string, args: string[]): string {
   return execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, ...GIT_ENV } });
 }
 
-/** The app the scripted agents work on, and a check that passes only once `add` really adds. */
-const CHECK = `import { readFileSync } from "node:fs";
+/**
+ * The app the scripted agents work on, and a check that passes only once `add` really adds. Before
+ * any build `src/app.js` is missing, a failure of its own (exit 2, as test runners report a suite that
+ * cannot load): a wrong `add` (exit 1) is then the change's, and gets fix rounds after the baseline.
+ */
+const CHECK = `import { existsSync, readFileSync } from "node:fs";
+if (!existsSync("src/app.js")) {
+  console.log("FAIL cannot load src/app.js");
+  process.exit(2);
+}
 const source = readFileSync("src/app.js", "utf8");
 if (!source.includes("return a + b")) {
   console.log("FAIL add(2, 3) expected 5");
@@ -41,7 +49,7 @@ export class WorkflowWorld {
     writeFileSync(path.join(sb.dir, "check.mjs"), CHECK);
     writeFileSync(
       path.join(sb.dir, ".gitignore"),
-      ".agents/\nadws/adw_data/sessions/\nadws/adw_data/*.db*\nadws/adw_data/.worktrees/\n",
+      ".agents/\nadws/adw_data/sessions/\nadws/adw_data/*.db*\nadws/adw_data/.worktrees/\nadws/adw_data/baselines/\nadws/adw_data/.baseline-worktrees/\n",
     );
     sb.setup(options.agents, {
       quality: options.quality ?? { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } },
@@ -72,6 +80,13 @@ export class WorkflowWorld {
   commits(adwId: string): string[] {
     const out = git(this.sb.dir, ["log", "--reverse", "--format=%s", `${this.base}..${this.ref(adwId)}`]);
     return out.split("\n").filter(Boolean);
+  }
+
+  /** The body of the n-th (0-based, oldest first) commit of the run, trimmed. */
+  commitBody(adwId: string, n: number): string {
+    const out = git(this.sb.dir, ["log", "--reverse", "--format=%H", `${this.base}..${this.ref(adwId)}`]);
+    const sha = out.split("\n").filter(Boolean)[n] ?? "";
+    return git(this.sb.dir, ["show", "-s", "--format=%b", sha]).trim();
   }
 
   /** Files of the n-th (0-based, oldest first) commit of the run. */

@@ -1,4 +1,4 @@
-import path from "node:path";
+import { sssfInvocation } from "../../demo/demo-hints.js";
 import { DEMO_MODEL } from "../../demo/demo-pi.js";
 import { DEMO_REQUEST } from "../../demo/demo-story-files.js";
 import { type DemoOutcome, demoDataDir, runDemo } from "../../demo/run-demo.js";
@@ -46,13 +46,6 @@ function phaseTable(phases: readonly PhaseRow[]): string {
     ];
   });
   return table(["phase", "status", "duration", "tokens in / out", "cost"], rows);
-}
-
-/** The command that ran this demo, so the hints work whether sssf is installed or run from a clone. */
-function sssfInvocation(): string {
-  const script = process.argv[1] ?? "sssf";
-  const relative = path.relative(process.cwd(), script);
-  return `node ${relative.startsWith("..") || path.isAbsolute(relative) ? script : relative}`;
 }
 
 function printSummary(demo: DemoOutcome, ui: boolean): void {

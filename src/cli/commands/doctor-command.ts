@@ -1,170 +1,136 @@
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { suggestToolName } from "../../config/config-tools.js";
-import type { AgentConfig, SssfConfig } from "../../config/config-types.js";
-import { findTemplateReport } from "../../envelope/report-placement.js";
 import type { RuntimeCheck } from "../../runtimes/runtime.js";
-import { isToolName } from "../../runtimes/tool-names.js";
-import { findExecutable } from "../../util/find-executable.js";
-import { terminalSafe } from "../../util/terminal-text.js";
-import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { jsonTerminalSafe, terminalSafe } from "../../util/terminal-text.js";
+import { loadConfig } from "../builtin-plugins.js";
 import { paint } from "../format.js";
 import { reportError } from "../report-error.js";
+import { agentSection, qualitySection, type Section, type SuiteCheck } from "./doctor-checks.js";
 
-interface Section {
-  title: string;
-  subject: string;
-  checks: RuntimeCheck[];
+/** `sssf doctor` flags. */
+export interface DoctorCommandOptions {
+  config?: string;
+  cwd?: string;
+  /** `--json`: one JSON object on stdout (docs/json-output.md). */
+  json?: boolean;
+  /** `--run-suites`: run each quality suite once in the checkout. */
+  runSuites?: boolean;
 }
 
-/** A hand-written `## Report` in user.md is replaced by every call's own; naming a type, it misleads readers. */
-function reportCheck(agent: AgentConfig): RuntimeCheck[] {
-  let template: string;
-  try {
-    template = readFileSync(agent.userPromptPath, "utf8");
-  } catch {
-    return [];
-  }
-  const report = findTemplateReport(template);
-  if (!report || report.generated || report.namedTypes.length === 0) return [];
-  return [
-    {
-      ok: true,
-      warning: true,
-      item: "user.md Report",
-      detail: `hand-written ## Report names ${report.namedTypes.join(", ")}; every call replaces it with the contract of its own output type (put instructions above the section, or delete it: each call adds its own)`,
-    },
-  ];
+/** How one check ended, in `sssf doctor --json`. */
+export type DoctorStatus = "ok" | "warning" | "problem";
+
+/** One check in `sssf doctor --json`. */
+export interface DoctorJsonCheck {
+  /** `agents.builder`, `quality`. */
+  subject: string;
+  item: string;
+  status: DoctorStatus;
+  detail: string;
+  /** Only for a suite `--run-suites` ran: how it ended and its last lines of output. */
+  suite?: { passed: boolean; exit_code: number | null; duration_ms: number; last_lines: string[] };
+}
+
+/** The whole `sssf doctor --json` object. */
+export interface DoctorJson {
+  config: string;
+  ok: boolean;
+  problems: number;
+  warnings: number;
+  sections: { title: string; subject: string; checks: DoctorJsonCheck[] }[];
+}
+
+const statusOf = (check: RuntimeCheck): DoctorStatus =>
+  !check.ok ? "problem" : check.warning ? "warning" : "ok";
+
+const isSuiteCheck = (check: RuntimeCheck): check is SuiteCheck => "suite" in check;
+
+function jsonCheck(subject: string, check: RuntimeCheck): DoctorJsonCheck {
+  const row: DoctorJsonCheck = { subject, item: check.item, status: statusOf(check), detail: check.detail };
+  if (isSuiteCheck(check))
+    row.suite = {
+      passed: check.suite.passed,
+      exit_code: check.suite.exitCode,
+      duration_ms: check.suite.durationMs,
+      last_lines: check.suite.lastLines,
+    };
+  return row;
+}
+
+/** The sections as `sssf doctor --json` prints them. */
+export function doctorJson(configFile: string, sections: readonly Section[]): DoctorJson {
+  const checks = sections.flatMap((s) => s.checks);
+  const problems = checks.filter((c) => statusOf(c) === "problem").length;
+  return {
+    config: configFile,
+    ok: problems === 0,
+    problems,
+    warnings: checks.filter((c) => statusOf(c) === "warning").length,
+    sections: sections.map((s) => ({
+      title: s.title,
+      subject: s.subject,
+      checks: s.checks.map((c) => jsonCheck(s.subject, c)),
+    })),
+  };
 }
 
 /**
- * The tools the agent is given. The config check already refused unknown names for every runtime but
- * exec, whose program defines its own tools; names there that are not sssf's are a warning, in case
- * they are typos of sssf's.
+ * The text report: each section's checks once, with ✔, ! or ✘ (a failed suite's last lines under
+ * it), then one closing line counting problems and warnings. Every problem is printed once.
  */
-function toolsCheck(agent: AgentConfig): RuntimeCheck[] {
-  const listed = agent.tools.length === 0 ? "none (tools: [])" : agent.tools.join(", ");
-  const unknown = agent.tools.filter((tool) => !isToolName(tool));
-  if (unknown.length === 0) return [{ ok: true, item: "tools", detail: listed }];
-  const notes = unknown.map((tool) => {
-    const suggestion = suggestToolName(tool);
-    return `${JSON.stringify(tool)}${suggestion === undefined ? "" : ` (did you mean ${JSON.stringify(suggestion)}?)`}`;
-  });
-  return [
-    {
-      ok: true,
-      warning: true,
-      item: "tools",
-      detail: `${listed}; not sssf tool names, passed to the exec program as written: ${notes.join(", ")}`,
-    },
-  ];
-}
-
-function promptChecks(agent: AgentConfig): RuntimeCheck[] {
-  return [agent.systemPromptPath, agent.userPromptPath].map((file) => {
-    const item = path.basename(file);
-    try {
-      const size = statSync(file).size;
-      return size > 0
-        ? { ok: true, item, detail: `${file} (${size} bytes)` }
-        : { ok: false, item, detail: `${file} is empty` };
-    } catch {
-      return { ok: false, item, detail: `${file} not found` };
-    }
-  });
-}
-
-async function agentSection(config: SssfConfig, agent: AgentConfig): Promise<Section> {
-  const title = `agent ${agent.name} (${agent.codingAgent}${agent.model ? `, model ${agent.model}` : ""})`;
-  const runtime = await runtimes.resolve(agent.codingAgent);
-  const checks: RuntimeCheck[] = [];
-  if (!runtime) {
-    checks.push({
-      ok: false,
-      item: "runtime",
-      detail: `no runtime "${agent.codingAgent}" (available: ${runtimes.ids().join(", ")})`,
+function printSections(out: NodeJS.WriteStream, configLine: string, sections: readonly Section[]): number {
+  // Names, paths and what runtimes report (versions, CLI output) are shown, never acted on.
+  const write = (text: string) => out.write(`${terminalSafe(text, { multiline: true })}\n`);
+  write(configLine);
+  let problems = 0;
+  let warnings = 0;
+  for (const section of sections) {
+    write(terminalSafe(section.title));
+    const items = section.checks.map((check) => terminalSafe(check.item));
+    const width = Math.max(...items.map((item) => item.length));
+    section.checks.forEach((check, index) => {
+      const status = statusOf(check);
+      const mark =
+        status === "problem"
+          ? paint(out, "red", "✘")
+          : status === "warning"
+            ? paint(out, "yellow", "!")
+            : paint(out, "green", "✔");
+      // The mark is painted after the text is made safe: sssf's own colour codes must survive.
+      out.write(`  ${mark} ${(items[index] ?? "").padEnd(width)}  ${terminalSafe(check.detail)}\n`);
+      if (isSuiteCheck(check) && !check.suite.passed)
+        for (const line of check.suite.lastLines) out.write(`      ${terminalSafe(line)}\n`);
+      if (status === "problem") problems++;
+      else if (status === "warning") warnings++;
     });
-  } else if (runtime.doctor) {
-    checks.push(
-      ...(await runtime.doctor({
-        agent: agent.name,
-        model: agent.model,
-        command: agent.command,
-        env: agent.env,
-        cwd: config.repoRoot,
-      })),
-    );
   }
-  checks.push(...toolsCheck(agent), ...promptChecks(agent), ...reportCheck(agent));
-  return { title, subject: `agents.${agent.name}`, checks };
-}
-
-function qualitySection(config: SssfConfig): Section | null {
-  const suites = Object.values(config.quality);
-  if (suites.length === 0) return null;
-  const checks = suites.map((suite): RuntimeCheck => {
-    const program = suite.command[0] ?? "";
-    const found = findExecutable(program, { cwd: config.repoRoot, env: { ...process.env, ...suite.env } });
-    return found === null
-      ? {
-          ok: false,
-          item: suite.name,
-          detail: `${program} not found (on PATH or relative to ${config.repoRoot})`,
-        }
-      : { ok: true, item: suite.name, detail: `${suite.command.join(" ")} (${found})` };
-  });
-  return { title: "quality suites", subject: "quality", checks };
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const warned = warnings > 0 ? `, ${plural(warnings, "warning")} (!)` : "";
+  write(problems === 0 ? `no problems found${warned}` : `${plural(problems, "problem")} (✘)${warned}`);
+  return problems === 0 ? 0 : 1;
 }
 
 /**
  * `sssf doctor`: for every agent, its runtime's checks (binary and version, model, API-key variable
- * names — never values), its prompts; then the quality suites' programs. Exit 1 with one line per
- * problem; a broken config is exit 2 as everywhere.
+ * names — never values), its prompts; then the quality suites (found, or run once with
+ * `--run-suites`). Exit 1 when a check fails; a broken config is exit 2 as everywhere. `--json`
+ * prints one `DoctorJson` object (or the error) on stdout instead.
  */
-export async function doctorCommand(options: { config?: string; cwd?: string }): Promise<number> {
+export async function doctorCommand(options: DoctorCommandOptions): Promise<number> {
+  const json = options.json === true;
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    const out = process.stdout;
-    // Names, paths and what runtimes report (versions, CLI output) are shown, never acted on.
-    const write = (text: string) => out.write(`${terminalSafe(text, { multiline: true })}\n`);
-    write(`sssf doctor · config ${path.relative(cwd, config.file ?? "") || config.file}`);
     const sections = await Promise.all(config.agents.map((agent) => agentSection(config, agent)));
-    const quality = qualitySection(config);
+    const quality = await qualitySection(config, options.runSuites === true);
     if (quality) sections.push(quality);
-    const problems: string[] = [];
-    const warnings: string[] = [];
-    for (const section of sections) {
-      write(terminalSafe(section.title));
-      const items = section.checks.map((check) => terminalSafe(check.item));
-      const width = Math.max(...items.map((item) => item.length));
-      section.checks.forEach((check, index) => {
-        const mark = !check.ok
-          ? paint(out, "red", "✘")
-          : check.warning
-            ? paint(out, "yellow", "!")
-            : paint(out, "green", "✔");
-        // The mark is painted after the text is made safe: sssf's own colour codes must survive.
-        out.write(`  ${mark} ${(items[index] ?? "").padEnd(width)}  ${terminalSafe(check.detail)}\n`);
-        const line = terminalSafe(`${section.subject}: ${check.item}: ${check.detail}`);
-        if (!check.ok) problems.push(line);
-        else if (check.warning) warnings.push(line);
-      });
+    if (json) {
+      const report = doctorJson(config.file ?? "", sections);
+      process.stdout.write(`${jsonTerminalSafe(JSON.stringify(report))}\n`);
+      return report.ok ? 0 : 1;
     }
-    if (warnings.length > 0) {
-      write(
-        `${warnings.length} warning${warnings.length === 1 ? "" : "s"}:\n${warnings.map((w) => `  ${w}`).join("\n")}`,
-      );
-    }
-    if (problems.length === 0) {
-      write("no problems found");
-      return 0;
-    }
-    write(
-      `${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
-    );
-    return 1;
+    const configLine = `sssf doctor · config ${path.relative(cwd, config.file ?? "") || config.file}`;
+    return printSections(process.stdout, configLine, sections);
   } catch (error) {
-    return reportError(error, process.argv.includes("--verbose"));
+    return reportError(error, process.argv.includes("--verbose"), { json });
   }
 }

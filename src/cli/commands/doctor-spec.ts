@@ -9,6 +9,8 @@ export const doctorSpec: CommandSpec = {
       .description(
         "check every agent's runtime, model, API-key variables and prompts, and the quality suites",
       )
+      .option("--run-suites", "run each configured quality suite once in the checkout (passed or failed)")
+      .option("--json", "print every check as one JSON object on stdout (docs/json-output.md)")
       .addOption(configOption())
       .addOption(cwdOption())
       .action(async (options) => {

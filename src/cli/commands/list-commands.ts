@@ -41,6 +41,15 @@ function parseType(value: string | undefined): EventType | undefined {
   return value as EventType;
 }
 
+/** An event's payload column parsed; text that is not JSON (never written so by sssf) is kept as it is. */
+function parsePayload(payload: string): unknown {
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return payload;
+  }
+}
+
 /**
  * `sssf sessions | phases | events | envelopes`: a table, or JSON rows with --json. Table cells are made
  * safe for a terminal by `table` (agent text redacted and cut by `agentText` first); the JSON has DEL,
@@ -103,7 +112,9 @@ export async function listCommand(
       } else if (name === "events") {
         const type = parseType(options.type);
         const rows = listEvents(db, adwId ?? "", type ? { type } : {});
-        print(rows, () =>
+        // --json: each payload as the object it is, not a JSON string inside the JSON.
+        const json = () => rows.map((e) => ({ ...e, payload: parsePayload(e.payload) }));
+        print(options.json ? json() : rows, () =>
           table(
             ["TIME", "TYPE", "PHASE", "AGENT", "OK", "DURATION", "NAME"],
             rows.map((e) => [

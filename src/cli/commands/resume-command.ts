@@ -9,12 +9,15 @@ import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
 import { reportError } from "../report-error.js";
-import { createTerminalReporter } from "../terminal-reporter.js";
+import { createRunReporter } from "../run-reporter.js";
+import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 export interface ResumeCommandOptions {
   config?: string;
   cwd?: string;
   yes?: boolean;
+  /** `--json`: one JSON summary (or error) on stdout at the end; progress on stderr (docs/json-output.md). */
+  json?: boolean;
 }
 
 /**
@@ -24,6 +27,8 @@ export interface ResumeCommandOptions {
 export async function resumeCommand(adwId: string, options: ResumeCommandOptions): Promise<number> {
   const verbose = process.argv.includes("--verbose");
   let interrupted: () => NodeJS.Signals | null = () => null;
+  // `--json`: stdout carries only the summary; progress lines go to stderr.
+  const progress = options.json === true ? process.stderr : process.stdout;
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
@@ -49,16 +54,19 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
         merge: plan.merge,
         yes: options.yes === true || plan.yes,
         resume: true,
-        reporter: createTerminalReporter(process.stdout, cwd),
+        reporter: createRunReporter(progress, cwd),
         signal: interrupt.signal,
       });
       const signal = interrupt.received();
-      return signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
+      const exitCode = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
+      if (options.json === true)
+        printRunSummary(buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
+      return exitCode;
     } finally {
       interrupt.dispose();
     }
   } catch (error) {
-    const code = reportError(error, verbose);
+    const code = reportError(error, verbose, { json: options.json === true });
     const signal = interrupted();
     return signal === null ? code : signalExitCode(signal);
   }

@@ -9,6 +9,10 @@ export const resumeSpec: CommandSpec = {
       .description("continue a run that crashed, was killed or failed, at its first unfinished phase")
       .argument("<adw_id>", "the session to continue (sssf sessions lists them)")
       .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
+      .option(
+        "--json",
+        "print one JSON summary on stdout at the end (errors too); progress goes to stderr (docs/json-output.md)",
+      )
       .addOption(configOption())
       .addOption(cwdOption())
       .addHelpText(

@@ -7,7 +7,8 @@ import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
 import { reportError } from "../report-error.js";
-import { createTerminalReporter } from "../terminal-reporter.js";
+import { createRunReporter } from "../run-reporter.js";
+import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 export interface RunCommandOptions {
   agent?: string;
@@ -25,6 +26,8 @@ export interface RunCommandOptions {
   yes?: boolean;
   /** `--fake-script FILE`: run against a fake model server playing FILE, offline (docs/fake-model.md). */
   fakeScript?: string;
+  /** `--json`: one JSON summary (or error) on stdout at the end; progress on stderr (docs/json-output.md). */
+  json?: boolean;
 }
 
 /** A prompt argument that names an existing file is read from it. */
@@ -48,6 +51,8 @@ export async function runCommand(
 ): Promise<number> {
   const verbose = process.argv.includes("--verbose");
   let interrupted: () => NodeJS.Signals | null = () => null;
+  // `--json`: stdout carries only the summary; progress lines go to stderr.
+  const progress = options.json === true ? process.stderr : process.stdout;
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
@@ -55,10 +60,10 @@ export async function runCommand(
     const loaded = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     // `--fake-script`: the run's own fake model; every agent is pointed at it (src/cli/fake-run.ts).
     const fake = options.fakeScript
-      ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded)
+      ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded, progress)
       : null;
     const config = fake?.config ?? loaded;
-    const terminal = createTerminalReporter(process.stdout, cwd);
+    const terminal = createRunReporter(progress, cwd);
     let adwId: string | null = null;
     const reporter = {
       ...terminal,
@@ -93,13 +98,16 @@ export async function runCommand(
       });
       const signal = interrupt.received();
       const code = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
-      return fake ? await fake.finish(code) : code;
+      const exitCode = fake ? await fake.finish(code) : code;
+      if (options.json === true)
+        printRunSummary(buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
+      return exitCode;
     } finally {
       interrupt.dispose();
       await fake?.close();
     }
   } catch (error) {
-    const code = reportError(error, verbose);
+    const code = reportError(error, verbose, { json: options.json === true });
     const signal = interrupted();
     return signal === null ? code : signalExitCode(signal);
   }

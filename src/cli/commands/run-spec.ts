@@ -1,5 +1,6 @@
 import { configOption, cwdOption } from "../cli-options.js";
 import type { CommandSpec } from "../command-spec.js";
+import { runHelpAfter } from "../help-text.js";
 
 /** `sssf run <workflow> <prompt>`. */
 export const runSpec: CommandSpec = {
@@ -26,8 +27,13 @@ export const runSpec: CommandSpec = {
         "--fake-script <file>",
         "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
       )
+      .option(
+        "--json",
+        "print one JSON summary on stdout at the end (errors too); progress goes to stderr (docs/json-output.md)",
+      )
       .addOption(configOption())
       .addOption(cwdOption())
+      .addHelpText("after", () => runHelpAfter())
       .action(async (workflow: string, prompt: string, options) => {
         const { runCommand } = await import("./run-command.js");
         process.exitCode = await runCommand(workflow, prompt, options);

@@ -22,11 +22,18 @@ export const traceListsSpec: CommandSpec = {
           .option("--limit <n>", "at most this many sessions", "50")
           .option("--all", "include archived sessions");
       if (name === "events")
-        command.option("--type <type>", "only events of this type (tool_call, error, …)");
+        command
+          .option("--type <type>", "only events of this type (tool_call, error, …)")
+          .option("--follow", "print the run as sssf tail --from-start does and follow it until it ends");
       command.action(async (...args: unknown[]) => {
         const { listCommand } = await import("./list-commands.js");
         const adwId = needsId ? (args[0] as string) : undefined;
         const options = (needsId ? args[1] : args[0]) as Record<string, unknown>;
+        if (name === "events" && options.follow === true && adwId !== undefined) {
+          const { tailCommand } = await import("./tail-command.js");
+          process.exitCode = await tailCommand(adwId, { ...options, fromStart: true });
+          return;
+        }
         process.exitCode = await listCommand(name, adwId, options);
       });
     }

@@ -83,6 +83,12 @@ export interface ClaudeStreamParser extends CliStreamParser {
 export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeStreamParser {
   const { observer } = options;
   const tracker = new ToolCallTracker(observer);
+  // Live text only: an observer that throws must not cost the line its parsing.
+  const onText = (piece: string) => {
+    try {
+      observer.onText?.(piece);
+    } catch {}
+  };
   const toolNames = new Map<string, { tool: string; args: unknown }>();
   const deniedLogged = new Set<string>();
   const perMessage = new Map<string, Usage>();
@@ -127,7 +133,10 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeSt
     const content = Array.isArray(message.content) ? message.content : [];
     for (const block of content) {
       if (!isObject(block)) continue;
-      if (block.type === "text" && typeof block.text === "string") lastText = block.text;
+      if (block.type === "text" && typeof block.text === "string") {
+        lastText = block.text;
+        onText(`${block.text}\n`);
+      }
       if (block.type === "tool_use" && typeof block.id === "string") {
         if (watch?.toolUse(block.id, str(block.name) ?? "", block.input)) continue;
         const call = { tool: sssfToolName(str(block.name) ?? "tool"), args: block.input ?? {} };

@@ -88,6 +88,12 @@ export function isModelRejection(message: string, model: string): boolean {
 export function createCodexParser(options: CodexParserOptions): CodexStreamParser {
   const { observer } = options;
   const tracker = new ToolCallTracker(observer);
+  // Live text only: an observer that throws must not cost the line its parsing.
+  const onText = (piece: string) => {
+    try {
+      observer.onText?.(piece);
+    } catch {}
+  };
   let threadId: string | null = null;
   let text: string | null = null;
   let cumulative: CodexCumulativeUsage | null = null;
@@ -98,8 +104,10 @@ export function createCodexParser(options: CodexParserOptions): CodexStreamParse
   const log = (message: string) => observer.onLog?.(`codex: ${message}`);
 
   const onItem = (phase: string, item: CodexItem) => {
-    if (item.type === "agent_message" && phase === "item.completed") text = String(item.text ?? "");
-    else if (item.type === "error" && phase === "item.completed") log(String(item.message ?? ""));
+    if (item.type === "agent_message" && phase === "item.completed") {
+      text = String(item.text ?? "");
+      onText(`${text}\n`);
+    } else if (item.type === "error" && phase === "item.completed") log(String(item.message ?? ""));
     const tool = toolOfItem(item, options.cwd);
     if (tool === null) return;
     if (phase === "item.started") tracker.start(item.id, tool.tool, tool.args);

@@ -119,6 +119,10 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
     const parsed = parseExecLine(line);
     if (parsed === null) return;
     if (parsed.type === "tool_call") observer.onToolCall?.(toToolCall(parsed, new Date()));
+    else if (parsed.type === "tool_start") {
+      const name = parsed.name ?? toolCallName(parsed.tool, parsed.args);
+      observer.onToolStart?.({ tool: parsed.tool, name, args: parsed.args, startedAt: new Date() });
+    } else if (parsed.type === "text") observer.onText?.(parsed.text);
     else if (parsed.type === "log") observer.onLog?.(parsed.message);
     else if (parsed.type === "result") result = parsed;
     else {

@@ -69,8 +69,35 @@ export interface ExecResultLine {
   error?: string;
 }
 
+/**
+ * Optional, for live progress: a tool call that has started (its `tool_call` line follows when it
+ * ends). sssf shows it as the call in flight and records a `tool_start` event.
+ */
+export interface ExecToolStartLine {
+  type: "tool_start";
+  tool: string;
+  args: unknown;
+  /** Display string; defaults to `<tool>: <short rendering of args>`. */
+  name?: string;
+}
+
+/**
+ * Optional, for live progress: a piece of the agent's text as it streams. Pieces are concatenated; a
+ * newline ends a line. Only the live display and `agent_text` events use it: the reply is `result`.
+ */
+export interface ExecTextLine {
+  type: "text";
+  text: string;
+}
+
 /** Every stdout line sssf understands; anything else is only kept in raw_output.jsonl. */
-export type ExecStdoutLine = ExecToolCallLine | ExecUsageLine | ExecLogLine | ExecResultLine;
+export type ExecStdoutLine =
+  | ExecToolCallLine
+  | ExecToolStartLine
+  | ExecTextLine
+  | ExecUsageLine
+  | ExecLogLine
+  | ExecResultLine;
 
 const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 const optionalString = (value: unknown): string | undefined =>
@@ -150,6 +177,18 @@ export function parseExecLine(line: string): ExecStdoutLine | null {
       if (typeof fields.context_tokens === "number") usage.context_tokens = fields.context_tokens;
       return usage;
     }
+    case "tool_start": {
+      const start: ExecToolStartLine = {
+        type: "tool_start",
+        tool: optionalString(fields.tool) ?? "unknown",
+        args: fields.args ?? {},
+      };
+      const name = optionalString(fields.name);
+      if (name !== undefined) start.name = name;
+      return start;
+    }
+    case "text":
+      return { type: "text", text: text(fields.text) };
     case "log":
       return { type: "log", message: text(fields.message) };
     case "result": {

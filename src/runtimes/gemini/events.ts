@@ -59,6 +59,12 @@ export function createGeminiParser(
   options: { sessionId?: string; contextTokens?: () => number | null } = {},
 ): CliStreamParser {
   const tracker = new ToolCallTracker(observer);
+  // Live text only: an observer that throws must not cost the line its parsing.
+  const onText = (piece: string) => {
+    try {
+      observer.onText?.(piece);
+    } catch {}
+  };
   let usage: Usage = emptyUsage();
   let nativeSessionId = options.sessionId;
   let segment = "";
@@ -75,11 +81,13 @@ export function createGeminiParser(
       if (event.role !== "assistant") return;
       const content = str(event.content) ?? "";
       segment = event.delta === true ? segment + content : content;
+      onText(event.delta === true ? content : `${content}\n`);
     },
     tool_use(event) {
       const id = str(event.tool_id) ?? `tool-${open.size}`;
       const call = { tool: sssfToolName(str(event.tool_name) ?? "unknown"), args: event.parameters ?? {} };
       open.set(id, call);
+      if (segment !== "") onText("\n");
       tracker.start(id, call.tool, call.args, eventTime(event));
       segment = "";
     },

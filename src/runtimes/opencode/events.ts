@@ -124,7 +124,14 @@ export function createOpencodeStreamParser(
           stepTexts = [];
           break;
         case "text":
-          if (typeof part.text === "string") stepTexts.push(part.text);
+          if (typeof part.text === "string") {
+            stepTexts.push(part.text);
+            try {
+              observer.onText?.(`${part.text}\n`);
+            } catch {
+              // The observer's failure is not the send's.
+            }
+          }
           break;
         case "tool_use":
           onToolUse(part, arrived);

@@ -60,7 +60,7 @@ export function piToolCallName(call: ToolCall): string {
   return call.name;
 }
 
-// message_update lines repeat the whole partial message on every delta and carry nothing sssf needs.
+// message_update lines carry the streamed deltas: read only for live text (`onText`), else skipped.
 const SKIPPED_PREFIX = '{"type":"message_update"';
 
 /**
@@ -76,7 +76,15 @@ export function createPiStreamParser(observer: AgentSendObserver): CliStreamPars
   };
   const tracker = new ToolCallTracker({
     onToolCall: (call) => safely(() => observer.onToolCall?.({ ...call, name: piToolCallName(call) })),
+    onToolStart: (call) =>
+      safely(() =>
+        observer.onToolStart?.({
+          ...call,
+          name: piToolCallName({ ...call, result: "", ok: true, endedAt: call.startedAt }),
+        }),
+      ),
   });
+  const text = (piece: string) => safely(() => observer.onText?.(piece));
   const log = (message: string, details?: Record<string, unknown>) =>
     safely(() => observer.onLog?.(message, details));
   const usage = emptyUsage();
@@ -102,9 +110,24 @@ export function createPiStreamParser(observer: AgentSendObserver): CliStreamPars
     if (message.stopReason === "length") log("pi: the model stopped at its output token limit");
   };
 
+  // Only read for live progress: a streamed text delta (lines already cut to the delta by compactPiLine).
+  const onUpdate = (line: string) => {
+    let update: { assistantMessageEvent?: { type?: unknown; delta?: unknown } };
+    try {
+      update = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const delta = update.assistantMessageEvent;
+    if (delta?.type === "text_delta" && typeof delta.delta === "string") text(delta.delta);
+  };
+
   return {
     line(line) {
-      if (line.startsWith(SKIPPED_PREFIX)) return;
+      if (line.startsWith(SKIPPED_PREFIX)) {
+        if (observer.onText !== undefined) onUpdate(line);
+        return;
+      }
       const event = JSON.parse(line) as Record<string, unknown>;
       switch (event.type) {
         case "session":
@@ -112,7 +135,10 @@ export function createPiStreamParser(observer: AgentSendObserver): CliStreamPars
           break;
         case "message_end": {
           const message = event.message as { role?: string } | undefined;
-          if (message?.role === "assistant") onAssistant(message as PiAssistantMessage);
+          if (message?.role === "assistant") {
+            onAssistant(message as PiAssistantMessage);
+            text("\n");
+          }
           break;
         }
         case "tool_execution_start":

@@ -3,14 +3,16 @@
  * `bash: ls -la src` and a bounded result snippet.
  */
 
+import { truncateGraphemes } from "../../util/terminal-text.js";
+
 /** Longest display name, in characters. */
 export const TOOL_NAME_MAX_CHARS = 80;
 /** Longest result snippet kept in a ToolCall, in characters. */
 export const TOOL_RESULT_MAX_CHARS = 2000;
 
-/** Cuts `value` to `max` characters, marking the cut with an ellipsis. Never throws. */
+/** Cuts `value` to `max` graphemes (never half an emoji), the last an ellipsis when cut. Never throws. */
 export function truncateText(value: string, max: number): string {
-  return value.length <= max ? value : `${value.slice(0, Math.max(0, max - 1))}…`;
+  return truncateGraphemes(value, max);
 }
 
 const oneLine = (value: string): string => value.replace(/\s+/g, " ").trim();

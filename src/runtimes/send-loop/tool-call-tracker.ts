@@ -9,7 +9,7 @@ interface OpenCall {
 
 /**
  * Pairs a CLI's "tool started" and "tool finished" events by call id and reports each pair as one
- * `ToolCall` with real start and end times. A call that never finishes is reported at `flush()` as
+ * `ToolCall` with real start and end times (and each start at once, through `onToolStart`). A call that never finishes is reported at `flush()` as
  * failed, so a killed agent's last tool still shows in the trace.
  */
 export class ToolCallTracker {
@@ -20,8 +20,15 @@ export class ToolCallTracker {
     this.observer = observer;
   }
 
+  /** Opens call `id` and reports its start (`onToolStart`, when the observer has it). */
   start(id: string, tool: string, args: unknown, at: Date = new Date()): void {
-    if (!this.open.has(id)) this.open.set(id, { tool, args, startedAt: at });
+    if (this.open.has(id)) return;
+    this.open.set(id, { tool, args, startedAt: at });
+    try {
+      this.observer.onToolStart?.({ tool, name: toolCallName(tool, args), args, startedAt: at });
+    } catch {
+      // The observer's failure is not the send's.
+    }
   }
 
   /** Finishes call `id`; a finish without a start is reported with a zero duration. */

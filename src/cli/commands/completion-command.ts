@@ -1,0 +1,40 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { UsageError } from "../../errors/usage-error.js";
+import { listRepoWorkflowFiles } from "../../workflows/discover-files.js";
+import { builtinWorkflows } from "../../workflows/index.js";
+import { COMPLETION_SHELLS, type CompletionShell, completionScript } from "../completion.js";
+import { reportError } from "../report-error.js";
+
+/** The names `sssf run` takes in `cwd`: the built-ins and the repo's `adws/adw_<name>.*`, sorted, once each. */
+export function workflowNames(cwd: string): string[] {
+  const names = new Set([...builtinWorkflows.keys(), ...listRepoWorkflowFiles(cwd).map((f) => f.name)]);
+  return [...names].sort();
+}
+
+/**
+ * `sssf completion <shell>` prints the shell's script for `program`; `--workflows` prints the workflow
+ * names the scripts ask for while completing `sssf run <TAB>` (files are listed, none loaded).
+ */
+export async function completionCommand(
+  program: Command,
+  shell: string | undefined,
+  options: { workflows?: boolean; cwd?: string },
+): Promise<number> {
+  try {
+    if (options.workflows === true) {
+      const names = workflowNames(path.resolve(options.cwd ?? process.cwd()));
+      process.stdout.write(`${names.join("\n")}\n`);
+      return 0;
+    }
+    if (shell === undefined || !(COMPLETION_SHELLS as readonly string[]).includes(shell))
+      throw new UsageError(
+        `completion: name a shell (${COMPLETION_SHELLS.join(", ")}), e.g. sssf completion bash`,
+        "shell",
+      );
+    process.stdout.write(completionScript(program, shell as CompletionShell));
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

@@ -1,0 +1,129 @@
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { UsageError } from "../../errors/usage-error.js";
+import type { EventRow, PhaseRow } from "../../trace/events.js";
+import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
+import { getSession, listPhases } from "../../trace/queries.js";
+import type { TraceDb } from "../../trace/sqlite.js";
+import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
+import { reportError } from "../report-error.js";
+import { createTailPrinter } from "../tail-printer.js";
+
+export interface TailOptions extends ReadOptions {
+  /** `--from-start`: print the whole run so far (default: its last `--lines`). */
+  fromStart?: boolean;
+  /** `--lines N`: how many lines of the run so far to print first (default 20). */
+  lines?: string;
+  /** Poll interval in ms (default 250). */
+  intervalMs?: number;
+}
+
+/** Polls between reaper passes: a run whose sssf died is closed, so the tail ends. */
+const POLLS_PER_REAP = 12;
+
+function parseLines(value: string | undefined): number {
+  const lines = Number(value ?? "20");
+  if (!Number.isInteger(lines) || lines < 0)
+    throw new UsageError(`--lines: expected a whole number, got "${value}"`, "--lines");
+  return lines;
+}
+
+/**
+ * A stream for the printer: it keeps the last `keep` lines (all with null) until `release` prints
+ * them, and writes straight to stdout from then on.
+ */
+function lineSink(keep: number | null) {
+  let held: string[] | null = keep === null ? null : [];
+  let partial = "";
+  const sink = Object.create(process.stdout, {
+    write: {
+      value: (chunk: string) => {
+        if (held === null) return process.stdout.write(chunk);
+        if (keep === null) {
+          held.push(String(chunk));
+          return true;
+        }
+        const lines = (partial + String(chunk)).split("\n");
+        partial = lines.pop() ?? "";
+        held.push(...lines);
+        if (held.length > keep * 2 + 100) held = held.slice(-keep);
+        return true;
+      },
+    },
+  }) as NodeJS.WriteStream;
+  return {
+    sink,
+    release() {
+      if (held === null) return;
+      if (keep === null) process.stdout.write(held.join(""));
+      else {
+        const last = keep === 0 ? [] : held.slice(-keep);
+        if (last.length > 0) process.stdout.write(`${last.join("\n")}\n`);
+        if (partial !== "") process.stdout.write(partial);
+      }
+      held = null;
+    },
+  };
+}
+
+/**
+ * `sssf tail <adw_id>` (and `sssf events <adw_id> --follow`): the run's lines so far as `sssf run`
+ * prints them (the last `--lines`, or all with `--from-start`), then every new one as the trace gets
+ * it, until the session ends: exit 0 then, 2 for an unknown session, 130 on Ctrl-C.
+ */
+export async function tailCommand(adwId: string, options: TailOptions): Promise<number> {
+  let db: TraceDb | undefined;
+  const onSigint = () => {
+    db?.close();
+    process.exit(130);
+  };
+  process.once("SIGINT", onSigint);
+  try {
+    const keep = options.fromStart ? null : parseLines(options.lines);
+    const trace = await openReadTrace(options);
+    db = trace.db;
+    const first = getSession(db, adwId);
+    if (first === undefined) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
+    const history = lineSink(keep);
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    const printer = createTailPrinter(history.sink, cwd);
+    printer.sessionStarted(first, path.join(trace.sessionsDir, adwId));
+    const phases = new Map<string, PhaseRow>();
+    const phaseOf = (event: EventRow): PhaseRow | undefined => {
+      if (event.phase_id === null || db === undefined) return undefined;
+      // A phase's end is printed from its final row; every other line needs only its name and number.
+      const cached = phases.get(event.phase_id);
+      if (cached !== undefined && event.type !== "phase_end") return cached;
+      const row = getPhase(db, event.phase_id);
+      if (row !== undefined) phases.set(row.id, row);
+      return row;
+    };
+    let cursor = 0;
+    for (let poll = 1; ; poll++) {
+      // The session first: once it has ended, every event it wrote before is already there.
+      const session = getSession(db, adwId) ?? first;
+      for (;;) {
+        const events = listEventsAfter(db, adwId, cursor);
+        for (const event of events) {
+          cursor = event._rowid;
+          printer.event(event, phaseOf(event));
+        }
+        if (events.length < 1000) break;
+      }
+      if (session.status !== "running") {
+        printer.finished(session, listPhases(db, adwId));
+        history.release();
+        return 0;
+      }
+      // The run so far is printed; from now on every line goes out as it comes.
+      history.release();
+      await sleep(options.intervalMs ?? 250);
+      if (poll % POLLS_PER_REAP === 0) await reapForRead(db, trace);
+    }
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    db?.close();
+  }
+}
