@@ -1,19 +1,10 @@
 import { existsSync } from "node:fs";
-import { hostname, userInfo } from "node:os";
 import path from "node:path";
-import {
-  type ApprovalRequest,
-  answerFile,
-  approvalsDir,
-  pendingRequests,
-  removeQuietly,
-  requestFile,
-  writeAnswerOnce,
-} from "../../approval/approval-files.js";
+import { answeredBy, answerRequest, liveRequests } from "../../approval/approval-answer.js";
+import { type ApprovalRequest, approvalsDir } from "../../approval/approval-files.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { redactSecrets } from "../../trace/redact.js";
-import { processAlive } from "../../util/process-group.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
@@ -25,31 +16,6 @@ export interface ApprovalCommandOptions {
   phase?: string;
   config?: string;
   cwd?: string;
-}
-
-/** Who answers: `user@host`, as the trace shows it. */
-export function answeredBy(): string {
-  let user: string;
-  try {
-    user = userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the environment is the next best witness.
-    user = process.env.USER ?? process.env.USERNAME ?? `uid${process.getuid?.() ?? "?"}`;
-  }
-  return `${user}@${hostname()}`;
-}
-
-/** Requests whose run is gone (killed without finalizing) are removed, not answered. */
-function liveRequests(dir: string): { live: ApprovalRequest[]; gone: ApprovalRequest[] } {
-  const live: ApprovalRequest[] = [];
-  const gone: ApprovalRequest[] = [];
-  for (const request of pendingRequests(dir)) {
-    if (request.host === hostname() && !processAlive(request.pid)) {
-      removeQuietly(requestFile(dir, request.phase_id));
-      gone.push(request);
-    } else live.push(request);
-  }
-  return { live, gone };
 }
 
 function pick(requests: ApprovalRequest[], adwId: string, phase: string | undefined): ApprovalRequest {
@@ -107,8 +73,8 @@ export async function approvalCommand(
     }
     const request = pick(live, adwId, options.phase);
     const approved = verb === "approve";
-    const answer = { approved, reason, by: answeredBy(), at: new Date().toISOString() };
-    if (!writeAnswerOnce(answerFile(dir, request.phase_id), answer)) {
+    const answer = answerRequest(dir, request, { approved, reason, by: answeredBy() });
+    if (answer === null) {
       throw new UsageError(
         `session ${adwId}: phase ${request.phase_number} ${request.phase} is already answered`,
       );

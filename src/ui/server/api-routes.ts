@@ -3,12 +3,16 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { SessionStatus } from "../../trace/events.js";
 import type { ColorScheme, Snapshot } from "./api-types.js";
+import { approvalRoutes } from "./approval-routes.js";
 import { setArchived } from "./archive.js";
+import { changesRoutes } from "./changes-routes.js";
 import type { LiveHub } from "./live-hub.js";
 import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
 import { readRun } from "./run-queries.js";
+import { searchRun } from "./search-queries.js";
 import { crossSiteRefusal } from "./security.js";
 import { querySessions, readSession } from "./session-queries.js";
+import { readUsage } from "./usage-queries.js";
 
 /** What the JSON routes read from and write to. */
 export interface ApiContext {
@@ -44,7 +48,8 @@ function status(value: string | undefined): SessionStatus | undefined {
 
 /**
  * The JSON API under `/api`: sessions (search, filters, paging), a run, a phase, a phase's tool calls
- * by page, and the archive flag. Every read goes through the hub's read-only connection; the archive
+ * by page, search inside a run, spend over the trace, a run's changes and suite logs
+ * (`changesRoutes`), approvals (`approvalRoutes`) and the archive flag. Every read goes through the hub's read-only connection; the archive
  * POST refuses cross-site requests with 403 before touching anything.
  */
 export function apiRoutes(context: ApiContext): Hono {
@@ -101,6 +106,18 @@ export function apiRoutes(context: ApiContext): Hono {
     const start = offset === undefined ? null : whole(offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
     return c.json(readToolCalls(hub.db, c.req.param("phaseId"), start, limit));
   });
+
+  api.get("/sessions/:adwId/search", (c) => {
+    const q = (c.req.query("q") ?? "").trim();
+    if (q === "" || q.length > 500) throw badRequest("q: expected 1 to 500 characters to search for");
+    const adwId = c.req.param("adwId");
+    if (readSession(hub.db, adwId) === undefined) return c.json({ error: "no such session" }, 404);
+    return c.json(searchRun(hub.db, adwId, q));
+  });
+
+  api.get("/usage", (c) => c.json(readUsage(hub.db)));
+  api.route("/", changesRoutes(hub, context.sessionsDir));
+  api.route("/", approvalRoutes(context.sessionsDir));
 
   api.post("/sessions/:adwId/archive", bodyLimit({ maxSize: 1024 }), async (c) => {
     const refusal = crossSiteRefusal(c);

@@ -152,3 +152,116 @@ export interface LiveDelta {
 export interface LiveHello {
   tick: number;
 }
+
+/** Longest diff or log text the API sends, in characters; a longer one is cut with `cut: 1`. */
+export const FILE_TEXT_LIMIT = 1_000_000;
+
+/**
+ * A diff or a log read from git or from the session directory, secrets redacted. `cut` is 1 when
+ * `text` is the start of a longer text (`total_chars` says how long); `note` says why a part is
+ * missing (git unavailable, the file gone).
+ */
+export interface FileText {
+  text: string;
+  cut: number;
+  total_chars: number;
+  /** Where it came from: `git diff <base>...<branch>`, `git show <sha>`, or the file's session-relative path. */
+  source: string;
+  note?: string;
+}
+
+/** A commit a code phase made (its `committed <sha>: <subject>` log event). */
+export interface RunCommit {
+  sha: string;
+  subject: string;
+  message: string;
+  files: string[];
+  phase_id: string | null;
+  at: string;
+}
+
+/** A diff a code phase saved under `<session>/changes/` (its ChangesOutput envelope). */
+export interface PhaseDiff {
+  phase_id: string;
+  envelope_id: string;
+  /** The file's path relative to the session directory, or null when it is not inside it. */
+  file: string | null;
+  files: { path: string; change: string }[];
+  diff_stat: string;
+  summary: string;
+}
+
+/** `GET /api/sessions/:adw_id/changes`: what the run changed, where to read each diff. */
+export interface RunChanges {
+  branch: string | null;
+  base_ref: string | null;
+  /** Whether the total diff `base_ref...branch` can be asked for (the run had its own branch). */
+  total: boolean;
+  commits: RunCommit[];
+  phase_diffs: PhaseDiff[];
+}
+
+/** One event found by `GET /api/sessions/:adw_id/search`. */
+export interface SearchHit {
+  id: string;
+  phase_id: string | null;
+  phase_number: number | null;
+  phase_name: string | null;
+  type: string;
+  name: string;
+  agent: string | null;
+  started_at: string;
+  /** The matched text with some context, from the name or the payload. */
+  snippet: string;
+}
+
+/** `GET /api/sessions/:adw_id/search?q=`: events whose name or payload contains `q`, by time. */
+export interface SearchResult {
+  q: string;
+  total: number;
+  hits: SearchHit[];
+}
+
+/** Tokens and cost summed over a group. */
+export interface UsageSum {
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+}
+
+/** `GET /api/usage`: spend per day (UTC, from sessions) and per workflow, agent and model. */
+export interface UsageReport {
+  days: (UsageSum & { day: string })[];
+  workflows: (UsageSum & { workflow: string })[];
+  /** Agent phases by owner; `runs` counts phases. */
+  agents: (UsageSum & { agent: string })[];
+  /** Agent phases by the model and coding agent of their agent session; `runs` counts phases. */
+  models: (UsageSum & { model: string; coding_agent: string })[];
+}
+
+/** A phase waiting for the engineer (`<session>/approvals/<phase_id>.request.json`). */
+export interface PendingApproval {
+  phase_id: string;
+  phase: string;
+  phase_number: number;
+  question: string;
+  details: Record<string, unknown>;
+  asked_at: string;
+}
+
+/** `GET /api/sessions/:adw_id/approvals`. */
+export interface ApprovalsView {
+  pending: PendingApproval[];
+}
+
+/** `POST /api/sessions/:adw_id/approvals/:phase_id` answered. */
+export interface ApprovalAnswered {
+  phase_id: string;
+  approved: boolean;
+  reason: string;
+  by: string;
+  at: string;
+}

@@ -61,6 +61,14 @@ export function createUiApp(options: UiAppOptions): UiApp {
   });
   app.route("/api", apiRoutes({ hub, dbPath: options.dbPath, sessionsDir: options.sessionsDir, scheme }));
 
+  // A shareable comparison address: the client routes by hash, so send the browser there.
+  app.get("/compare/:a/:b", (c) => {
+    const a = c.req.param("a");
+    const b = c.req.param("b");
+    if (!SAFE_ID.test(a) || !SAFE_ID.test(b)) return c.json({ error: "expected two session ids" }, 400);
+    return c.redirect(`/#/compare/${a}/${b}`, 302);
+  });
+
   app.get("*", (c) => {
     const file = files.get(c.req.path === "/" ? "/index.html" : c.req.path);
     if (file === undefined) {

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
+import { sliceWholeGraphemes } from "../../util/shorten-text.js";
 import { type PromptFile, type SystemPromptFile, TEXT_LIMIT } from "./api-types.js";
 
 // Session ids and agent names become folder names; anything else never reaches the file system.
@@ -26,7 +27,7 @@ function readStart(file: string): { text: string; cut: number } | null {
     const text = buffer.subarray(0, length).toString("utf8");
     const whole = statSync(file).size <= length;
     return text.length > TEXT_LIMIT || !whole
-      ? { text: text.slice(0, TEXT_LIMIT), cut: 1 }
+      ? { text: sliceWholeGraphemes(text, TEXT_LIMIT), cut: 1 }
       : { text, cut: 0 };
   } finally {
     closeSync(fd);

@@ -1,5 +1,16 @@
 import type { SessionRow } from "../../../trace/events.js";
-import type { PhaseDetail, RunView, SessionsPage, ToolCallsPage } from "../../server/api-types.js";
+import type {
+  ApprovalAnswered,
+  ApprovalsView,
+  FileText,
+  PhaseDetail,
+  RunChanges,
+  RunView,
+  SearchResult,
+  SessionsPage,
+  ToolCallsPage,
+  UsageReport,
+} from "../../server/api-types.js";
 
 /** A failed API call: the server's error text and the HTTP status. */
 export class ApiError extends Error {
@@ -79,4 +90,58 @@ export function fetchPrompts(
   phaseId: string,
 ): Promise<Pick<PhaseDetail, "prompts" | "system_prompts">> {
   return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/prompts`);
+}
+
+/** `GET …/changes`: the run's commits and saved diffs. */
+export function fetchChanges(adwId: string): Promise<RunChanges> {
+  return request(`api/sessions/${id(adwId)}/changes`);
+}
+
+/** `GET …/diff`: the run's total diff, `git diff base_ref...branch`. */
+export function fetchTotalDiff(adwId: string): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/diff`);
+}
+
+/** `GET …/commits/:sha`: one commit of the run, `git show`. */
+export function fetchCommitDiff(adwId: string, sha: string): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/commits/${id(sha)}`);
+}
+
+/** `GET …/phases/:phase_id/diff`: the diff a code phase saved. */
+export function fetchPhaseDiff(adwId: string, phaseId: string): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/diff`);
+}
+
+/** `GET …/phases/:phase_id/suite-log?envelope=`: a suite's full output log. */
+export function fetchSuiteLog(adwId: string, phaseId: string, envelopeId: string): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/suite-log?envelope=${id(envelopeId)}`);
+}
+
+/** `GET …/search?q=`: the run's events whose name or payload contains `q`. */
+export function searchRun(adwId: string, q: string): Promise<SearchResult> {
+  return request(`api/sessions/${id(adwId)}/search?q=${id(q)}`);
+}
+
+/** `GET api/usage`: spend per day, workflow, agent and model. */
+export function fetchUsage(): Promise<UsageReport> {
+  return request("api/usage");
+}
+
+/** `GET …/approvals`: the phases of the run waiting for the engineer. */
+export function fetchApprovals(adwId: string): Promise<ApprovalsView> {
+  return request(`api/sessions/${id(adwId)}/approvals`);
+}
+
+/** `POST …/approvals/:phase_id` (JSON, same origin): approve, or reject with a reason. */
+export function postApproval(
+  adwId: string,
+  phaseId: string,
+  approved: boolean,
+  reason: string,
+): Promise<ApprovalAnswered> {
+  return request(`api/sessions/${id(adwId)}/approvals/${id(phaseId)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ approved, reason }),
+  });
 }

@@ -42,9 +42,17 @@ export function formatClock(iso: string | null | undefined): string {
   return `${formatTime(iso).slice(11)}.${String(date.getMilliseconds()).padStart(3, "0")}`;
 }
 
-/** At most `max` characters, with an ellipsis when cut. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** At most `max` graphemes, the last an ellipsis when cut; never half an emoji or surrogate pair. */
 export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const kept: string[] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    if (kept.length === max) return `${kept.slice(0, max - 1).join("")}…`;
+    kept.push(segment);
+  }
+  return text;
 }
 
 /** The value of a JSON text, or undefined when it does not parse (a shortened or broken text). */

@@ -1,10 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 
-/** The three views, addressed by the URL hash. */
+/** The views, addressed by the URL hash. */
 export type Route =
   | { view: "sessions" }
   | { view: "run"; adwId: string }
-  | { view: "phase"; adwId: string; phaseId: string };
+  | { view: "phase"; adwId: string; phaseId: string }
+  | { view: "usage" }
+  | { view: "compare"; a: string; b: string };
 
 /** The route of a hash such as `#/run/a1b2c3d4/phase/a1b2c3d4-p02`; anything else is the sessions list. */
 export function parseRoute(hash: string): Route {
@@ -13,12 +15,17 @@ export function parseRoute(hash: string): Route {
     if (parts[2] === "phase" && parts[3]) return { view: "phase", adwId: parts[1], phaseId: parts[3] };
     return { view: "run", adwId: parts[1] };
   }
+  if (parts[0] === "usage") return { view: "usage" };
+  if (parts[0] === "compare" && parts[1] && parts[2]) return { view: "compare", a: parts[1], b: parts[2] };
   return { view: "sessions" };
 }
 
 /** The hash of a route. */
 export function routeHref(route: Route): string {
   if (route.view === "sessions") return "#/";
+  if (route.view === "usage") return "#/usage";
+  if (route.view === "compare")
+    return `#/compare/${encodeURIComponent(route.a)}/${encodeURIComponent(route.b)}`;
   const run = `#/run/${encodeURIComponent(route.adwId)}`;
   return route.view === "run" ? run : `${run}/phase/${encodeURIComponent(route.phaseId)}`;
 }

@@ -6,12 +6,15 @@ import { elapsed, formatClock, formatDuration } from "../format.js";
 import { useLive, useNow } from "../live.js";
 import { routeHref } from "../route.js";
 import { Fold, StatusBadge, TextBlock } from "../text.js";
+import { ApprovalPanel } from "./approval-panel.js";
 import { attemptsOf } from "./attempts-model.js";
+import { isTailEvent, LiveTail } from "./live-tail.js";
 import { PhaseAttempts } from "./phase-attempts.js";
 import { PhaseEvents, PhaseProcesses } from "./phase-events.js";
 import { PhaseProblems } from "./phase-problems.js";
 import { applyPhase } from "./phase-state.js";
 import { PhaseUsage } from "./phase-usage.js";
+import { PhaseChanges, SuiteOutput } from "./suite-output.js";
 import { ToolCalls } from "./tool-calls.js";
 
 const PAGE = 500;
@@ -91,6 +94,12 @@ export function PhaseView({ adwId, phaseId }: { adwId: string; phaseId: string }
         {p.description ? <p class="description">{p.description}</p> : null}
       </header>
       <PhaseProblems detail={detail} />
+      {p.kind === "engineer" && p.status === "running" ? (
+        <ApprovalPanel adwId={adwId} phaseId={p.id} />
+      ) : null}
+      <LiveTail detail={detail} />
+      <SuiteOutput adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} />
+      <PhaseChanges adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} events={detail.events} />
       {p.kind === "agent" || attempts.length > 0 ? (
         <>
           <h2>Usage and context</h2>
@@ -102,7 +111,7 @@ export function PhaseView({ adwId, phaseId }: { adwId: string; phaseId: string }
       <h2>Tool calls ({detail.tool_calls.total})</h2>
       <ToolCalls page={detail.tool_calls} onEarlier={earlier} />
       <h2>Events</h2>
-      <PhaseEvents events={detail.events} />
+      <PhaseEvents events={detail.events.filter((e) => !isTailEvent(e))} />
       <PhaseProcesses processes={detail.processes} />
       {detail.system_prompts.length > 0 ? (
         <>

@@ -5,7 +5,10 @@ import { elapsed, formatCost, formatDuration, formatTime, formatTokens } from ".
 import { useLive, useNow } from "../live.js";
 import { navigate, routeHref } from "../route.js";
 import { StatusBadge, TextBlock } from "../text.js";
+import { ApprovalPanel } from "./approval-panel.js";
 import { PhaseTable } from "./phase-table.js";
+import { RunChanges } from "./run-changes.js";
+import { RunSearch } from "./run-search.js";
 import { applyRun } from "./run-state.js";
 import { Waterfall } from "./waterfall.js";
 
@@ -36,7 +39,10 @@ function Totals({ run, now }: { run: RunData; now: number }) {
   );
 }
 
-/** One run: header, totals, the swimlane waterfall and the phase table, live. */
+/**
+ * One run: header, pending approvals, totals, search, the swimlane waterfall, the phase table and
+ * what the run changed, live.
+ */
 export function RunView({ adwId }: { adwId: string }) {
   const live = useLive<RunData>({
     adwId,
@@ -84,7 +90,13 @@ export function RunView({ adwId }: { adwId: string }) {
         <TextBlock text={s.request} cut={s._cut} className="request-text" />
         {s.reason ? <p class={s.status === "fail" ? "error-line" : "reason"}>{s.reason}</p> : null}
       </header>
+      {run.phases
+        .filter((p) => p.kind === "engineer" && p.status === "running")
+        .map((p) => (
+          <ApprovalPanel key={p.id} adwId={adwId} phaseId={p.id} />
+        ))}
       <Totals run={run} now={now} />
+      <RunSearch adwId={adwId} />
       <h2>Waterfall</h2>
       {run.phases.length === 0 ? (
         <p class="muted">No phase has started yet.</p>
@@ -108,6 +120,8 @@ export function RunView({ adwId }: { adwId: string }) {
         agents={run.agents}
         now={now}
       />
+      <h2>Changes</h2>
+      <RunChanges adwId={adwId} phases={run.phases} />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import type { SessionsPage, Versioned } from "../../../server/api-types.js";
 import { fetchSessions, postArchive, type SessionFilters } from "../api.js";
 import { elapsed, formatCost, formatDuration, formatTime, formatTokens, truncate } from "../format.js";
 import { useLive, useNow } from "../live.js";
-import { routeHref } from "../route.js";
+import { navigate, routeHref } from "../route.js";
 import { StatusBadge } from "../text.js";
 import { SessionsFilters } from "./sessions-filters.js";
 import { applySessions } from "./sessions-state.js";
@@ -15,15 +15,28 @@ function SessionLine({
   session,
   now,
   onArchive,
+  picked,
+  onPick,
 }: {
   session: Versioned<SessionRow>;
   now: number;
   onArchive: (s: SessionRow) => void;
+  picked: boolean;
+  onPick: (adwId: string, on: boolean) => void;
 }) {
   const href = routeHref({ view: "run", adwId: session.adw_id });
   const running = session.status === "running";
   return (
     <tr class={session.archived ? "archived" : ""} data-adw-id={session.adw_id}>
+      <td>
+        <input
+          type="checkbox"
+          class="pick"
+          title="Pick to compare"
+          checked={picked}
+          onChange={(e) => onPick(session.adw_id, (e.currentTarget as HTMLInputElement).checked)}
+        />
+      </td>
       <td>
         <StatusBadge status={session.status} />
       </td>
@@ -53,6 +66,12 @@ function SessionLine({
 export function SessionsView() {
   const [filters, setFilters] = useState<SessionFilters>(EMPTY);
   const [problem, setProblem] = useState<string | null>(null);
+  // Sessions picked to compare, in the order they were ticked (the latest two count).
+  const [picked, setPicked] = useState<string[]>([]);
+  const pick = (adwId: string, on: boolean) =>
+    setPicked((list) =>
+      on ? [...list.filter((id) => id !== adwId), adwId].slice(-2) : list.filter((id) => id !== adwId),
+    );
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
   const live = useLive<SessionsPage>({
@@ -85,6 +104,19 @@ export function SessionsView() {
         workflows={page?.workflows ?? []}
         onChange={(f) => setFilters({ ...f })}
       />
+      <div class="compare-bar">
+        <button
+          type="button"
+          class="compare-button"
+          disabled={picked.length !== 2}
+          onClick={() => {
+            const [a, b] = picked;
+            if (a && b) navigate({ view: "compare", a, b });
+          }}
+        >
+          Compare {picked.length === 2 ? "the two picked runs" : `(pick two runs: ${picked.length}/2)`}
+        </button>
+      </div>
       {problem ? <p class="error-line">Archive failed: {problem}</p> : null}
       {live.error ? <p class="error-line">{live.error}</p> : null}
       {page === null ? (
@@ -97,6 +129,7 @@ export function SessionsView() {
         <table class="table sessions-table">
           <thead>
             <tr>
+              <th />
               <th>Status</th>
               <th>Request</th>
               <th>Workflow</th>
@@ -109,7 +142,14 @@ export function SessionsView() {
           </thead>
           <tbody>
             {page.sessions.map((s) => (
-              <SessionLine key={s.adw_id} session={s} now={now} onArchive={archive} />
+              <SessionLine
+                key={s.adw_id}
+                session={s}
+                now={now}
+                onArchive={archive}
+                picked={picked.includes(s.adw_id)}
+                onPick={pick}
+              />
             ))}
           </tbody>
         </table>
