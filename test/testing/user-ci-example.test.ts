@@ -30,8 +30,12 @@ beforeAll(async () => {
   const gitConfig = path.join(repo, "..", `${path.basename(repo)}.gitconfig`);
   writeFileSync(gitConfig, "[user]\n\tname = CI\n\temail = ci@example.com\n[init]\n\tdefaultBranch = main\n");
   const bin = path.join(repo, "node_modules/.bin");
+  // A user's shell: none of the npm_config_* variables `npm test` (or CI) set around this test.
+  const userEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_config_")),
+  );
   env = {
-    ...process.env,
+    ...userEnv,
     NO_COLOR: "1",
     GIT_CONFIG_GLOBAL: gitConfig,
     GIT_CONFIG_NOSYSTEM: "1",
