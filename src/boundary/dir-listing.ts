@@ -50,7 +50,8 @@ export function sameAsListed(entry: ListedEntry, stat: fs.Stats, target?: string
   );
 }
 
-function kindOf(stat: fs.Stats): ListedEntry["kind"] {
+/** The kind of entry `stat` (taken without following links) describes. */
+export function kindOf(stat: fs.Stats): ListedEntry["kind"] {
   if (stat.isSymbolicLink()) return "symlink";
   if (stat.isFile()) return "file";
   return stat.isDirectory() ? "directory" : "other";

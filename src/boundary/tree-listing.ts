@@ -8,21 +8,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { gitBlobFingerprint } from "../code/fingerprint.js";
-import type { StoreFiles } from "./dir-listing.js";
+import { kindOf, type ListedEntry, type StoreFiles } from "./dir-listing.js";
 
-/** One entry of a tree listing. `oid` is set only for a regular file whose content was stored. */
-export interface TreeEntry {
-  kind: "file" | "symlink" | "directory" | "other";
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  /** Permission bits (`st_mode & 0o7777`). */
-  mode: number;
-  oid: string | null;
-  /** A symlink's target. */
-  target?: string;
-}
+/** One entry of a tree listing: the same record as a directory listing's entry. */
+export type TreeEntry = ListedEntry;
 
 /**
  * The entries under one watched path, by POSIX path relative to it ("" is the path itself; a
@@ -42,12 +31,6 @@ export interface WalkOptions {
   maxEntries: number;
   /** The same tree's previous listing: unchanged files keep their blob id without being read. */
   previous?: TreeListing | undefined;
-}
-
-function kindOf(stat: fs.Stats): TreeEntry["kind"] {
-  if (stat.isSymbolicLink()) return "symlink";
-  if (stat.isFile()) return "file";
-  return stat.isDirectory() ? "directory" : "other";
 }
 
 /** True when `entry` still describes `later`: same kind, size, times, inode, mode and link target. */
