@@ -21,26 +21,28 @@ export interface SendGuard {
    * Ends the guard after the send's final usage is in the session's and the phase's rows: stops the
    * timer and returns the overrun that aborted the send or that its final usage makes (null: none).
    */
-  close(): BudgetOverrun | null;
+  close(): (BudgetOverrun & { when: OverrunWhen }) | null;
   /** Stops the timer and the run-abort listener without judging anything (a send that threw). */
   dispose(): void;
 }
 
-/** Traces an overrun as an `error` event naming the budget, its limit and what was spent. */
-export function traceOverrun(context: CallContext, overrun: BudgetOverrun, when: string): void {
-  const { run, agent, phase } = context;
-  run.trace.event({
-    type: "error",
-    name: overrun.reason,
-    phaseId: phase.row.id,
-    agent: agent.config.name,
-    ok: false,
-    payload: { ...overrunPayload(overrun), when },
-  });
+/** When an overrun was seen: before the send, while it streamed, or in its final usage. */
+export type OverrunWhen = "before_send" | "during_send" | "after_send";
+
+/**
+ * The phase failure of an overrun: its reason, and the figures the phase's `error` event carries
+ * (`tracePhase` writes that one event).
+ */
+export function overrunFailure(
+  context: CallContext,
+  overrun: BudgetOverrun,
+  when: OverrunWhen,
+): PhaseFailedError {
+  return new PhaseFailedError(context.phase.row.name, overrun.reason, { ...overrunPayload(overrun), when });
 }
 
 /**
- * Opens the guard of the next send of `context`. Throws `PhaseFailedError` (traced) when a budget has
+ * Opens the guard of the next send of `context`. Throws `PhaseFailedError` (with the figures) when a budget has
  * nothing left: the agent is not called.
  */
 export function guardSend(context: CallContext): SendGuard {
@@ -50,8 +52,7 @@ export function guardSend(context: CallContext): SendGuard {
   const exhausted = meter.check(true);
   if (exhausted !== null) {
     const reason = `${exhausted.reason}; ${agent.config.name} was not called`;
-    traceOverrun(context, { ...exhausted, reason }, "before_send");
-    throw new PhaseFailedError(phase.row.name, reason);
+    throw overrunFailure(context, { ...exhausted, reason }, "before_send");
   }
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(run.signal.reason);
@@ -100,11 +101,9 @@ export function guardSend(context: CallContext): SendGuard {
       if (stopped !== null) {
         // The final count may differ from the streamed one: report the final figure when still over.
         const overrun = final !== null && final.limit === stopped.limit ? final : stopped;
-        traceOverrun(context, overrun, "during_send");
-        return overrun;
+        return { ...overrun, when: "during_send" };
       }
-      if (final !== null) traceOverrun(context, final, "after_send");
-      return final;
+      return final === null ? null : { ...final, when: "after_send" };
     },
   };
 }

@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SendReason } from "../api/send-hook.js";
-import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { AgentSendResult, ToolCall, Usage } from "../runtimes/runtime.js";
 import type { EventRow, ProcessRow } from "../trace/events.js";
 import { redactSecrets } from "../trace/redact.js";
@@ -9,7 +8,7 @@ import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
 import type { PricedUsage } from "./budget.js";
 import type { CallContext } from "./call-context.js";
 import { liveProgress } from "./live-progress.js";
-import { guardSend } from "./send-guard.js";
+import { guardSend, overrunFailure } from "./send-guard.js";
 
 export interface SendInput {
   systemPrompt: string;
@@ -194,6 +193,6 @@ export async function sendToAgent(
     startedAt: endedAt,
     payload: summary,
   });
-  if (overrun !== null) throw new PhaseFailedError(row.name, overrun.reason);
+  if (overrun !== null) throw overrunFailure(context, overrun, overrun.when);
   return { ...result, usage };
 }

@@ -1,3 +1,4 @@
+import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import { isSssfError } from "../errors/sssf-error.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
@@ -58,6 +59,7 @@ export async function tracePhase<R>(
       payload: {
         error: row.error,
         ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
+        ...(error instanceof PhaseFailedError ? error.details : undefined),
       },
     });
     throw error;

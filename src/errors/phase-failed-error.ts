@@ -8,11 +8,14 @@ import { SssfError } from "./sssf-error.js";
 export class PhaseFailedError extends SssfError {
   readonly phase: string;
   readonly reason: string;
+  /** What the phase's `error` event carries besides the reason (a budget overrun's figures). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(phase: string, reason: string) {
+  constructor(phase: string, reason: string, details?: Record<string, unknown>) {
     super("phase_failed", `phase ${phase} failed: ${reason}`, { exitCode: 1 });
     this.name = "PhaseFailedError";
     this.phase = phase;
     this.reason = reason;
+    this.details = details;
   }
 }
