@@ -4,6 +4,8 @@
  * list of exit statuses; README's "Exit codes" line is checked against it by a test.
  */
 import path from "node:path";
+import { BUILTIN_WORKFLOW_CATALOG } from "../workflows/builtin-catalog.js";
+import { listRepoWorkflowFiles } from "../workflows/discover-files.js";
 
 /** Every exit status sssf uses, in order; the help and README list exactly these. */
 export const EXIT_CODES: readonly { code: string; meaning: string }[] = [
@@ -30,12 +32,23 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 /**
  * Loads the workflow list the help shows: the built-ins, and the repo-local `adws/adw_<name>.ts` of
  * `cwd` (a file that fails to load is listed with why). Called by main.ts only when help is asked for,
- * so other commands never load a workflow module for it. Never rejects.
+ * so other commands never load a workflow module for it; in a repo with no workflow files of its own
+ * it loads none at all (the built-ins come from their catalog). Never rejects.
  */
 export async function prepareHelp(cwd: string): Promise<void> {
+  const builtins = BUILTIN_WORKFLOW_CATALOG.map((w) => ({
+    name: w.name,
+    source: "built-in" as const,
+    description: oneLine(w.description),
+  }));
+  const repoRoot = path.resolve(cwd);
+  if (listRepoWorkflowFiles(repoRoot).length === 0) {
+    workflows = builtins;
+    return;
+  }
   try {
     const { listWorkflows } = await import("../workflows/index.js");
-    const listed = await listWorkflows({ repoRoot: path.resolve(cwd) });
+    const listed = await listWorkflows({ repoRoot });
     workflows = listed.map((entry) => ({
       name: entry.name,
       source: entry.source,
@@ -44,12 +57,7 @@ export async function prepareHelp(cwd: string): Promise<void> {
       ),
     }));
   } catch {
-    const { builtinWorkflows } = await import("../workflows/index.js");
-    workflows = [...builtinWorkflows.values()].map((w) => ({
-      name: w.name,
-      source: "built-in" as const,
-      description: oneLine(w.description),
-    }));
+    workflows = builtins;
   }
 }
 

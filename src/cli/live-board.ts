@@ -12,7 +12,7 @@ import {
   type ListrTaskWrapper,
   Spinner,
 } from "listr2";
-import { graphemeCount, truncateGraphemes } from "../util/terminal-text.js";
+import { graphemeCount, graphemes, truncateGraphemes } from "../util/terminal-text.js";
 
 /** The stream the board draws on: a terminal (or a test's stand-in with `isTTY` and `columns`). */
 export type LiveStream = Pick<NodeJS.WriteStream, "write" | "isTTY" | "columns">;
@@ -24,13 +24,12 @@ const SHOW_CURSOR = "\x1b[?25h";
 /** Graphemes a terminal draws two columns wide: East Asian wide and fullwidth forms, emoji. */
 const WIDE =
   /^(?:\p{Extended_Pictographic}|[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}])/u;
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /** Columns `text` takes on a terminal (an estimate: wide characters and emoji count two). */
 export function displayWidth(text: string): number {
   if (!/[^\u0000-\u02ff]/.test(text)) return text.length;
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) width += WIDE.test(segment) ? 2 : 1;
+  for (const { segment } of graphemes(text)) width += WIDE.test(segment) ? 2 : 1;
   return width;
 }
 

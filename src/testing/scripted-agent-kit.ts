@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { packageRoot, runsFromDist } from "../util/package-root.js";
 import {
   type ScriptedSend,
   type ScriptedTurn,
@@ -47,8 +48,8 @@ function tsxLoader(): string {
  * `dist`, else the TypeScript source through tsx. Never throws.
  */
 export function scriptedAgentCommand(scriptPath: string): string[] {
-  if (import.meta.url.endsWith(".js")) {
-    return [process.execPath, fileURLToPath(new URL("./scripted-agent.js", import.meta.url)), scriptPath];
+  if (runsFromDist()) {
+    return [process.execPath, join(packageRoot(), "dist/testing/scripted-agent.js"), scriptPath];
   }
   const source = fileURLToPath(new URL("./scripted-agent.ts", import.meta.url));
   return [process.execPath, "--import", tsxLoader(), source, scriptPath];

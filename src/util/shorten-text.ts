@@ -1,6 +1,4 @@
-import { graphemeCount, truncateGraphemes } from "./terminal-text.js";
-
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+import { graphemeCount, graphemes, truncateGraphemes } from "./terminal-text.js";
 
 /**
  * `text` when it has at most `max` graphemes, else cut to `max` graphemes ending in `marker` (the
@@ -21,7 +19,7 @@ export function shortenText(text: string, max: number, marker = "..."): string {
 export function sliceWholeGraphemes(text: string, maxUnits: number): string {
   if (text.length <= maxUnits) return text;
   let end = 0;
-  for (const { index, segment } of graphemeSegmenter.segment(text)) {
+  for (const { index, segment } of graphemes(text)) {
     if (index + segment.length > maxUnits) break;
     end = index + segment.length;
   }

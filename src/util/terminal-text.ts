@@ -80,14 +80,21 @@ export function jsonTerminalSafe(json: string): string {
   return json.replace(JSON_UNSAFE, (character) => `\\u${hex(character.charCodeAt(0))}`);
 }
 
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// Made on first use: creating a segmenter loads ICU's break rules, about 10 ms at start-up.
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text`'s grapheme clusters (user-perceived characters), from one shared segmenter. */
+export function graphemes(text: string): Intl.Segments {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  return segmenter.segment(text);
+}
 
 /** How many user-perceived characters (grapheme clusters) `text` holds: an emoji with modifiers is one. */
 export function graphemeCount(text: string): number {
   // Below U+0300 (where combining marks start) every code unit but a CR before LF is a grapheme.
   if (!/[^\u0000-\u000c\u000e-\u02ff]/.test(text)) return text.length;
   let count = 0;
-  for (const _ of graphemeSegmenter.segment(text)) count++;
+  for (const _ of graphemes(text)) count++;
   return count;
 }
 
@@ -104,7 +111,7 @@ export function truncateGraphemes(text: string, max: number, ellipsis = "…"): 
   if (max < 1) return "";
   let count = 0;
   let end = 0;
-  for (const { index } of graphemeSegmenter.segment(text)) {
+  for (const { index } of graphemes(text)) {
     // The first max - 1 graphemes end where grapheme number max - 1 (from 0) starts.
     if (count === max - 1) end = index;
     count++;

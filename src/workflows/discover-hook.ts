@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { register } from "node:module";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { packageRoot, runsFromDist } from "../util/package-root.js";
 
 /**
  * The resolve hook, as the source of a `data:` module: it runs in Node's loader thread, so it must be
@@ -50,18 +51,6 @@ export async function resolve(specifier, context, nextResolve) {
 /** The public specifiers mapped, and the `exports` key of package.json each one stands for. */
 const MAPPED_SPECIFIERS = { sssf: ".", "sssf/testing": "./testing" } as const;
 
-/** The folder holding this package's package.json (`dist/workflows` and `src/workflows` sit two below). */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "sssf") return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-    dir = parent;
-  }
-}
-
 /**
  * File URLs of this package's own entry points for `sssf` and `sssf/testing`, read from its
  * package.json `exports` (the built `dist/` files). Never throws on a well-formed install.
@@ -77,7 +66,9 @@ export function sssfEntryUrls(): Record<string, string> {
     if (entry) targets[specifier] = pathToFileURL(path.join(root, entry)).href;
   }
   // A custom output type's `z`: the same zod sssf validates with (`import { z } from "sssf"` is the typed way).
-  targets.zod = import.meta.resolve("zod");
+  targets.zod = runsFromDist()
+    ? pathToFileURL(path.join(root, "dist/zod.js")).href
+    : import.meta.resolve("zod");
   return targets;
 }
 

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../util/package-root.js";
 
 const TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -23,17 +23,11 @@ export interface StaticFile {
 }
 
 /**
- * The prebuilt client shipped in the package: `dist/ui/client` next to the compiled server
- * (`dist/ui/server`). Run from the sources (tsx, tests), the client built into `dist/` is used.
- * Never throws; the folder may not exist (then the UI answers 503 with how to build it).
+ * The prebuilt client shipped in the package, `dist/ui/client`, also when run from the sources (tsx,
+ * tests). Never throws; the folder may not exist (then the UI answers 503 with how to build it).
  */
 export function defaultClientDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const packaged = path.resolve(here, "../client");
-  if (existsSync(path.join(packaged, "index.html")) && existsSync(path.join(packaged, "assets"))) {
-    return packaged;
-  }
-  return path.resolve(here, "../../../dist/ui/client");
+  return path.join(packageRoot(), "dist/ui/client");
 }
 
 function walk(dir: string, base: string, files: Map<string, StaticFile>): void {

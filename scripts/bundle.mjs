@@ -1,0 +1,61 @@
+// Builds dist/ as bundles: one file per entry point, with the code they share in dist/chunks/ and
+// every command's module split off so it loads only when that command runs. One module graph (and one
+// copy of each class and schema) serves the CLI, the library a workflow imports, and the scripts.
+// tsc writes only the declarations (.d.ts) next to them.
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Entry points, as their paths under src/ (each becomes dist/<same path>.js). */
+const ENTRIES = [
+  // The package's public entries (package.json bin and exports).
+  "cli/main.ts",
+  "index.ts",
+  "testing/index.ts",
+  // Programs sssf starts with the Node that runs it.
+  "testing/scripted-agent.ts",
+  // The zod a repo's workflow gets for `import { z } from "zod"` when the repo has none.
+  "zod.ts",
+  // Modules the benchmarks in bench/ drive directly.
+  "trace/index.ts",
+  "trace/sqlite.ts",
+  "runtimes/exec/index.ts",
+  "runtimes/claude-code/index.ts",
+  "runtimes/codex/index.ts",
+  "boundary/tree-listing.ts",
+  "boundary/write-boundary.ts",
+  "boundary/write-boundary-sends.ts",
+  "envelope/parse-envelope.ts",
+  "envelope/schemas.ts",
+];
+
+// Loaded at run time from node_modules: a native addon, and tsx (it registers loader hooks by URL).
+const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*"];
+
+// CommonJS dependencies (commander, yaml…) call require() for Node's built-ins; an ES bundle has none.
+const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
+const require = __sssfCreateRequire(import.meta.url);`;
+
+// A fresh dist/: files of an earlier build must not stay importable.
+rmSync(path.join(root, "dist"), { recursive: true, force: true });
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ENTRIES.map((entry) => path.join("src", entry)),
+  outbase: "src",
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.12",
+  external: EXTERNAL,
+  banner: { js: BANNER },
+  chunkNames: "chunks/[name]-[hash]",
+  sourcemap: "linked",
+  legalComments: "linked",
+  logLevel: "warning",
+});

@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+let cached: string | undefined;
+
+/**
+ * The folder holding sssf's own package.json, found by walking up from this module: the same answer
+ * from the bundles in `dist/` (entries and `dist/chunks/` sit at different depths) and from `src/`
+ * under tsx or vitest. Never throws; falls back to two folders above this module.
+ */
+export function packageRoot(): string {
+  cached ??= findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+  return cached;
+}
+
+function findPackageRoot(here: string): string {
+  for (let dir = here; ; ) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest) && manifestName(manifest) === "sssf") return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(here, "../..");
+    dir = parent;
+  }
+}
+
+function manifestName(file: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(file, "utf8")) as { name?: unknown }).name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** sssf's version, from its package.json. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8"));
+  return String(manifest.version);
+}
+
+/** Whether this code runs from the built bundles in `dist/` (not from `src/` under tsx or vitest). */
+export const runsFromDist = (): boolean => import.meta.url.endsWith(".js");
