@@ -2,7 +2,9 @@
 // every command's module split off so it loads only when that command runs. One module graph (and one
 // copy of each class and schema) serves the CLI, the library a workflow imports, and the scripts.
 // tsc writes only the declarations (.d.ts) next to them.
-import { rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -59,3 +61,20 @@ await build({
   legalComments: "linked",
   logLevel: "warning",
 });
+
+// `sssf --help` as commander prints it to a pipe in a folder with no workflows of its own: printed
+// from this file by a later `sssf --help` that would print the same (src/cli/prerendered-help.ts).
+const empty = mkdtempSync(path.join(tmpdir(), "sssf-help-"));
+const env = { ...process.env };
+for (const name of ["FORCE_COLOR", "CLICOLOR_FORCE", "NO_COLOR"]) delete env[name];
+const help = spawnSync(process.execPath, [path.join(root, "dist/cli/main.js"), "--help"], {
+  cwd: empty,
+  env,
+  encoding: "utf8",
+});
+rmSync(empty, { recursive: true, force: true });
+if (help.status !== 0 || help.stdout === "") {
+  console.error(`bundle: sssf --help failed (exit ${help.status}): ${help.stderr}`);
+  process.exit(1);
+}
+writeFileSync(path.join(root, "dist/cli/help.txt"), help.stdout);

@@ -1,5 +1,4 @@
 import type { RunReporter } from "../session/reporter.js";
-import { createLiveReporter } from "./live-reporter.js";
 import { createTerminalReporter } from "./terminal-reporter.js";
 
 /**
@@ -17,12 +16,15 @@ export function wantsLiveProgress(
 
 /**
  * The reporter of `sssf run` and `sssf resume`: the live reporter (spinner lines above which the plain
- * lines print) on a terminal, the plain terminal reporter, byte for byte, everywhere else.
+ * lines print) on a terminal, the plain terminal reporter, byte for byte, everywhere else. The live
+ * one (and listr2 with it) is loaded only when it is used.
  */
-export function createRunReporter(
+export async function createRunReporter(
   out: NodeJS.WriteStream,
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
-): RunReporter {
-  return wantsLiveProgress(out, env) ? createLiveReporter(out, cwd) : createTerminalReporter(out, cwd);
+): Promise<RunReporter> {
+  if (!wantsLiveProgress(out, env)) return createTerminalReporter(out, cwd);
+  const { createLiveReporter } = await import("./live-reporter.js");
+  return createLiveReporter(out, cwd);
 }

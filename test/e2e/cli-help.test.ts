@@ -121,6 +121,25 @@ describe("--help", () => {
     for (const { code } of EXIT_CODES) expect(result.stdout).toMatch(new RegExp(`\\n {2}${code}\\s`));
   });
 
+  it("sssf --help printed from the build's rendering is commander's help, and a repo's workflows bring commander back", async () => {
+    const prerendered = await sb.run(["--help"]);
+    const commander = await sb.run(["help"]);
+    expect(readFileSync(path.join(repoRoot, "dist/cli/help.txt"), "utf8")).toBe(prerendered.stdout);
+    expect(prerendered.stdout).toBe(commander.stdout);
+    // Forced colour: commander renders it (with its escapes or not), never the file.
+    const coloured = await sb.run(["--help"], { FORCE_COLOR: "1" });
+    expect(coloured.code).toBe(0);
+    expect(coloured.stdout).toContain("Workflows (");
+    mkdirSync(path.join(sb.dir, "adws"), { recursive: true });
+    writeFileSync(
+      path.join(sb.dir, "adws/adw_ship_it.mjs"),
+      'export default { name: "ship-it", description: "Ship it", agents: [], async run(run) { return run.finish({ accepted: true, reason: "ok" }); } };\n',
+    );
+    const withRepoWorkflow = await sb.run(["--help"]);
+    expect(withRepoWorkflow.stdout).toMatch(/\n {2}ship-it\s+\[repo\] Ship it/);
+    expect(withRepoWorkflow.stdout).toBe((await sb.run(["help"])).stdout);
+  });
+
   it("README's exit codes are the help's", () => {
     const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
     const line = readme.slice(

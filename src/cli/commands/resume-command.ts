@@ -54,7 +54,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
         merge: plan.merge,
         yes: options.yes === true || plan.yes,
         resume: true,
-        reporter: createRunReporter(progress, cwd),
+        reporter: await createRunReporter(progress, cwd),
         signal: interrupt.signal,
       });
       const signal = interrupt.received();

@@ -63,7 +63,7 @@ export async function runCommand(
       ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded, progress)
       : null;
     const config = fake?.config ?? loaded;
-    const terminal = createRunReporter(progress, cwd);
+    const terminal = await createRunReporter(progress, cwd);
     let adwId: string | null = null;
     const reporter = {
       ...terminal,
