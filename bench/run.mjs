@@ -15,6 +15,7 @@ const suites = {
   "boundary-linked": () => import("./boundary-linked.mjs"),
   resume: () => import("./resume.mjs"),
   "sqlite-drivers": () => import("./sqlite-drivers.mjs"),
+  "run-overhead": () => import("./run-overhead.mjs"),
 };
 
 const wanted = process.argv.slice(2);

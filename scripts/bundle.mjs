@@ -3,7 +3,7 @@
 // copy of each class and schema) serves the CLI, the library a workflow imports, and the scripts.
 // tsc writes only the declarations (.d.ts) next to them.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,6 +41,8 @@ const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*"];
 const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
 const require = __sssfCreateRequire(import.meta.url);`;
 
+const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
+
 // A fresh dist/: files of an earlier build must not stay importable.
 rmSync(path.join(root, "dist"), { recursive: true, force: true });
 
@@ -56,6 +58,8 @@ await build({
   target: "node20.12",
   external: EXTERNAL,
   banner: { js: BANNER },
+  // The version is read once here, not from package.json at every start.
+  define: { __SSSF_VERSION__: JSON.stringify(version) },
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   legalComments: "linked",

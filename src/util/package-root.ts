@@ -32,8 +32,12 @@ function manifestName(file: string): unknown {
   }
 }
 
-/** sssf's version, from its package.json. */
+// Set by the bundler (scripts/bundle.mjs) to package.json's version; absent when run from src/.
+declare const __SSSF_VERSION__: string | undefined;
+
+/** sssf's version: the one the build was made from, else read from package.json. */
 export function packageVersion(): string {
+  if (typeof __SSSF_VERSION__ === "string") return __SSSF_VERSION__;
   const manifest = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8"));
   return String(manifest.version);
 }
