@@ -11,8 +11,17 @@ type JsonSchema = Record<string, unknown>;
  * cannot express (transforms, dates) become unconstrained rather than throwing. Never throws.
  */
 export function outputJsonSchema(type: OutputType): Record<string, unknown> {
-  return z.toJSONSchema(type.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  let schema = jsonSchemas.get(type.schema);
+  if (schema === undefined) {
+    schema = z.toJSONSchema(type.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    jsonSchemas.set(type.schema, schema);
+  }
+  // A copy: callers reshape it for their runtime (strict mode, stripped keywords).
+  return structuredClone(schema);
 }
+
+// A zod schema never changes once built, so its JSON Schema is derived once per process.
+const jsonSchemas = new WeakMap<object, Record<string, unknown>>();
 
 /**
  * The prompt's `## Report` section for `type`: the instruction to answer with ONLY JSON, the type's
