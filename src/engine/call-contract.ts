@@ -2,7 +2,7 @@ import type { ContractFormat } from "../api/run-api.js";
 import { gateCorrectionMessage, jsonCorrectionMessage } from "../envelope/correction.js";
 import { markdownCorrectionMessage, markdownGateCorrectionMessage } from "../envelope/markdown-correction.js";
 import { markdownTypeProblem, parseMarkdownEnvelope } from "../envelope/markdown-envelope.js";
-import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
+import { assertExampleMatches, type EnvelopeOf, type OutputType } from "../envelope/output-type.js";
 import { type EnvelopeProblem, parseEnvelope } from "../envelope/parse-envelope.js";
 import { outputJsonSchema, reportSection } from "../envelope/report-section.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -39,6 +39,7 @@ export function callContract<T extends OutputType>(
   type: T,
   format: ContractFormat = "json",
 ): CallContract<T> {
+  assertExampleMatches(type);
   if (format === "markdown") {
     const problem = markdownTypeProblem(type);
     if (problem !== null) {

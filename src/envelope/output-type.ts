@@ -9,7 +9,7 @@ export interface OutputType<S extends z.ZodObject = z.ZodObject> {
   /** Wire name shown to the agent and stored in the trace (`PlanOutput`). */
   readonly name: string;
   readonly schema: S;
-  /** A filled-in example, validated against `schema` when the type is defined. */
+  /** A filled-in example, validated against `schema` when a call first uses the type. */
   readonly example: z.input<S>;
 }
 
@@ -17,7 +17,9 @@ export interface OutputType<S extends z.ZodObject = z.ZodObject> {
 export type EnvelopeOf<T extends OutputType> = z.output<T["schema"]>;
 
 /**
- * Declares an output type.
+ * Declares an output type. Its example is checked against the schema the first time a call uses the
+ * type ({@link assertExampleMatches}), not here: sssf defines every built-in type at start-up, and
+ * checking them all cost each run about 10 ms.
  *
  * @example
  * const TicketOutput = defineOutputType("TicketOutput", EnvelopeBase.extend({ ticket: z.string() }), {
@@ -29,9 +31,23 @@ export function defineOutputType<S extends z.ZodObject>(
   schema: S,
   example: z.input<S>,
 ): OutputType<S> {
-  const checked = schema.safeParse(example);
-  if (!checked.success) {
-    throw new TypeError(`example of output type ${name} does not match its schema: ${checked.error.message}`);
-  }
   return Object.freeze({ name, schema, example });
+}
+
+const checkedTypes = new WeakSet<OutputType>();
+
+/**
+ * Throws TypeError when `type`'s example does not match its schema (once per type; later calls return
+ * at once). The engine calls it before a call renders its prompt, so a bad example fails before any
+ * send.
+ */
+export function assertExampleMatches(type: OutputType): void {
+  if (checkedTypes.has(type)) return;
+  const checked = type.schema.safeParse(type.example);
+  if (!checked.success) {
+    throw new TypeError(
+      `example of output type ${type.name} does not match its schema: ${checked.error.message}`,
+    );
+  }
+  checkedTypes.add(type);
 }
