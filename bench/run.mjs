@@ -16,6 +16,7 @@ const suites = {
   resume: () => import("./resume.mjs"),
   "sqlite-drivers": () => import("./sqlite-drivers.mjs"),
   "run-overhead": () => import("./run-overhead.mjs"),
+  "git-spawns": () => import("./git-spawns.mjs"),
 };
 
 const wanted = process.argv.slice(2);

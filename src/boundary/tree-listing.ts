@@ -106,22 +106,25 @@ export function walkListing(target: string, options: WalkOptions): TreeListing {
 }
 
 /**
- * Stores, through `store`, the content of every regular file of `listing` up to `storeUpTo` bytes
- * that has no blob id yet, and records the ids. Files that cannot be read keep a null id.
+ * Stores, through one call of `store`, the content of every regular file of each listing (of its
+ * `target`) up to `storeUpTo` bytes that has no blob id yet, and records the ids. Files that cannot
+ * be read keep a null id.
  */
-export async function storeListing(
-  target: string,
-  listing: TreeListing,
+export async function storeListings(
+  listings: readonly { target: string; listing: TreeListing }[],
   store: StoreFiles,
   storeUpTo: number,
 ): Promise<void> {
-  const missing = [...listing.entries].filter(
-    ([, entry]) => entry.kind === "file" && entry.oid === null && entry.size <= storeUpTo,
-  );
+  const missing: [string, TreeEntry][] = [];
+  for (const { target, listing } of listings) {
+    for (const [relative, entry] of listing.entries) {
+      if (entry.kind !== "file" || entry.oid !== null || entry.size > storeUpTo) continue;
+      missing.push([relative === "" ? target : path.join(target, relative), entry]);
+    }
+  }
   if (missing.length === 0) return;
-  const absolute = (relative: string) => (relative === "" ? target : path.join(target, relative));
-  const ids = await store(missing.map(([relative]) => absolute(relative)));
-  for (const [relative, entry] of missing) entry.oid = ids.get(absolute(relative)) ?? null;
+  const ids = await store(missing.map(([absolute]) => absolute));
+  for (const [absolute, entry] of missing) entry.oid = ids.get(absolute) ?? null;
 }
 
 /** What happened to one path of a watched tree. `what` says which part of it changed. */

@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
-import { diffListings, storeListing, type TreeListing, walkListing } from "./tree-listing.js";
+import { diffListings, storeListings, type TreeListing, walkListing } from "./tree-listing.js";
 import { restoreTreeChange } from "./tree-restore.js";
 import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
@@ -47,26 +47,25 @@ export interface WatchStore {
   listings: Map<string, TreeListing>;
 }
 
-/** Lists and stores each watch (unchanged files keep the blob ids of the target's latest listing). Never rejects. */
+/**
+ * Lists each watch, then stores what the listings lack in one go (one `git hash-object` for all of
+ * them; unchanged files keep the blob ids of the target's latest listing). Never rejects.
+ */
 export async function checkpointWatches(
   watches: readonly Watch[],
   where: WatchStore,
 ): Promise<WatchCheckpoint[]> {
-  const taken: WatchCheckpoint[] = [];
-  for (const watch of watches) {
+  const taken: WatchCheckpoint[] = watches.map((watch) => {
     const listing = walkListing(watch.target, {
       maxEntries: watch.maxEntries,
       previous: where.listings.get(watch.target),
       ...(watch.skipTop ? { skipTop: watch.skipTop } : {}),
     });
-    if (listing.truncated) {
-      taken.push({ watch, listing: null });
-      continue;
-    }
-    await storeListing(watch.target, listing, where.store, WATCH_STORE_UP_TO_BYTES);
-    where.listings.set(watch.target, listing);
-    taken.push({ watch, listing });
-  }
+    return { watch, listing: listing.truncated ? null : listing };
+  });
+  const listed = taken.flatMap(({ watch, listing }) => (listing ? [{ target: watch.target, listing }] : []));
+  await storeListings(listed, where.store, WATCH_STORE_UP_TO_BYTES);
+  for (const { target, listing } of listed) where.listings.set(target, listing);
   return taken;
 }
 

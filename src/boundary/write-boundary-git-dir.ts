@@ -7,7 +7,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { runGit } from "../code/run-git.js";
+import { repoFacts } from "../code/git-facts.js";
 import { isWithin, realPathOf } from "./write-boundary-paths.js";
 
 /** Where a run root sits in git, as the boundary's guards need it. */
@@ -25,25 +25,16 @@ export interface GitPlaces {
 /** Most entries of a hooks folder that are watched (hooks folders hold a few dozen). */
 export const MAX_HOOK_ENTRIES = 10_000;
 
-/** Where `root` sits in git, from one `git rev-parse`; null outside a work tree. Never rejects. */
+/** Where `root` sits in git (the process's `repoFacts`: one `git rev-parse` per directory); null outside a work tree. Never rejects. */
 export async function locateGitPlaces(root: string): Promise<GitPlaces | null> {
-  const output = await runGit(root, [
-    "rev-parse",
-    "--path-format=absolute",
-    "--show-toplevel",
-    "--git-common-dir",
-    "--git-dir",
-    "--git-path",
-    "hooks",
-  ]).catch(() => null);
-  const [topLevel, commonDir, gitDir, hooksDir] = (output ?? "").split("\n").map((line) => line.trim());
-  if (!topLevel || !commonDir || !gitDir || !hooksDir) return null;
+  const facts = await repoFacts(root);
+  if (facts === null) return null;
   const real = (p: string) => realPathOf(path.resolve(root, p));
   return {
-    topLevel: real(topLevel),
-    commonDir: real(commonDir),
-    gitDir: real(gitDir),
-    hooksDir: real(hooksDir),
+    topLevel: real(facts.topLevel),
+    commonDir: real(facts.commonDir),
+    gitDir: real(facts.gitDir),
+    hooksDir: real(facts.hooksDir),
   };
 }
 

@@ -19,7 +19,7 @@ import {
   type Watch,
   type WatchCheckpoint,
 } from "./watched-trees.js";
-import { toolActivity } from "./write-boundary-attribution-time.js";
+import { type ToolActivity, toolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import {
   type CheckoutCheckpoint,
@@ -82,6 +82,11 @@ export interface GuardSettlement {
 }
 
 const NONE: GuardCheckpoint = { watches: [], checkout: null };
+
+/** False when the send's tool calls named no path and none ran: `byTheAgent` then says no to every path. */
+function hasActivity(activity: ToolActivity): boolean {
+  return activity.named.size > 0 || activity.windows.length > 0;
+}
 
 /**
  * Lets pending continuations run, so `git` processes already asked for are spawned before a
@@ -275,10 +280,12 @@ export class BoundaryGuards {
     const read = located?.read ?? (async () => null);
     const activity = toolActivity(calls, this.options.realRoot);
     const checkout = taken.checkout;
-    // The checkout's `git status` runs while the watches are walked: they cover disjoint paths.
-    const checkoutSettling = checkout
-      ? settleCheckout(checkout.context, checkout.checkpoint, display, activity)
-      : Promise.resolve([]);
+    // The checkout's `git status` runs while the watches are walked: they cover disjoint paths. A send
+    // without tool calls can have made no change there that is the agent's (`byTheAgent`): nothing to read.
+    const checkoutSettling =
+      checkout && hasActivity(activity)
+        ? settleCheckout(checkout.context, checkout.checkpoint, display, activity)
+        : Promise.resolve([]);
     checkoutSettling.catch(() => undefined);
     await spawned();
     const breaches = await settleWatches(taken.watches, read, display, activity);

@@ -39,19 +39,38 @@ async function headCommit(root: string): Promise<string | null> {
   }
 }
 
-/** The committer identity git would use, or sssf's own when the repo and user configure none. */
-async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
+/** Who sssf's commits are by when the repository and the user configure no identity. */
+const SSSF_IDENTITY: NodeJS.ProcessEnv = {
+  GIT_AUTHOR_NAME: "sssf",
+  GIT_AUTHOR_EMAIL: "sssf@localhost",
+  GIT_COMMITTER_NAME: "sssf",
+  GIT_COMMITTER_EMAIL: "sssf@localhost",
+};
+
+/** True when git knows both a committer and an author identity here (strictly, as `commit-tree` needs them). */
+async function hasIdentity(root: string): Promise<boolean> {
   try {
     await literalGit({ cwd: root, args: ["var", "GIT_COMMITTER_IDENT"] });
     await literalGit({ cwd: root, args: ["var", "GIT_AUTHOR_IDENT"] });
-    return {};
+    return true;
   } catch {
-    return {
-      GIT_AUTHOR_NAME: "sssf",
-      GIT_AUTHOR_EMAIL: "sssf@localhost",
-      GIT_COMMITTER_NAME: "sssf",
-      GIT_COMMITTER_EMAIL: "sssf@localhost",
-    };
+    return false;
+  }
+}
+
+/**
+ * `git commit-tree` with the identity git would use, or sssf's own when the repository and user
+ * configure none. Git is asked about the identity only when the commit failed (`git var` fails
+ * exactly where `commit-tree` lacks one), so a configured repository pays one process.
+ */
+async function commitTree(root: string, args: string[], env: NodeJS.ProcessEnv, message: string) {
+  const run = (identity: NodeJS.ProcessEnv) =>
+    literalGit({ cwd: root, args: ["commit-tree", ...args], env: { ...env, ...identity }, input: message });
+  try {
+    return (await run({})).trim();
+  } catch (error) {
+    if (await hasIdentity(root)) throw error;
+    return (await run(SSSF_IDENTITY)).trim();
   }
 }
 
@@ -84,33 +103,34 @@ async function withPrivateIndex<T>(
   }
 }
 
+/** HEAD as the caller read it a moment ago (the snapshot `changes` were diffed against), so git is not asked again. */
+export interface KnownHead {
+  /** The commit id, or null in a repository without commits; unset: read it now. */
+  head?: string | null;
+}
+
 /**
  * Commits exactly `changes` (paths relative to `root`) on the current branch with `message`, through a
  * private index and `update-ref` with the expected old HEAD, so nothing else is swept in and a
  * concurrent commit is refused instead of overwritten. The operator's index is then refreshed for those
- * paths only. Git hooks do not run: sssf's quality suites are the checks. Returns the new commit id.
- * Rejects with a GitError (code `git_failed`) when git refuses.
+ * paths only. Git hooks do not run: sssf's quality suites are the checks. `known.head` is HEAD as the
+ * caller's snapshot saw it (the `update-ref` still refuses when HEAD moved since). Returns the new
+ * commit id. Rejects with a GitError (code `git_failed`) when git refuses.
  */
 export async function commitChanges(
   root: string,
   changes: readonly PathChange[],
   message: string,
+  known: KnownHead = {},
 ): Promise<string> {
   const paths = touchedPaths(changes);
   if (paths.length === 0) throw new SssfError("internal", "commitChanges called with no changes");
-  const head = await headCommit(root);
-  const identity = await identityEnv(root);
+  const head = known.head !== undefined ? known.head : await headCommit(root);
   const commit = await withPrivateIndex(root, head, paths, async (env) => {
     const tree = (await literalGit({ cwd: root, args: ["write-tree"], env })).trim();
     const parents = head ? ["-p", head] : [];
-    return (
-      await literalGit({
-        cwd: root,
-        args: ["commit-tree", tree, ...parents, "-F", "-"],
-        env: { ...env, ...identity },
-        input: message.endsWith("\n") ? message : `${message}\n`,
-      })
-    ).trim();
+    const text = message.endsWith("\n") ? message : `${message}\n`;
+    return commitTree(root, [tree, ...parents, "-F", "-"], env, text);
   });
   const subject = message.split("\n")[0] ?? "";
   await literalGit({
@@ -127,15 +147,17 @@ export async function commitChanges(
 }
 
 /**
- * The unified diff and `--stat` of `changes` against HEAD, new files included, built in a private
- * index so the operator's index is untouched. Empty strings when there are no changes.
+ * The unified diff and `--stat` of `changes` against HEAD (`known.head` when the caller's snapshot
+ * read it), new files included, built in a private index so the operator's index is untouched. Empty
+ * strings when there are no changes.
  */
 export async function diffChanges(
   root: string,
   changes: readonly PathChange[],
+  known: KnownHead = {},
 ): Promise<{ diff: string; stat: string; base: string }> {
   const paths = touchedPaths(changes);
-  const head = await headCommit(root);
+  const head = known.head !== undefined ? known.head : await headCommit(root);
   if (paths.length === 0) return { diff: "", stat: "", base: head ?? "" };
   return withPrivateIndex(root, head, paths, async (env) => {
     // Against HEAD, or against the empty tree in a repository without commits.

@@ -1,4 +1,5 @@
 import type { ObjectFormat } from "./fingerprint.js";
+import { markedOutsideGit, markOutsideGit, repoFacts } from "./git-facts.js";
 import { runGit, runGitSync } from "./run-git.js";
 
 /** `runGit` for reads whose failure only means "no answer": stdout, or null when git fails. */
@@ -84,31 +85,21 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
   return { head, paths };
 }
 
-const locations = new Map<string, GitLocation | null>();
-
 /**
  * Where `root` sits in its repository, or null when git is unavailable or `root` is not in a work tree.
  * Roots are looked at again and again (a snapshot before and after every send), and the prefix and
- * object format of a work tree do not change, so only the first call for a root spawns git
- * (a root outside git stays outside for the process's life, so the snapshots before and after a send
- * are always of the same kind). HEAD is not included; read it from `gitStatus`.
+ * object format of a work tree do not change, so they come from the process's `repoFacts` (one git
+ * process per directory); a root outside git stays outside for the process's life, so the snapshots
+ * before and after a send are always of the same kind. HEAD is not included; read it from `gitStatus`.
  */
 export async function locateGitRepo(root: string): Promise<GitLocation | null> {
-  const known = locations.get(root);
-  if (known !== undefined) return known;
-  const info = await gitOrNull(root, [
-    "rev-parse",
-    "--is-inside-work-tree",
-    "--show-prefix",
-    "--show-object-format",
-  ]);
-  const [inside, prefix = "", format = "sha1"] = (info ?? "").split("\n");
-  const location =
-    info === null || inside !== "true"
-      ? null
-      : { prefix, format: format === "sha256" ? ("sha256" as const) : ("sha1" as const) };
-  locations.set(root, location);
-  return location;
+  if (markedOutsideGit(root)) return null;
+  const facts = await repoFacts(root);
+  if (facts === null) {
+    markOutsideGit(root);
+    return null;
+  }
+  return { prefix: facts.prefix, format: facts.format };
 }
 
 /** Parses `git ls-tree -r -z` output into path -> object id. */

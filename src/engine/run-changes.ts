@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { normalizeExcludes } from "../code/exclude-prefixes.js";
 import { locateGitRepo } from "../code/git.js";
-import { commitChanges, diffChanges } from "../code/git-commit.js";
+import { commitChanges, diffChanges, type KnownHead } from "../code/git-commit.js";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "../gates/gate.js";
@@ -16,6 +17,11 @@ export interface RunChangesOptions {
    * HEAD is the run's. False in place: only what changed after the run started is.
    */
   ownsTree: boolean;
+  /**
+   * With `ownsTree`: the commit the root's HEAD is at as the run starts, when sssf just made it so (a
+   * worktree it created): the baseline is then that commit, without reading the tree. Unset: read it.
+   */
+  startsAt?: string;
 }
 
 export interface CapturedChanges {
@@ -38,33 +44,41 @@ export class RunChanges {
   }
 
   private async initialBaseline(): Promise<TreeSnapshot> {
-    const { root, exclude, ownsTree } = this.options;
+    const { root, exclude, ownsTree, startsAt } = this.options;
+    // Nothing differs from HEAD in a clean snapshot: every dirty path then counts as the run's.
+    if (ownsTree && startsAt !== undefined) return cleanSnapshot(root, exclude, startsAt);
     const now = await snapshotWorkingTree(root, { exclude });
     if (!ownsTree || !now.git) return now;
-    // Nothing differs from HEAD in a clean snapshot: every dirty path then counts as the run's.
     return { ...now, entries: new Map(), headEntries: new Map() };
   }
 
   /** What the run changed since its baseline, sorted by path. */
   async pending(): Promise<PathChange[]> {
+    return (await this.pendingNow()).files;
+  }
+
+  /** The pending changes, and the snapshot they end at (its HEAD is what a diff or commit builds on). */
+  private async pendingNow(): Promise<{ files: PathChange[]; after: TreeSnapshot }> {
     const after = await snapshotWorkingTree(this.options.root, { exclude: this.options.exclude });
-    return diffSnapshots(await this.baseline, after);
+    return { files: diffSnapshots(await this.baseline, after), after };
   }
 
   /** The pending changes with their diff against HEAD. */
   async capture(): Promise<CapturedChanges> {
-    const files = await this.pending();
+    const { files, after } = await this.pendingNow();
     const { diff, stat, base } = await this.requireGit("capture changes", () =>
-      diffChanges(this.options.root, files),
+      diffChanges(this.options.root, files, knownHead(after)),
     );
     return { files, diff, stat, base };
   }
 
   /** Commits the pending changes; null when there are none. The baseline moves to the new commit. */
   async commit(message: string): Promise<{ commit: string; files: PathChange[] } | null> {
-    const files = await this.pending();
+    const { files, after } = await this.pendingNow();
     if (files.length === 0) return null;
-    const commit = await this.requireGit("commit", () => commitChanges(this.options.root, files, message));
+    const commit = await this.requireGit("commit", () =>
+      commitChanges(this.options.root, files, message, knownHead(after)),
+    );
     this.baseline = snapshotWorkingTree(this.options.root, { exclude: this.options.exclude });
     await this.baseline;
     return { commit, files };
@@ -79,6 +93,25 @@ export class RunChanges {
     }
     return body();
   }
+}
+
+/** HEAD as a git snapshot read it; unknown (read again) outside git. */
+function knownHead(snapshot: TreeSnapshot): KnownHead {
+  return snapshot.git ? { head: snapshot.headCommit ?? null } : {};
+}
+
+/** A snapshot of a git work tree at `head` with nothing differing from it, taken without git. */
+function cleanSnapshot(root: string, exclude: string[], head: string): TreeSnapshot {
+  const absolute = path.resolve(root);
+  return {
+    root: absolute,
+    entries: new Map(),
+    git: true,
+    headCommit: head,
+    headEntries: new Map(),
+    exclude: normalizeExcludes(absolute, exclude),
+    modes: new Map(),
+  };
 }
 
 /** Saves a captured diff, secrets redacted, as `<session>/changes/<stem>.diff`; returns its path. */

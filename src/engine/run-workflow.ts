@@ -36,6 +36,7 @@ import {
   workspaceColumns,
   workspaceConfig,
   workspaceExclude,
+  workspaceStart,
 } from "../workspace/run-workspace.js";
 import { finishWorkspace } from "../workspace/run-workspace-finish.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
@@ -208,6 +209,7 @@ function createEngine(
       root: runConfig.repoRoot,
       exclude: workspaceExclude(runConfig, workspace),
       ownsTree: workspace.mode === "worktree",
+      startsAt: workspaceStart(workspace),
     }),
     yes: options.yes === true,
     sendHooks: options.sendHooks ?? [],

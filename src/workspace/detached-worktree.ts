@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { forgetRepoFacts } from "../code/git-facts.js";
 import { type GitRepo, pruneWorktrees, removeWorktree } from "./worktree.js";
 import { gitOrThrow, retryTransient } from "./worktree-git.js";
 import { linkDependencies, unlinkDependencies } from "./worktree-links.js";
@@ -45,6 +46,7 @@ export async function withDetachedWorktree<T>(
     } catch {
       // Git refused (a process still holds a file there): drop the folder and its record by hand.
       rmSync(root, { recursive: true, force: true });
+      forgetRepoFacts(root);
       await pruneWorktrees(repo).catch(() => {});
     }
   }

@@ -4,8 +4,8 @@ import { isSssfError } from "../errors/sssf-error.js";
 import type { RunWorkspace, WorkspaceVoice } from "./run-workspace.js";
 import { mergeIfAccepted } from "./run-workspace-merge.js";
 import { listPaths } from "./workspace-lines.js";
-import { removeWorktree, repoOf, resolveCommit, uncommittedPaths } from "./worktree.js";
-import { branchCommits, checkoutStillHolds, deleteBranchAt } from "./worktree-dirty.js";
+import { removeWorktree, repoOf, resolveCommit, type WorktreeState, worktreeState } from "./worktree.js";
+import { checkoutStillHolds, commitsBetween, deleteBranchAt } from "./worktree-dirty.js";
 import { LINKED_DEPENDENCIES, unlinkDependencies } from "./worktree-links.js";
 import type { FastForwardResult } from "./worktree-merge.js";
 
@@ -54,8 +54,15 @@ export async function removeEmptyBranch(
   try {
     const repo = await repoOf(workspace.checkout);
     if (repo === null) return "none";
-    const commits = await branchCommits(repo.topLevel, baseRef, branch);
-    if (commits === null) return "none";
+    // One `git status` of the worktree: what is uncommitted there and, while the worktree still has
+    // the branch checked out, where the branch points (an agent may have switched: then the ref is read).
+    const look = existsSync(worktree) ? await readWorktree(worktree) : null;
+    const tip =
+      look?.state?.branch === branch
+        ? look.state.head
+        : await resolveCommit(repo.topLevel, `refs/heads/${branch}`);
+    if (tip === null) return "none";
+    const commits = await commitsBetween(repo.topLevel, baseRef, tip);
     if (commits.own.length > 0) return "has commits";
     const [carry] = commits.carried;
     if (carry !== undefined && !(await checkoutStillHolds(repo, carry, workspace.ownPaths))) {
@@ -66,7 +73,9 @@ export async function removeEmptyBranch(
       );
       return "kept";
     }
-    const dirty = existsSync(worktree) ? await uncommittedPaths(worktree, LINKED_DEPENDENCIES) : [];
+    // Unreadable, it fails here, where its uncommitted paths are asked for.
+    if (look?.state === null) throw look.error;
+    const dirty = look?.state.paths ?? [];
     if (dirty.length > 0) {
       say(
         `no commits, but ${dirty.length} uncommitted change${dirty.length === 1 ? "" : "s"} in the worktree (${listPaths(dirty)}): branch ${branch} and its worktree kept`,
@@ -75,12 +84,11 @@ export async function removeEmptyBranch(
       );
       return "kept";
     }
-    const tip = await resolveCommit(repo.topLevel, `refs/heads/${branch}`);
-    if (tip === null) return "none";
     if (existsSync(worktree)) {
       unlinkDependencies(worktree);
       await removeWorktree(repo, worktree, false);
     }
+    // Only while the branch still points where its commits were counted: a commit landing meanwhile keeps it.
     await deleteBranchAt(repo.topLevel, branch, tip);
     // The terminal's last lines say it ("no commits; branch … removed"): traced only.
     say(`no commits: branch ${branch} and its worktree removed`, { carried: commits.carried, tip }, false);
@@ -89,5 +97,16 @@ export async function removeEmptyBranch(
     if (!isSssfError(error)) throw error;
     say(`branch ${branch} has no commits but was kept: ${error.message}`, { error: error.message }, true);
     return "kept";
+  }
+}
+
+/** The worktree's `worktreeState`, or why git could not read it. Never rejects. */
+async function readWorktree(
+  worktree: string,
+): Promise<{ state: WorktreeState; error?: never } | { state: null; error: unknown }> {
+  try {
+    return { state: await worktreeState(worktree, LINKED_DEPENDENCIES) };
+  } catch (error) {
+    return { state: null, error };
   }
 }

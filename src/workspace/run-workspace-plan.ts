@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { forgetAllRepoFacts } from "../code/git-facts.js";
 import type { SssfConfig } from "../config/config-types.js";
 import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
 import { SssfError } from "../errors/sssf-error.js";
@@ -16,7 +17,6 @@ import {
   localBranchOf,
   resolveCommit,
 } from "./worktree.js";
-import { gitOutcome } from "./worktree-git.js";
 
 /** What the command line asked for, and the session being rejoined (if any). */
 export interface WorkspaceRequest {
@@ -92,16 +92,19 @@ export function legacyRunBranch(adwId: string): string {
   return `sssf/${adwId}`;
 }
 
-/** Every local branch of run `adwId`, whatever workflow made it: `sssf/<adw_id>` and `sssf/<any>/<adw_id>`. */
-export async function runBranchesOf(dir: string, adwId: string): Promise<string[]> {
-  const listed = await gitOutcome(dir, [
-    "for-each-ref",
-    "--format=%(refname)",
-    `refs/heads/sssf/${adwId}`,
-    `refs/heads/sssf/*/${adwId}`,
-  ]);
-  return listed.stdout
-    .split("\n")
+/**
+ * The ref patterns of every local branch of run `adwId`, whatever workflow made it: `sssf/<adw_id>`
+ * (its first character bracketed, so git takes the pattern as one name, not a folder) and
+ * `sssf/<any>/<adw_id>` (the glob's star also spans folders: `runBranchesIn` keeps one level).
+ */
+function runBranchGlobs(adwId: string): string[] {
+  const exact = `[${adwId.slice(0, 1)}]${adwId.slice(1)}`;
+  return [`refs/heads/sssf/${exact}`, `refs/heads/sssf/*/${adwId}`];
+}
+
+/** The branches of run `adwId` among full ref names: `sssf/<adw_id>` and `sssf/<any>/<adw_id>`. */
+function runBranchesIn(refs: readonly string[], adwId: string): string[] {
+  return refs
     .filter(
       (ref) =>
         ref === `refs/heads/sssf/${adwId}` ||
@@ -314,12 +317,15 @@ function refuseLiveRace(config: SssfConfig, adwId: string): void {
  */
 export async function planWorkspace(request: WorkspaceRequest): Promise<WorkspacePlan> {
   const { config, adwId } = request;
+  // A run reads where its folders sit in git afresh; within the run, once per folder.
+  forgetAllRepoFacts();
   if (request.existing) return planRejoin(request, request.existing);
   if (request.inPlace) {
     refuseBranchFlags(request, "an --in-place run has no branch of its own (drop --in-place)");
     return inPlace(request, null, null);
   }
-  const git = await inspectCheckout(config.repoRoot);
+  // The checkout and every branch of this id (any workflow's: its worktree folder would be the same) in one look.
+  const git = await inspectCheckout(config.repoRoot, { globs: runBranchGlobs(adwId) });
   if (git === null) {
     refuseBranchFlags(request, `${config.repoRoot} is not a git work tree`);
     return inPlace(
@@ -343,8 +349,7 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
   await refuseCarryOffHead(request, git, baseRef);
   const worktree = worktreePath(config.dataDir, adwId);
   const branch = runBranch(request.workflow, adwId);
-  // Any workflow's branch of this id: its worktree folder would be the same.
-  const [taken] = await runBranchesOf(git.topLevel, adwId);
+  const [taken] = runBranchesIn(git.refs, adwId);
   const branchTaken = taken !== undefined;
   if (branchTaken || existsSync(worktree)) refuseLiveRace(config, adwId);
   if (branchTaken) {

@@ -135,6 +135,17 @@ async function discardWorktree(repo: GitRepo, worktree: string, branch: string):
   if (tip !== null) await deleteBranchAt(repo.topLevel, branch, tip).catch(() => undefined);
 }
 
+/**
+ * The commit the run root's HEAD is at because sssf just put it there: a worktree it created starts at
+ * the base, or at the carry commit of `--carry-dirty`. Undefined for a reused or re-added worktree and
+ * in place (HEAD is then whatever it is: read it).
+ */
+export function workspaceStart(workspace: RunWorkspace): string | undefined {
+  if (workspace.mode !== "worktree" || workspace.action !== "created" || workspace.baseRef === null)
+    return undefined;
+  return workspace.carried?.commit ?? workspace.baseRef;
+}
+
 /** The operator's config re-rooted at the run's root: prompts, data dir, db and sessions stay absolute. */
 export function workspaceConfig(config: SssfConfig, workspace: RunWorkspace): SssfConfig {
   return workspace.root === config.repoRoot ? config : { ...config, repoRoot: workspace.root };

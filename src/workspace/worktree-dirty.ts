@@ -240,7 +240,16 @@ export async function branchCommits(
 ): Promise<BranchCommits | null> {
   const ref = `refs/heads/${branch}`;
   if (!(await gitOutcome(dir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).ok) return null;
-  return splitCommits(await gitOrThrow(dir, ["log", LOG_FORMAT, `${base}..${ref}`, "--"]));
+  return commitsBetween(dir, base, ref);
+}
+
+/**
+ * The commits `tip` (a commit, or a ref naming one) has beyond `base`; none, without asking git, when
+ * `tip` is `base` itself. Rejects with a GitError when git cannot tell.
+ */
+export async function commitsBetween(dir: string, base: string, tip: string): Promise<BranchCommits> {
+  if (tip === base) return { own: [], carried: [] };
+  return splitCommits(await gitOrThrow(dir, ["log", LOG_FORMAT, `${base}..${tip}`, "--"]));
 }
 
 /**

@@ -1,5 +1,14 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import {
+  forgetRepoFacts,
+  parseRepoFacts,
+  REPO_FACTS_ARGS,
+  REPO_FACTS_LINES,
+  type RepoFacts,
+  rememberRepoFacts,
+  repoFacts,
+} from "../code/git-facts.js";
 import { gitLine, gitOrThrow, gitOutcome, type RetryOptions, retryTransient } from "./worktree-git.js";
 import { withWorktreeLock } from "./worktree-lock.js";
 
@@ -20,56 +29,67 @@ export interface CheckoutInfo {
   headBranch: string | null;
 }
 
-/** Null when git is missing or `dir` is not inside a git work tree. Never rejects. */
-export async function inspectCheckout(dir: string): Promise<CheckoutInfo | null> {
+/** The local branches `inspectCheckout` lists besides: each ref `--glob` pattern names (`refs/heads/…`). */
+export interface InspectOptions {
+  /** Shell glob patterns of full ref names; a pattern without `*`, `?` or `[` names refs below it. */
+  globs?: readonly string[];
+}
+
+/** `inspectCheckout`'s answer: the checkout, and the refs its `globs` matched (full names, in git's order). */
+export type InspectedCheckout = CheckoutInfo & { refs: string[] };
+
+/**
+ * Null when git is missing or `dir` is not inside a git work tree. The repository's locations are
+ * kept as the process's `repoFacts` of `dir` (and of its top level), so the run's later looks at them
+ * spawn nothing. Never rejects.
+ */
+export async function inspectCheckout(
+  dir: string,
+  options: InspectOptions = {},
+): Promise<InspectedCheckout | null> {
+  const globs = (options.globs ?? []).map((glob) => `--glob=${glob}`);
   // One git process for everything, as a run pays for it; it fails in a repository without commits.
   const all = await gitOutcome(dir, [
     "rev-parse",
-    "--is-inside-work-tree",
-    "--show-toplevel",
-    "--show-prefix",
-    ...COMMON_DIR,
+    ...REPO_FACTS_ARGS,
     "HEAD",
     "--symbolic-full-name",
     "HEAD",
+    ...globs,
   ]);
-  const [inside, topLevel = "", prefix = "", commonDir = "", head = "", symbolic = ""] =
-    all.stdout.split("\n");
-  if (all.ok && inside === "true" && topLevel !== "" && commonDir !== "") {
+  const lines = all.stdout.split("\n");
+  const facts = all.ok ? parseRepoFacts(lines) : null;
+  if (facts !== null) {
+    rememberRepoFacts(dir, facts);
+    const [head = "", symbolic = ""] = lines.slice(REPO_FACTS_LINES);
     const headBranch = symbolic.startsWith("refs/heads/") ? symbolic.slice("refs/heads/".length) : null;
-    return { topLevel, prefix, commonDir, head, headBranch };
+    const refs = lines.slice(REPO_FACTS_LINES + 2).filter((line) => line !== "");
+    return { ...checkoutOf(facts), head, headBranch, refs };
   }
-  const info = await gitOutcome(dir, [
-    "rev-parse",
-    "--is-inside-work-tree",
-    "--show-toplevel",
-    "--show-prefix",
-    ...COMMON_DIR,
-  ]);
-  const [isInside, top = "", subPrefix = "", common = ""] = info.stdout.split("\n");
-  if (!info.ok || isInside !== "true" || top === "" || common === "") return null;
+  const info = await gitOutcome(dir, ["rev-parse", ...REPO_FACTS_ARGS, "--symbolic-full-name", ...globs]);
+  const known = info.ok ? parseRepoFacts(info.stdout.split("\n")) : null;
+  if (known === null) return null;
+  rememberRepoFacts(dir, known);
+  const refs = info.stdout
+    .split("\n")
+    .slice(REPO_FACTS_LINES)
+    .filter((line) => line !== "");
   const symbolicRef = await gitLine(dir, ["symbolic-ref", "-q", "HEAD"]);
   const branch = symbolicRef?.startsWith("refs/heads/") ? symbolicRef.slice("refs/heads/".length) : null;
-  return {
-    topLevel: top,
-    prefix: subPrefix,
-    commonDir: common,
-    head: await resolveCommit(dir, "HEAD"),
-    headBranch: branch,
-  };
+  return { ...checkoutOf(known), head: await resolveCommit(dir, "HEAD"), headBranch: branch, refs };
 }
 
-/** `rev-parse` options printing the common git dir as an absolute path (git 2.31+). */
-const COMMON_DIR = ["--path-format=absolute", "--git-common-dir"];
+function checkoutOf(facts: RepoFacts): Pick<CheckoutInfo, "topLevel" | "prefix" | "commonDir"> {
+  return { topLevel: facts.topLevel, prefix: facts.prefix, commonDir: facts.commonDir };
+}
 
 /** A repository as the worktree steps need it: where to run git, and where its worktree lock lives. */
 export type GitRepo = Pick<CheckoutInfo, "topLevel" | "commonDir">;
 
-/** The repository holding `dir` (any folder of a work tree), or null outside git. Never rejects. */
+/** The repository holding `dir` (any folder of a work tree), or null outside git (the process's `repoFacts`). Never rejects. */
 export async function repoOf(dir: string): Promise<GitRepo | null> {
-  const info = await gitOutcome(dir, ["rev-parse", "--show-toplevel", ...COMMON_DIR]);
-  const [topLevel = "", commonDir = ""] = info.stdout.split("\n");
-  return info.ok && topLevel !== "" && commonDir !== "" ? { topLevel, commonDir } : null;
+  const facts = await repoFacts(dir);
+  return facts === null ? null : { topLevel: facts.topLevel, commonDir: facts.commonDir };
 }
 
 /** The commit `ref` (any commit-ish) names, or null when it names none. Never rejects. */
@@ -113,7 +133,7 @@ export async function addWorktree(
       const args = created ? ["--", worktree, branch] : ["-b", branch, "--", worktree, base];
       await gitOrThrow(repo.topLevel, ["worktree", "add", "--quiet", ...args]);
     }, retry),
-  );
+  ).finally(() => forgetRepoFacts(worktree));
 }
 
 /**
@@ -133,7 +153,7 @@ export async function attachWorktree(
       await gitOrThrow(repo.topLevel, ["worktree", "prune"]);
       await gitOrThrow(repo.topLevel, ["worktree", "add", "--quiet", "--", worktree, branch]);
     }, retry),
-  );
+  ).finally(() => forgetRepoFacts(worktree));
 }
 
 /** One entry of `git worktree list`. */
@@ -171,23 +191,67 @@ export async function listWorktrees(repo: GitRepo, retry: RetryOptions = {}): Pr
   return entries;
 }
 
+/** What one `git status` says of a worktree. */
+export interface WorktreeState {
+  /** Paths with uncommitted changes (modified, staged or untracked; ignored files do not count), as git lists them. */
+  paths: string[];
+  /** The branch checked out there (`sssf/abc`), or null when HEAD is detached. */
+  branch: string | null;
+  /** The commit HEAD is at, or null when its branch has none (the branch does not exist). */
+  head: string | null;
+}
+
+/** Where each kind of porcelain v2 record keeps its path (a rename's or copy's old path is the next record). */
+const V2_PATH_FIELD: Record<string, number> = { "1": 8, "2": 9, u: 10 };
+
+/**
+ * A worktree's uncommitted paths, leaving out `ignore` (top-level names such as linked dependency
+ * folders), and its HEAD, from one `git status --porcelain=v2 --branch`. Rejects with a GitError when
+ * git cannot read the worktree.
+ */
+export async function worktreeState(
+  worktree: string,
+  ignore: readonly string[] = [],
+): Promise<WorktreeState> {
+  const output = await gitOrThrow(worktree, [
+    "status",
+    "--porcelain=v2",
+    "--branch",
+    "-z",
+    "--untracked-files=normal",
+  ]);
+  const state: WorktreeState = { paths: [], branch: null, head: null };
+  const records = output.split("\0");
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] ?? "";
+    let file: string | null = null;
+    if (record.startsWith("# branch.oid ")) {
+      const oid = record.slice("# branch.oid ".length);
+      state.head = oid === "(initial)" ? null : oid;
+    } else if (record.startsWith("# branch.head ")) {
+      const head = record.slice("# branch.head ".length);
+      state.branch = head === "(detached)" ? null : head;
+    } else if (record.startsWith("? ")) file = record.slice(2);
+    else {
+      const field = V2_PATH_FIELD[record.slice(0, 1)];
+      if (field === undefined || record[1] !== " ") continue;
+      file = record.split(" ").slice(field).join(" ");
+      if (record.startsWith("2 ")) i++;
+    }
+    if (file === null) continue;
+    const name = file.replace(/\/$/, "");
+    if (!ignore.includes(name)) state.paths.push(name);
+  }
+  return state;
+}
+
 /**
  * Paths with uncommitted changes in a worktree (modified, staged or untracked; ignored files do not
  * count), leaving out `ignore` (top-level names such as linked dependency folders). Rejects with
  * a GitError when git cannot read the worktree.
  */
 export async function uncommittedPaths(worktree: string, ignore: readonly string[] = []): Promise<string[]> {
-  const output = await gitOrThrow(worktree, ["status", "--porcelain=v1", "-z", "--untracked-files=normal"]);
-  const paths: string[] = [];
-  const fields = output.split("\0");
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i] ?? "";
-    if (field.length < 4) continue;
-    if (/[RC]/.test(field.slice(0, 2))) i++;
-    const file = field.slice(3).replace(/\/$/, "");
-    if (!ignore.includes(file)) paths.push(file);
-  }
-  return paths;
+  return (await worktreeState(worktree, ignore)).paths;
 }
 
 /**
@@ -201,7 +265,9 @@ export async function removeWorktree(
   retry: RetryOptions = {},
 ): Promise<void> {
   const args = ["worktree", "remove", ...(force ? ["--force"] : []), "--", worktree];
-  await withWorktreeLock(repo.commonDir, () => retryTransient(() => gitOrThrow(repo.topLevel, args), retry));
+  await withWorktreeLock(repo.commonDir, () =>
+    retryTransient(() => gitOrThrow(repo.topLevel, args), retry),
+  ).finally(() => forgetRepoFacts(worktree));
 }
 
 /** Drops the records of worktrees whose folders are gone, locked and retried like `addWorktree`. Rejects like it. */

@@ -1,0 +1,109 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
+import { git, WorktreeWorld } from "./worktree-world.js";
+
+let world: WorktreeWorld | undefined;
+afterEach(() => {
+  world?.cleanup();
+  world = undefined;
+});
+
+/** The agent's own identity for the commits it makes in a shell. */
+const AGENT_GIT = "git -c user.name=Agent -c user.email=agent@example.test";
+
+/** A turn running `bash` in the run's root, then answering success. */
+function shellTurn(bash: string, reply: Record<string, unknown> = { summary: "used git" }) {
+  return { tool_calls: [{ tool: "bash", bash }], reply: envelopeJson(reply) };
+}
+
+function sssfBranches(w: WorktreeWorld): string[] {
+  return git(w.dir, ["branch", "--list", "sssf/*", "--format=%(refname:short)"]).split("\n").filter(Boolean);
+}
+
+function subjects(w: WorktreeWorld, range: string): string[] {
+  return git(w.dir, ["log", "--format=%s", range]).split("\n").filter(Boolean);
+}
+
+/**
+ * The agent runs git in its worktree during the send (commits, switches branches): everything sssf
+ * knows of refs and HEAD from before the send is stale then, and the end of the run must see the truth.
+ */
+describe("git commands of the agent inside its worktree", () => {
+  it("a commit on the run's branch: the branch is kept for review, not removed as empty", async () => {
+    world = new WorktreeWorld([
+      shellTurn(`echo agent > agent.txt && git add agent.txt && ${AGENT_GIT} commit -q -m "agent commit"`),
+    ]);
+    const result = await world.run(["run", "prompt", "commit something yourself"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    const branch = `sssf/prompt/${adwId}`;
+    expect(result.stdout).toContain(`branch ${branch} left for review`);
+    expect(subjects(world, `${world.base}..${branch}`)).toEqual(["agent commit"]);
+    expect(existsSync(path.join(world.worktree(adwId), "agent.txt"))).toBe(true);
+  });
+
+  it("a branch of its own, committed on: the run's branch is still empty and goes, the agent's stays", async () => {
+    world = new WorktreeWorld([
+      shellTurn(
+        `git checkout -q -b side && echo side > side.txt && git add side.txt && ${AGENT_GIT} commit -q -m "on side"`,
+      ),
+    ]);
+    const result = await world.run(["run", "prompt", "work on a branch of your own"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    const branch = `sssf/prompt/${adwId}`;
+    // The worktree's HEAD moved to `side`, yet the run's branch never left the base.
+    expect(result.stdout).toContain(`no commits; branch ${branch} removed, with its worktree`);
+    expect(sssfBranches(world)).toEqual([]);
+    expect(existsSync(world.worktree(adwId))).toBe(false);
+    expect(subjects(world, `${world.base}..side`)).toEqual(["on side"]);
+  });
+
+  it("switched back to the run's branch at a commit of its own: the finish reads that commit", async () => {
+    world = new WorktreeWorld([
+      shellTurn(
+        [
+          "git checkout -q -b side",
+          "echo side > side.txt",
+          "git add side.txt",
+          `${AGENT_GIT} commit -q -m "on side"`,
+          "git checkout -q -",
+          "git merge -q --ff-only side",
+        ].join(" && "),
+      ),
+    ]);
+    const result = await world.run(["run", "prompt", "merge your branch into the run's"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    const branch = `sssf/prompt/${adwId}`;
+    expect(result.stdout).toContain(`branch ${branch} left for review`);
+    expect(subjects(world, `${world.base}..${branch}`)).toEqual(["on side"]);
+  });
+
+  it("build: the agent commits part of its work itself, and sssf's commit lands on top of it", async () => {
+    world = new WorktreeWorld([
+      {
+        tool_calls: [
+          { tool: "write", write_file: { path: "src/feature.js", content: 'export const feature = "x";\n' } },
+          { tool: "write", write_file: { path: "src/app.js", content: 'export const app = "x";\n' } },
+          { tool: "bash", bash: `git add src/app.js && ${AGENT_GIT} commit -q -m "agent: app"` },
+        ],
+        reply: envelopeJson({
+          summary: "built it",
+          changed_files: ["src/app.js", "src/feature.js"],
+          commit_message: "Add the feature",
+        }),
+      },
+    ]);
+    const result = await world.run(["run", "build", "build it"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    const branch = `sssf/build/${adwId}`;
+    expect(world.phases(adwId)).toEqual(["request:success", "build:success", "commit:success"]);
+    expect(subjects(world, `${world.base}..${branch}`)).toEqual(["Add the feature", "agent: app"]);
+    expect(git(world.dir, ["show", "--name-only", "--format=", branch]).trim()).toBe("src/feature.js");
+    expect(git(world.worktree(adwId), ["status", "--porcelain", "--untracked-files=no"])).toBe("");
+  });
+});
