@@ -141,9 +141,9 @@ export function createLiveReporter(
       if (entry !== undefined) entry.sending = soFar;
     },
     log: (message, phase) => plain.log(message, phase),
-    finished(session, rows) {
+    finished(session, rows, end) {
       board.stop();
-      plain.finished(session, rows);
+      plain.finished(session, rows, end);
     },
     redraw: () => board.draw(),
   };

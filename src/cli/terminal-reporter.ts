@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ToolCall } from "../runtimes/runtime.js";
-import type { RunReporter } from "../session/reporter.js";
+import type { RunEnd, RunReporter } from "../session/reporter.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { redactSecrets } from "../trace/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
@@ -94,7 +94,7 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
     log(message, phase) {
       write(`   ${tag(phase)}${paint(out, "yellow", agentText(message, 300))}`);
     },
-    finished(session: SessionRow, phases: PhaseRow[]) {
+    finished(session: SessionRow, phases: PhaseRow[], end?: RunEnd) {
       const accepted = session.accepted === 1;
       const banner = accepted
         ? paint(out, ["bold", "green"], "ACCEPTED")
@@ -116,9 +116,13 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       );
       if (session.worktree && session.branch) {
         const branch = safe(session.branch);
-        const commits = session.base_ref
-          ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
-          : null;
+        // Removed by this run's end: nothing to ask git.
+        const commits =
+          end?.branchRemoved === true
+            ? "missing"
+            : session.base_ref
+              ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
+              : null;
         if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
         else if (commits !== null && commits.own.length === 0) {
           const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";

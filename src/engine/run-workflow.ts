@@ -9,7 +9,7 @@ import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
 import { closeSessionAsInterrupted, endLeftoverProcesses } from "../session/reaper.js";
-import { type RunReporter, silentReporter } from "../session/reporter.js";
+import { type RunEnd, type RunReporter, silentReporter } from "../session/reporter.js";
 import { ensureSessionDirs, type SessionDirs, sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
@@ -259,6 +259,7 @@ function finishSession(
   outcome: { accepted: boolean; reason: string },
   reporter: RunReporter,
   phases: PhaseRow[],
+  end?: RunEnd,
 ): void {
   const { accepted, reason } = outcome;
   const endedAt = new Date();
@@ -277,7 +278,7 @@ function finishSession(
     payload: { accepted, reason, ended_at: nowIso() },
   });
   trace.flush();
-  reporter.finished(trace.session, phases);
+  reporter.finished(trace.session, phases, end);
 }
 
 /**
@@ -346,8 +347,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const outcome = await withRunMarker(adwId, () =>
       runBody(options, engine, trace, options.signal ?? new AbortController().signal),
     );
-    const merge = await finishWorkspace(engine, workspace, outcome.accepted, { trace, reporter });
-    finishSession(trace, outcome, reporter, engine.phases);
+    const { merge, branch } = await finishWorkspace(engine, workspace, outcome.accepted, {
+      trace,
+      reporter,
+    });
+    finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed" });
     return {
       adwId,
       accepted: outcome.accepted,

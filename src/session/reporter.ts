@@ -28,7 +28,16 @@ export interface RunReporter {
   ): void;
   /** A line about the run; `phase` is the phase it concerns, when one does (parallel phases interleave). */
   log(message: string, phase?: PhaseRow): void;
-  finished(session: SessionRow, phases: PhaseRow[]): void;
+  /**
+   * The run ended. `end.branchRemoved`: sssf removed the run's branch and worktree, as it does for an
+   * accepted run that committed nothing (so a reporter need not ask git what is left).
+   */
+  finished(session: SessionRow, phases: PhaseRow[], end?: RunEnd): void;
+}
+
+/** What the end of the run did with its workspace, for the reporter's last lines. */
+export interface RunEnd {
+  branchRemoved: boolean;
 }
 
 export const silentReporter: RunReporter = {

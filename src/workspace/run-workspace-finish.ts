@@ -16,17 +16,19 @@ export type EmptyBranchOutcome = "removed" | "kept" | "has commits" | "none";
  * The end of a worktree run, before its verdict is printed: `--merge` when it was accepted
  * (`mergeIfAccepted`), then, for an accepted (and, with `--merge`, merged) run whose branch holds no
  * commit of its own, the branch and its worktree are removed (`removeEmptyBranch`). A run that was not
- * accepted keeps both, for `sssf resume` or a rejoin. Never rejects; returns what `--merge` did.
+ * accepted keeps both, for `sssf resume` or a rejoin. Never rejects; returns what `--merge` did and
+ * what became of the branch.
  */
 export async function finishWorkspace(
   run: Run,
   workspace: RunWorkspace,
   accepted: boolean,
   voice: WorkspaceVoice,
-): Promise<FastForwardResult | null> {
+): Promise<{ merge: FastForwardResult | null; branch: EmptyBranchOutcome }> {
   const merge = await mergeIfAccepted(run, workspace, accepted, voice);
-  if (accepted && (merge === null || merge.merged)) await removeEmptyBranch(workspace, voice);
-  return merge;
+  const branch =
+    accepted && (merge === null || merge.merged) ? await removeEmptyBranch(workspace, voice) : "none";
+  return { merge, branch };
 }
 
 /**
