@@ -1,14 +1,29 @@
 // Trace ingest from one agent: an exec agent floods tool_call lines; each becomes an `events` row on
 // the same path a real run takes (stdout line → ToolCall → trace record → batched transaction).
-// Time-to-commit is measured per event from the agent's emit stamp to its transaction's commit (the
-// commit time the tracer's writer thread reports), and to the moment this thread is told of it.
+// In process: `execRuntime.send` into a `Tracer`; time-to-commit is measured per event from the agent's
+// emit stamp to its transaction's commit (the tracer's `onCommit`).
+// End to end: `sssf run prompt flood --agent flood` in a scratch repo (a worktree run, the default),
+// next to the ceiling: the same driver inserting the same rows with one prepared statement in one
+// transaction, in a child process; interleaved rounds, medians, and their ratio.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execRuntime } from "../dist/runtimes/exec/index.js";
-import { newId, openTraceDb, Tracer } from "../dist/trace/index.js";
-import { fmt, median, percentile, root, scratch } from "./lib.mjs";
+import { columnNames, newId, openTraceDb, Tracer } from "../dist/trace/index.js";
+import { sqliteDriver } from "../dist/trace/sqlite.js";
+import { cli, fmt, median, percentile, root, scratch } from "./lib.mjs";
 
 const EVENTS = 200_000;
 const RATE = 50_000;
+/** Interleaved rounds of the end-to-end run and the ceiling. */
+const ROUNDS = Number(process.env.SSSF_BENCH_ROUNDS ?? 3);
+const ADW_ID = "f100d000";
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@b",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@b",
+};
 
 /** Runs the flood agent once; `rate` 0 means unpaced. Returns throughput and per-event commit latencies. */
 async function ingest(rate, count = EVENTS) {
@@ -84,11 +99,179 @@ async function ingest(rate, count = EVENTS) {
   }
 }
 
+/** A scratch repo whose one agent, `flood`, is the unpaced flood agent emitting `count` tool calls. */
+function floodRepo(dir, count) {
+  const git = (...args) =>
+    execFileSync("git", args, { cwd: dir, stdio: "ignore", env: { ...process.env, ...GIT_ENV } });
+  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
+  mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/flood"), { recursive: true });
+  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/flood/system.md"), "Work. {{adw_id}}\n");
+  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/flood/user.md"), "{{prompt}}\n");
+  writeFileSync(path.join(dir, ".gitignore"), "adws/adw_data/\n");
+  const command = [process.execPath, path.join(root, "bench/agents/flood.mjs"), String(count), "0"];
+  writeFileSync(
+    path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"),
+    JSON.stringify({ agents: [{ name: "flood", coding_agent: "exec", command }] }),
+  );
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("commit", "-q", "-m", "initial");
+}
+
+/**
+ * `sssf run prompt flood --agent flood` (a worktree run), stdout and stderr to a file as in CI. The rate
+ * is the `tool_call` rows stored over the time from the agent's first emit stamp to the end of the send
+ * (the agent span's `ended_at`: every line read, parsed and handed to the tracer, the last ≤ 10 ms batch
+ * aside); `events.jsonl` must hold every one of them too.
+ */
+async function cliIngest(count = EVENTS) {
+  const { dir, cleanup } = scratch("ingest-cli");
+  try {
+    floodRepo(dir, count);
+    const log = openSync(path.join(dir, "sssf.log"), "w");
+    const started = Date.now();
+    const code = await new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [cli, "run", "prompt", "flood", "--agent", "flood", "--adw-id", ADW_ID],
+        {
+          cwd: dir,
+          stdio: ["ignore", log, log],
+          env: { ...process.env, ...GIT_ENV },
+        },
+      );
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+    const wallMs = Date.now() - started;
+    closeSync(log);
+    if (code !== 0) throw new Error(`sssf run exited ${code}; see ${path.join(dir, "sssf.log")}`);
+    const db = openTraceDb(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
+    const calls = db
+      .prepare(
+        "SELECT count(*) AS n, min(started_at) AS first FROM events WHERE adw_id = ? AND type = 'tool_call'",
+      )
+      .get(ADW_ID);
+    const span = db
+      .prepare("SELECT ended_at FROM events WHERE adw_id = ? AND type = 'agent_start'")
+      .get(ADW_ID);
+    db.close();
+    const events = readFileSync(path.join(dir, `adws/adw_data/sessions/${ADW_ID}/events.jsonl`), "utf8");
+    const filed = events.split('"type":"tool_call"').length - 1;
+    if (calls.n !== count || filed !== count)
+      throw new Error(
+        `ingest bench (cli): ${calls.n} tool_call rows in the db, ${filed} in events.jsonl, of ${count}`,
+      );
+    const sendMs = Date.parse(span.ended_at) - Date.parse(calls.first);
+    return { perSecond: count / (sendMs / 1000), wallMs };
+  } finally {
+    cleanup();
+  }
+}
+
+/** The flood's `i`th row as the engine writes it (the agent span as parent), values in column order. */
+function floodRow(i, at, span) {
+  const command = `echo ${i}`;
+  const row = {
+    id: newId("evt"),
+    adw_id: ADW_ID,
+    phase_id: `${ADW_ID}-p02`,
+    parent_id: span,
+    type: "tool_call",
+    name: `bash: ${command}`,
+    agent: "flood",
+    ok: 1,
+    started_at: at,
+    ended_at: at,
+    duration_ms: 0,
+    payload: JSON.stringify({ tool: "bash", args: { command }, result: String(i) }),
+  };
+  return columnNames("events").map((column) => row[column]);
+}
+
+/**
+ * The ceiling, run in this child process (`--ceiling COUNT`): a fresh trace db with the real schema,
+ * the real events upsert prepared once, COUNT flood rows (built beforehand) inserted in one transaction.
+ * Prints `{ driver, perSecond }`.
+ */
+function ceilingChild(count) {
+  const { dir, cleanup } = scratch("ingest-ceiling");
+  try {
+    const db = openTraceDb(path.join(dir, "sssf.db"));
+    const columns = columnNames("events");
+    const insert = db.prepare(
+      `INSERT OR REPLACE INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    );
+    const span = newId("evt");
+    const at = new Date().toISOString();
+    const rows = Array.from({ length: count }, (_, i) => floodRow(i, at, span));
+    const started = performance.now();
+    db.transaction(() => {
+      for (const row of rows) insert.run(row);
+    }).immediate();
+    const ms = performance.now() - started;
+    const stored = db.prepare("SELECT count(*) AS n FROM events").get().n;
+    db.close();
+    if (stored !== count) throw new Error(`ceiling: ${stored} rows stored of ${count}`);
+    console.log(JSON.stringify({ driver: sqliteDriver(), perSecond: count / (ms / 1000) }));
+  } finally {
+    cleanup();
+  }
+}
+
+function ceiling(count = EVENTS) {
+  const result = spawnSync(
+    process.execPath,
+    [path.join(root, "bench/trace-ingest.mjs"), "--ceiling", String(count)],
+    {
+      encoding: "utf8",
+    },
+  );
+  if (result.status !== 0) throw new Error(`ceiling child exited ${result.status}: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split("\n").at(-1));
+}
+
 export async function run() {
+  const endToEnd = [];
+  const ceilings = [];
+  const walls = [];
+  let driver = "";
+  for (let i = 0; i < ROUNDS; i++) {
+    const limit = ceiling();
+    driver = limit.driver;
+    ceilings.push(limit.perSecond);
+    const cliRun = await cliIngest();
+    endToEnd.push(cliRun.perSecond);
+    walls.push(cliRun.wallMs);
+  }
   const typical = await ingest(1_000, 5_000);
   const paced = await ingest(RATE);
   const unpaced = await ingest(0);
   return [
+    {
+      label: `trace ingest end to end (sssf run, one exec agent, ${EVENTS} unpaced tool calls), median of ${ROUNDS}`,
+      value: median(endToEnd),
+      unit: "events/s",
+      target: "",
+    },
+    {
+      label: `  ceiling: one prepared insert, one transaction, ${driver}, median of ${ROUNDS}`,
+      value: median(ceilings),
+      unit: "rows/s",
+      target: "",
+    },
+    {
+      label: "  ingest ÷ ceiling",
+      value: median(endToEnd) / median(ceilings),
+      unit: "×",
+      target: "≥ 0.6",
+    },
+    {
+      label: "  sssf run wall time, median",
+      value: median(walls),
+      unit: "ms",
+      target: "",
+    },
     {
       label: "agent stdout line → committed trace row at 1,000 events/s, p99",
       value: percentile(typical.latencies, 99),
@@ -134,6 +317,8 @@ export async function run() {
   ];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--ceiling") {
+  ceilingChild(Number(process.argv[3] ?? EVENTS));
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   for (const f of await run()) console.log(`${f.label}: ${fmt(f.value)} ${f.unit}`);
 }

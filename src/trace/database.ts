@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { SssfError } from "../errors/index.js";
+import { upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
 import { migrate } from "./schema.js";
@@ -47,11 +48,6 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
 }
 
 const KNOWN_TABLES: ReadonlySet<string> = new Set(TRACE_TABLES);
-
-function upsertSql(table: TraceTable): string {
-  const columns = columnNames(table);
-  return `INSERT OR REPLACE INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
-}
 
 interface TableUpsert {
   statement: TraceStatement;

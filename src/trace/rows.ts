@@ -6,6 +6,7 @@
 import { hostname } from "node:os";
 import type { EventRow, EventType, PhaseKind, PhaseRow, ProcessRow, SessionRow } from "./events.js";
 import { newId } from "./ids.js";
+import { isoTime } from "./iso-time.js";
 
 /** The columns of a new session that the caller decides. */
 export type NewSession = Pick<SessionRow, "adw_id" | "workflow" | "request" | "cwd"> &
@@ -160,6 +161,8 @@ const okColumn = (ok: boolean | null | undefined): number | null =>
 export function eventRow(adwId: string, input: EventInput): EventRow {
   const startedAt = input.startedAt ?? new Date();
   const endedAt = input.endedAt === undefined ? startedAt : input.endedAt;
+  const started = isoTime(startedAt);
+  const duration = endedAt === null ? null : endedAt.getTime() - startedAt.getTime();
   return {
     id: newId("evt"),
     adw_id: adwId,
@@ -169,9 +172,10 @@ export function eventRow(adwId: string, input: EventInput): EventRow {
     name: input.name,
     agent: input.agent ?? null,
     ok: okColumn(input.ok),
-    started_at: startedAt.toISOString(),
-    ended_at: endedAt === null ? null : endedAt.toISOString(),
-    duration_ms: endedAt === null ? null : endedAt.getTime() - startedAt.getTime(),
+    started_at: started,
+    // Most events are instants: their end is their start, formatted once.
+    ended_at: endedAt === null ? null : duration === 0 ? started : isoTime(endedAt),
+    duration_ms: duration,
     payload: JSON.stringify(input.payload ?? {}),
   };
 }

@@ -1,4 +1,5 @@
 import { SssfError } from "../errors/index.js";
+import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
@@ -12,7 +13,10 @@ export interface TracerOptions {
   eventsFile: string;
   /** Delay between the first queued record and its flush (default 10 ms). */
   flushIntervalMs?: number;
-  /** Queue length that triggers an immediate flush (default 1000). */
+  /**
+   * Queue length that triggers an immediate flush (default 4000: an agent flooding tool calls fills it
+   * long before the interval; fewer, larger transactions cost less per row).
+   */
   maxBatch?: number;
   /** Called after each committed transaction with its records (for latency measurements). */
   onCommit?: (records: readonly TraceRecord[]) => void;
@@ -65,12 +69,11 @@ export class Tracer {
   constructor(options: TracerOptions) {
     this.#eventsFile = options.eventsFile;
     this.#flushIntervalMs = options.flushIntervalMs ?? 10;
-    this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
+    this.#maxBatch = Math.max(1, options.maxBatch ?? 4000);
     this.#onCommit = options.onCommit;
     const upsert = createUpserter(options.db);
-    this.#insertBatch = options.db.transaction((records: TraceRecord[]) => {
-      for (const record of records) upsert(record);
-    });
+    // Multi-row statements; the one-row upserts below store what they can after a failure.
+    this.#insertBatch = options.db.transaction(createBatchUpserter(options.db));
     // Fallback after a non-transient failure: store every record that can be stored, report the first error.
     this.#insertEach = options.db.transaction((records: TraceRecord[]) => {
       const result: EachResult = { stored: 0, firstError: undefined };

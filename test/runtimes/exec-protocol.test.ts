@@ -50,6 +50,22 @@ describe("tool call normalization", () => {
     expect(call.startedAt).toEqual(new Date("2025-01-01T00:00:07.500Z"));
   });
 
+  it("takes the stamps a line gives, an instant's one stamp for both ends", () => {
+    const arrived = new Date("2025-01-01T00:01:00.000Z");
+    const line = { type: "tool_call", tool: "bash", args: {}, result: "", ok: true, duration_ms: 5 } as const;
+    const at = "2025-01-01T00:00:01.250Z";
+    const instant = toToolCall({ ...line, started_at: at, ended_at: at }, arrived);
+    expect([instant.startedAt.toISOString(), instant.endedAt.toISOString()]).toEqual([at, at]);
+    const span = toToolCall({ ...line, started_at: at, ended_at: "2025-01-01T00:00:02.000Z" }, arrived);
+    expect(span.endedAt.toISOString()).toBe("2025-01-01T00:00:02.000Z");
+    // Unreadable stamps, the same on both ends: the end is the arrival, the start the duration before it.
+    const unreadable = toToolCall({ ...line, started_at: "soon", ended_at: "soon" }, arrived);
+    expect([unreadable.startedAt.toISOString(), unreadable.endedAt]).toEqual([
+      "2025-01-01T00:00:59.995Z",
+      arrived,
+    ]);
+  });
+
   it("renders short names and snippets", () => {
     expect(toolCallName("read", { file_path: "src/a.ts" })).toBe("read: src/a.ts");
     expect(toolCallName("bash", { command: "echo a\n  && echo b" })).toBe("bash: echo a && echo b");

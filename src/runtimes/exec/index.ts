@@ -32,9 +32,12 @@ function parseTime(value: string | undefined): Date | null {
 /** Normalizes a wire tool call; missing times are derived from the arrival time and duration. */
 export function toToolCall(line: ExecToolCallLine, arrivedAt: Date): ToolCall {
   const startedAt = parseTime(line.started_at);
-  const endedAt =
-    parseTime(line.ended_at) ??
-    (startedAt === null ? arrivedAt : new Date(startedAt.getTime() + line.duration_ms));
+  // An instant call stamps both ends alike: parsed once.
+  const sameEnd = startedAt !== null && line.ended_at === line.started_at;
+  const endedAt = sameEnd
+    ? startedAt
+    : (parseTime(line.ended_at) ??
+      (startedAt === null ? arrivedAt : new Date(startedAt.getTime() + line.duration_ms)));
   return {
     tool: line.tool,
     name: line.name ?? toolCallName(line.tool, line.args),

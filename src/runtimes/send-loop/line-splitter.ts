@@ -272,6 +272,8 @@ class LineBuffer {
 /** Drops the `\r` of a CRLF ending; blank lines carry nothing and are dropped (null). */
 function keepLine(line: string): string | null {
   const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+  // A line that starts with a visible character (JSON's `{`) is not blank: no trimmed copy to test.
+  if (trimmed.charCodeAt(0) > 0x20 && trimmed.charCodeAt(0) < 0x7f) return trimmed;
   return trimmed.trim() === "" ? null : trimmed;
 }
 
