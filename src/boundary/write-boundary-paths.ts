@@ -100,10 +100,12 @@ export function realPathOf(absolute: string): string {
  */
 export function namedInsideRoot(args: unknown, roots: readonly string[]): string[] {
   const [root] = roots;
-  if (root === undefined) return [];
+  const named = toolCallPaths(args);
+  // Most calls name no path (a shell command): then no realpath of the roots, called once per call.
+  if (root === undefined || named.length === 0) return [];
   const realRoots = [...new Set(roots.map(realPathOf))];
   const found: string[] = [];
-  for (const raw of toolCallPaths(args)) {
+  for (const raw of named) {
     const real = realPathOf(resolveToolPath(raw, root));
     const base = realRoots.find((r) => real !== r && isWithin(real, r));
     if (base !== undefined) found.push(path.relative(base, real).split(path.sep).join("/"));

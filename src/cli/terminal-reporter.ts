@@ -25,6 +25,7 @@ function usageText(row: { input_tokens: number; output_tokens: number; cost_usd:
  */
 export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): RunReporter {
   const write = (line: string) => out.write(`${line}\n`);
+  const batched = batchedWrites(out);
   // Names, descriptions and paths may hold a secret too (a request pasted into a description).
   const safe = (text: string) => terminalSafe(redactSecrets(text));
   const where = (file: string) => safe(path.relative(cwd, file) || file);
@@ -87,7 +88,7 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
     },
     toolCall(phase: PhaseRow, call: ToolCall) {
       const mark = call.ok ? paint(out, "green", "·") : paint(out, "red", "!");
-      write(
+      batched(
         `   ${mark} ${tag(phase)}${agentText(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
       );
     },
@@ -140,5 +141,38 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         }
       }
     },
+  };
+}
+
+/** Streams corked for this tick; uncorked at exit too, so a line written just before it is not lost. */
+const corked = new Set<NodeJS.WriteStream>();
+let uncorkAtExit = false;
+
+/**
+ * A writer for lines that come in floods (an agent's tool calls, thousands a second): the stream is
+ * corked for the rest of the tick, so the lines of one tick leave in one write. Order is kept, with
+ * every other write to the stream too (they join the same buffer). A stream without `cork` (a test's
+ * collector) is written line by line.
+ */
+function batchedWrites(out: NodeJS.WriteStream): (line: string) => void {
+  if (typeof out.cork !== "function" || typeof out.uncork !== "function") {
+    return (line) => out.write(`${line}\n`);
+  }
+  if (!uncorkAtExit) {
+    uncorkAtExit = true;
+    process.once("exit", () => {
+      for (const stream of corked) stream.uncork();
+    });
+  }
+  return (line) => {
+    if (!corked.has(out)) {
+      corked.add(out);
+      out.cork();
+      process.nextTick(() => {
+        corked.delete(out);
+        out.uncork();
+      });
+    }
+    out.write(`${line}\n`);
   };
 }

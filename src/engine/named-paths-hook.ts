@@ -1,5 +1,5 @@
 import { NOTHING_FOUND, type SendHook } from "../api/send-hook.js";
-import { namedInsideRoot, toolCallPaths, withRealPaths } from "../boundary/write-boundary-paths.js";
+import { namedInsideRoot, withRealPaths } from "../boundary/write-boundary-paths.js";
 
 /** The files an agent's tool calls named inside the run root, across the sends of one call. */
 export interface NamedPaths {
@@ -21,8 +21,6 @@ export function collectNamedPaths(root: string): NamedPaths {
       name: "named_paths",
       open: () => ({
         onToolCall(call) {
-          // Most calls name no path (a shell command): no realpath of the roots for them.
-          if (toolCallPaths(call.args).length === 0) return;
           for (const file of namedInsideRoot(call.args, roots)) files.add(file);
         },
         settle: () => NOTHING_FOUND,
