@@ -26,9 +26,21 @@ const PATH_KEYS = [
 /** Argument names holding a list of paths, or of objects with a `path` (codex `changes`). */
 const LIST_KEYS = ["paths", "file_paths", "changes", "edits", "files"];
 
-/** Every path-like string in a tool call's arguments. Never throws. */
-export function toolCallPaths(args: unknown): string[] {
+// A call's arguments are read by several hooks and again at settle, per call of a flood: found once.
+const pathsOfArgs = new WeakMap<object, readonly string[]>();
+
+/** Every path-like string in a tool call's arguments (read-only: one array per arguments object). Never throws. */
+export function toolCallPaths(args: unknown): readonly string[] {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
+  let found = pathsOfArgs.get(args);
+  if (found === undefined) {
+    found = Object.freeze(findToolCallPaths(args as Record<string, unknown>));
+    pathsOfArgs.set(args, found);
+  }
+  return found;
+}
+
+function findToolCallPaths(args: Record<string, unknown>): string[] {
   const fields = args as Record<string, unknown>;
   const found: string[] = [];
   for (const key of PATH_KEYS) {
