@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { isExcluded } from "./exclude-prefixes.js";
@@ -8,6 +9,8 @@ import { mapLimited } from "./map-limited.js";
 const SKIPPED_NAMES = new Set([".git", "node_modules"]);
 /** Files at least this big are fingerprinted by size and mtime only. */
 const HASH_BELOW_BYTES = 1024 * 1024;
+/** Files below this size are read in one synchronous call. */
+const READ_SYNC_BELOW_BYTES = 64 * 1024;
 
 /**
  * Fingerprints every file under `root` for a directory without git: `<size>:<sha1>` below 1 MB,
@@ -52,8 +55,13 @@ export async function walkTree(root: string, excluded: readonly string[]): Promi
 
 async function fingerprintFile(absolute: string): Promise<string | null> {
   try {
-    const stat = await fs.promises.stat(absolute);
+    // A small file is read and hashed synchronously: the thread pool's round trips for stat, open,
+    // read and close cost more than the reading (about 1 ms of every send in a tree of a few files).
+    const stat = fs.statSync(absolute);
     if (stat.size >= HASH_BELOW_BYTES) return `${stat.size}:mtime:${stat.mtimeMs}`;
+    if (stat.size < READ_SYNC_BELOW_BYTES) {
+      return `${stat.size}:${createHash("sha1").update(fs.readFileSync(absolute)).digest("hex")}`;
+    }
     return `${stat.size}:${await contentSha1(absolute, stat.size)}`;
   } catch {
     return null;
