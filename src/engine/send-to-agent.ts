@@ -26,10 +26,18 @@ function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
   const prompt = redactSecrets(input.prompt);
   writeFileSync(path.join(agent.dirs.prompts, `${stem}.user.md`), prompt);
   if (input.reason === "initial") {
-    writeFileSync(path.join(agent.dirs.prompts, "system.md"), redactSecrets(input.systemPrompt));
+    // The system prompt seldom changes between an agent's phases: rewritten only when it does.
+    const system = redactSecrets(input.systemPrompt);
+    if (lastSystemPrompt.get(agent.dirs) !== system) {
+      writeFileSync(path.join(agent.dirs.prompts, "system.md"), system);
+      lastSystemPrompt.set(agent.dirs, system);
+    }
     writeFileSync(path.join(agent.dirs.prompts, "user.md"), prompt);
   }
 }
+
+/** The system.md last written for an agent of a run (keyed by its folders), to skip rewriting it. */
+const lastSystemPrompt = new WeakMap<object, string>();
 
 /** The send's usage priced where its runtime reported no cost; an unpriced model is said once. */
 function pricedUsage(context: CallContext, usage: Usage, spanId: string): PricedUsage {
