@@ -2,17 +2,10 @@
 // the write boundary around one send, the end of the run), and one `commit` code phase after an agent
 // wrote a file. Each spawn costs ~4–5 ms of wall time and ~1.3 ms of the sssf process's CPU. Counted
 // through a `git` on PATH that logs its arguments and runs the real one; exec agents, so no model.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, scratch } from "./lib.mjs";
-
-const IDENTITY = {
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@b",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@b",
-};
+import { benchRepo, cli, GIT_IDENTITY, scratch } from "./lib.mjs";
 
 /** Answers success once its prompt is read; with an argument, first writes that file in its cwd. */
 const AGENT = `import { writeFileSync } from "node:fs";
@@ -56,25 +49,13 @@ function gitWrapper(binDir) {
   chmodSync(wrapper, 0o755);
 }
 
-/** A repo with one commit: `.gitignore` of the data dir, one exec agent, its prompts. */
-function repo(dir, agentFile, agentArgs, extra = {}) {
-  const git = (...args) =>
-    execFileSync("git", args, { cwd: dir, stdio: "ignore", env: { ...process.env, ...IDENTITY } });
-  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
-  mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/helper"), { recursive: true });
-  writeFileSync(path.join(dir, ".gitignore"), "adws/adw_data/\n");
-  writeFileSync(path.join(dir, "README.md"), "hello\n");
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/helper/system.md"), "You help.\n");
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/helper/user.md"), "{{prompt}}\n");
+/** A repo with one commit whose one exec agent, `helper`, runs `agentFile agentArgs…`. */
+function repo(dir, agentFile, agentArgs, files = {}) {
   const command = [process.execPath, agentFile, ...agentArgs];
-  writeFileSync(
-    path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"),
-    JSON.stringify({ agents: [{ name: "helper", coding_agent: "exec", command }] }),
-  );
-  for (const [file, content] of Object.entries(extra)) writeFileSync(path.join(dir, file), content);
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
+  benchRepo(dir, {
+    agents: [{ name: "helper", coding_agent: "exec", command }],
+    files: { "README.md": "hello\n", ...files },
+  });
 }
 
 /** Runs the CLI in `dir` with the logging git first on PATH; returns the logged lines. */
@@ -82,7 +63,7 @@ function logged(dir, binDir, log, args) {
   writeFileSync(log, "");
   const env = {
     ...process.env,
-    ...IDENTITY,
+    ...GIT_IDENTITY,
     PATH: `${binDir}${path.delimiter}${process.env.PATH}`,
     BENCH_GIT_LOG: log,
   };

@@ -2,10 +2,10 @@
 // first new agent send (the 11th phase), next to `sssf run` of the 11th phase alone (the harness's own
 // start-up, a new worktree included), interleaved; the difference over 10 bounds the cost of replaying
 // one completed phase.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { cli, fmt, median, root, scratch } from "./lib.mjs";
+import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch } from "./lib.mjs";
 
 const RUNS = 7;
 const COMPLETED = 10;
@@ -25,29 +25,12 @@ export default defineWorkflow({
 `;
 
 function setUp(dir, stampFile) {
-  const git = (...args) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
-  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
-  mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/worker"), { recursive: true });
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/worker/system.md"), "Work. {{adw_id}}\n");
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/worker/user.md"), "{{prompt}}\n");
-  writeFileSync(path.join(dir, "adws/adw_ten.ts"), workflow("ten", COMPLETED));
-  writeFileSync(path.join(dir, "adws/adw_one.ts"), workflow("one", 0));
-  writeFileSync(path.join(dir, ".gitignore"), "adws/adw_data/\n");
   const command = [process.execPath, path.join(root, "bench/agents/stamp.mjs"), stampFile];
-  writeFileSync(
-    path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"),
-    JSON.stringify({ agents: [{ name: "worker", coding_agent: "exec", command }] }),
-  );
-  const env = {
-    GIT_AUTHOR_NAME: "b",
-    GIT_AUTHOR_EMAIL: "b@b",
-    GIT_COMMITTER_NAME: "b",
-    GIT_COMMITTER_EMAIL: "b@b",
-  };
-  Object.assign(process.env, env);
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
+  benchRepo(dir, {
+    agents: [{ name: "worker", coding_agent: "exec", command }],
+    files: { "adws/adw_ten.ts": workflow("ten", COMPLETED), "adws/adw_one.ts": workflow("one", 0) },
+  });
+  Object.assign(process.env, GIT_IDENTITY);
 }
 
 const stamps = (file) =>

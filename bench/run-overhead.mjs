@@ -6,11 +6,11 @@
 // - a commit code phase: its traced duration;
 // - the sssf process's own peak RSS in a prompt run;
 // - the sssf process's own CPU per run when 16 runs start at once on one repository.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openTraceDb } from "../dist/trace/index.js";
-import { cli, fmt, median, root, scratch } from "./lib.mjs";
+import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch } from "./lib.mjs";
 
 const ROUNDS = 7;
 const CONCURRENT = 16;
@@ -42,41 +42,14 @@ const WRITER = `cat >/dev/null; date +%s%N > "written-$$.txt"; printf '%s\\n' '$
 const INSTANT = `cat >/dev/null; printf '%s\\n' '${JSON.stringify({ type: "result", text: REPORT })}'`;
 
 function setUp(dir) {
-  const git = (...args) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
-  for (const agent of ["helper", "writer", "instant"]) {
-    const prompts = path.join(dir, "adws/adw_data/prompt_engineering", agent);
-    mkdirSync(prompts, { recursive: true });
-    writeFileSync(path.join(prompts, "system.md"), "Do the task, then reply with the JSON report.\n");
-    writeFileSync(path.join(prompts, "user.md"), "{{prompt}}\n");
-  }
-  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
-  writeFileSync(path.join(dir, "adws/adw_two.ts"), TWO_PHASES);
-  writeFileSync(path.join(dir, ".gitignore"), "adws/adw_data/\n");
-  writeFileSync(
-    path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"),
-    [
-      "agents:",
-      "  - name: helper",
-      "    coding_agent: pi",
-      `    command: [${JSON.stringify(piBinary)}]`,
-      "  - name: writer",
-      "    coding_agent: exec",
-      `    command: ["sh", "-c", ${JSON.stringify(WRITER)}]`,
-      "  - name: instant",
-      "    coding_agent: exec",
-      `    command: ["sh", "-c", ${JSON.stringify(INSTANT)}]`,
-      "",
-    ].join("\n"),
-  );
-  Object.assign(process.env, {
-    GIT_AUTHOR_NAME: "b",
-    GIT_AUTHOR_EMAIL: "b@b",
-    GIT_COMMITTER_NAME: "b",
-    GIT_COMMITTER_EMAIL: "b@b",
-  });
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
+  const exec = (name, script) => ({ name, coding_agent: "exec", command: ["sh", "-c", script] });
+  const agents = [
+    { name: "helper", coding_agent: "pi", command: [piBinary] },
+    exec("writer", WRITER),
+    exec("instant", INSTANT),
+  ];
+  benchRepo(dir, { agents, files: { "adws/adw_two.ts": TWO_PHASES } });
+  Object.assign(process.env, GIT_IDENTITY);
 }
 
 /** Starts `sssf fake-model` in its own process; resolves with the env its `export` lines print. */

@@ -5,25 +5,19 @@
 // End to end: `sssf run prompt flood --agent flood` in a scratch repo (a worktree run, the default),
 // next to the ceiling: the same driver inserting the same rows with one prepared statement in one
 // transaction, in a child process; interleaved rounds, medians, and their ratio.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { execRuntime } from "../dist/runtimes/exec/index.js";
 import { columnNames, newId, openTraceDb, Tracer } from "../dist/trace/index.js";
 import { sqliteDriver } from "../dist/trace/sqlite.js";
-import { cli, fmt, median, percentile, root, scratch } from "./lib.mjs";
+import { benchRepo, cli, fmt, GIT_IDENTITY, median, percentile, root, scratch } from "./lib.mjs";
 
 const EVENTS = 200_000;
 const RATE = 50_000;
 /** Interleaved rounds of the end-to-end run and the ceiling. */
 const ROUNDS = Number(process.env.SSSF_BENCH_ROUNDS ?? 3);
 const ADW_ID = "f100d000";
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@b",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@b",
-};
 
 /** Runs the flood agent once; `rate` 0 means unpaced. Returns throughput and per-event commit latencies. */
 async function ingest(rate, count = EVENTS) {
@@ -101,21 +95,8 @@ async function ingest(rate, count = EVENTS) {
 
 /** A scratch repo whose one agent, `flood`, is the unpaced flood agent emitting `count` tool calls. */
 function floodRepo(dir, count) {
-  const git = (...args) =>
-    execFileSync("git", args, { cwd: dir, stdio: "ignore", env: { ...process.env, ...GIT_ENV } });
-  mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
-  mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/flood"), { recursive: true });
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/flood/system.md"), "Work. {{adw_id}}\n");
-  writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/flood/user.md"), "{{prompt}}\n");
-  writeFileSync(path.join(dir, ".gitignore"), "adws/adw_data/\n");
   const command = [process.execPath, path.join(root, "bench/agents/flood.mjs"), String(count), "0"];
-  writeFileSync(
-    path.join(dir, "adws/adw_sssf_config/sssf.config.yaml"),
-    JSON.stringify({ agents: [{ name: "flood", coding_agent: "exec", command }] }),
-  );
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "initial");
+  benchRepo(dir, { agents: [{ name: "flood", coding_agent: "exec", command }] });
 }
 
 /**
@@ -137,7 +118,7 @@ async function cliIngest(count = EVENTS) {
         {
           cwd: dir,
           stdio: ["ignore", log, log],
-          env: { ...process.env, ...GIT_ENV },
+          env: { ...process.env, ...GIT_IDENTITY },
         },
       );
       child.on("error", reject);
