@@ -1,5 +1,6 @@
 import type { ObjectFormat } from "./fingerprint.js";
 import { markedOutsideGit, markOutsideGit, repoFacts } from "./git-facts.js";
+import { parsePorcelainV2 } from "./porcelain-v2.js";
 import { runGit, runGitSync } from "./run-git.js";
 
 /** `runGit` for reads whose failure only means "no answer": stdout, or null when git fails. */
@@ -31,14 +32,6 @@ export interface GitStatus {
   paths: Map<string, string | null>;
 }
 
-/** Where each kind of porcelain v2 record keeps its HEAD object id and its path. */
-const V2_FIELDS: Record<string, { head: number; path: number }> = {
-  "1": { head: 6, path: 8 },
-  "2": { head: 6, path: 9 },
-  u: { head: 7, path: 10 },
-};
-const ZERO_OID = /^0+$/;
-
 /**
  * Paths under `root` that differ from HEAD in the index or work tree (untracked, not ignored, files
  * included), each with HEAD's object id, and HEAD itself, from ONE `git status --porcelain=v2`. Null
@@ -57,32 +50,13 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
   ];
   const output = await gitOrNull(root, args);
   if (output === null) return null;
-  let head: string | null = null;
+  const status = parsePorcelainV2(output);
   const paths = new Map<string, string | null>();
-  const add = (file: string, headOid: string | null) => {
-    // A nested repository is listed as "dir/"; keep it as a plain path like any other.
-    const relative = file.startsWith(location.prefix)
-      ? file.slice(location.prefix.length).replace(/\/$/, "")
-      : "";
+  for (const { path, headOid } of status.entries) {
+    const relative = path.startsWith(location.prefix) ? path.slice(location.prefix.length) : "";
     if (relative !== "") paths.set(relative, headOid);
-  };
-  for (const record of output.split("\0")) {
-    if (record.startsWith("# branch.oid ")) {
-      const oid = record.slice("# branch.oid ".length).trim();
-      head = oid === "(initial)" ? null : oid;
-      continue;
-    }
-    if (record.startsWith("? ")) {
-      add(record.slice(2), null);
-      continue;
-    }
-    const layout = V2_FIELDS[record.slice(0, 1)];
-    if (!layout || record[1] !== " ") continue;
-    const fields = record.split(" ");
-    const headOid = fields[layout.head] ?? "";
-    add(fields.slice(layout.path).join(" "), ZERO_OID.test(headOid) ? null : headOid);
   }
-  return { head, paths };
+  return { head: status.head, paths };
 }
 
 /**

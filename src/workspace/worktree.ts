@@ -9,6 +9,7 @@ import {
   rememberRepoFacts,
   repoFacts,
 } from "../code/git-facts.js";
+import { parsePorcelainV2 } from "../code/porcelain-v2.js";
 import { gitLine, gitOrThrow, gitOutcome, type RetryOptions, retryTransient } from "./worktree-git.js";
 import { withWorktreeLock } from "./worktree-lock.js";
 
@@ -201,9 +202,6 @@ export interface WorktreeState {
   head: string | null;
 }
 
-/** Where each kind of porcelain v2 record keeps its path (a rename's or copy's old path is the next record). */
-const V2_PATH_FIELD: Record<string, number> = { "1": 8, "2": 9, u: 10 };
-
 /**
  * A worktree's uncommitted paths, leaving out `ignore` (top-level names such as linked dependency
  * folders), and its HEAD, from one `git status --porcelain=v2 --branch`. Rejects with a GitError when
@@ -220,29 +218,9 @@ export async function worktreeState(
     "-z",
     "--untracked-files=normal",
   ]);
-  const state: WorktreeState = { paths: [], branch: null, head: null };
-  const records = output.split("\0");
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i] ?? "";
-    let file: string | null = null;
-    if (record.startsWith("# branch.oid ")) {
-      const oid = record.slice("# branch.oid ".length);
-      state.head = oid === "(initial)" ? null : oid;
-    } else if (record.startsWith("# branch.head ")) {
-      const head = record.slice("# branch.head ".length);
-      state.branch = head === "(detached)" ? null : head;
-    } else if (record.startsWith("? ")) file = record.slice(2);
-    else {
-      const field = V2_PATH_FIELD[record.slice(0, 1)];
-      if (field === undefined || record[1] !== " ") continue;
-      file = record.split(" ").slice(field).join(" ");
-      if (record.startsWith("2 ")) i++;
-    }
-    if (file === null) continue;
-    const name = file.replace(/\/$/, "");
-    if (!ignore.includes(name)) state.paths.push(name);
-  }
-  return state;
+  const status = parsePorcelainV2(output);
+  const paths = status.entries.map((entry) => entry.path).filter((name) => !ignore.includes(name));
+  return { paths, branch: status.branch, head: status.head };
 }
 
 /**
