@@ -12,7 +12,7 @@ import {
   type ListrTaskWrapper,
   Spinner,
 } from "listr2";
-import { graphemeCount, graphemes, truncateGraphemes } from "../util/terminal-text.js";
+import { graphemeCountUpTo, graphemes, truncateGraphemes } from "../util/terminal-text.js";
 
 /** The stream the board draws on: a terminal (or a test's stand-in with `isTTY` and `columns`). */
 export type LiveStream = Pick<NodeJS.WriteStream, "write" | "isTTY" | "columns">;
@@ -25,11 +25,17 @@ const SHOW_CURSOR = "\x1b[?25h";
 const WIDE =
   /^(?:\p{Extended_Pictographic}|[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}])/u;
 
-/** Columns `text` takes on a terminal (an estimate: wide characters and emoji count two). */
-export function displayWidth(text: string): number {
+/**
+ * Columns `text` takes on a terminal (an estimate: wide characters and emoji count two); with `limit`,
+ * counting stops once past it (any result above `limit` means "too wide").
+ */
+export function displayWidth(text: string, limit = Number.POSITIVE_INFINITY): number {
   if (!/[^\u0000-\u02ff]/.test(text)) return text.length;
   let width = 0;
-  for (const { segment } of graphemes(text)) width += WIDE.test(segment) ? 2 : 1;
+  for (const { segment } of graphemes(text)) {
+    width += WIDE.test(segment) ? 2 : 1;
+    if (width > limit) break;
+  }
   return width;
 }
 
@@ -39,8 +45,8 @@ export function displayWidth(text: string): number {
  */
 export function fitColumns(text: string, columns: number): string {
   if (columns < 1) return "";
-  if (displayWidth(text) <= columns) return text;
-  let max = Math.min(columns, graphemeCount(text));
+  if (displayWidth(text, columns) <= columns) return text;
+  let max = Math.min(columns, graphemeCountUpTo(text, columns));
   let cut = truncateGraphemes(text, max);
   while (max > 1 && displayWidth(cut) > columns) cut = truncateGraphemes(text, --max);
   return cut;

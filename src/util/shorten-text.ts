@@ -1,4 +1,4 @@
-import { graphemeCount, graphemes, truncateGraphemes } from "./terminal-text.js";
+import { graphemeCount, graphemeCountUpTo, graphemes, truncateGraphemes } from "./terminal-text.js";
 
 /**
  * `text` when it has at most `max` graphemes, else cut to `max` graphemes ending in `marker` (the
@@ -7,7 +7,7 @@ import { graphemeCount, graphemes, truncateGraphemes } from "./terminal-text.js"
  * @example shortenText("👍🏽".repeat(70), 60); // 57 thumbs, then "..."
  */
 export function shortenText(text: string, max: number, marker = "..."): string {
-  if (text.length <= max || graphemeCount(text) <= max) return text;
+  if (text.length <= max || graphemeCountUpTo(text, max) <= max) return text;
   return truncateGraphemes(text, Math.max(1, max - graphemeCount(marker) + 1), marker);
 }
 

@@ -53,3 +53,16 @@ describe("cutting agent text never splits an emoji", () => {
     expect(sliceWholeGraphemes(THUMB.repeat(3), 9)).toBe(THUMB.repeat(2));
   });
 });
+
+describe("the UI's truncate on a multi-megabyte text", () => {
+  it("cuts through a prefix and gives what the whole text would", () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    const huge = `${THUMB.repeat(5)}${"e\u0301".repeat(3 * 1024 * 1024)}`;
+    const whole = Array.from(segmenter.segment(huge.slice(0, 10_000)), (s) => s.segment);
+    expect(clientTruncate(huge, 200)).toBe(`${whole.slice(0, 199).join("")}…`);
+    // A prefix of combining marks holds one cluster: the whole text decides.
+    const marks = `o${"\u0301".repeat(5000)}ab`;
+    expect(clientTruncate(marks, 2)).toBe(`o${"\u0301".repeat(5000)}…`);
+    expect(clientTruncate(marks, 3)).toBe(marks);
+  });
+});

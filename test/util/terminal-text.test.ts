@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   graphemeCount,
+  graphemeCountUpTo,
+  graphemes,
   jsonTerminalSafe,
   terminalSafe,
   truncateGraphemes,
@@ -178,5 +180,68 @@ describe("graphemeCount and truncateGraphemes", () => {
       }),
       settings,
     );
+  });
+});
+
+describe("graphemes over long texts (segmented in windows)", () => {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  const reference = (text: string) =>
+    Array.from(segmenter.segment(text), ({ index, segment }) => ({ index, segment }));
+  // Clusters that span window edges: ZWJ families, flag pairs (parity decides the cut), CRLF, combining
+  // runs longer than a window, Hangul syllables from jamo, lone surrogates.
+  const part = fc.oneof(
+    fc.constantFrom(
+      "👨‍👩‍👧‍👦",
+      "🇫🇷",
+      "\u{1f1eb}",
+      "👍🏽",
+      "e\u0301",
+      "\r\n",
+      "\r",
+      "\n",
+      "a",
+      " ",
+      "中",
+      "\u1100\u1161\u11a8",
+      "\ud800",
+      "\udc00",
+    ),
+    fc.integer({ min: 200, max: 1200 }).map((n) => `o${"\u0301".repeat(n)}`),
+    fc.integer({ min: 1, max: 300 }).map((n) => "x".repeat(n)),
+  );
+  const long = fc.array(part, { minLength: 1, maxLength: 120 }).map((parts) => parts.join(""));
+
+  it("yields exactly Intl.Segmenter's clusters and indexes (fixed-seed property)", () => {
+    fc.assert(
+      fc.property(long, (text) => {
+        expect(Array.from(graphemes(text))).toEqual(reference(text));
+      }),
+      { seed: 0x5e9_2026, numRuns: 300 },
+    );
+  });
+
+  it("counts up to a limit without reading further, and matches the full count below it", () => {
+    fc.assert(
+      fc.property(long, fc.integer({ min: 0, max: 400 }), (text, limit) => {
+        const count = graphemeCount(text);
+        expect(count).toBe(reference(text).length);
+        expect(graphemeCountUpTo(text, limit)).toBe(Math.min(count, limit + 1));
+      }),
+      { seed: 0x5e9_2027, numRuns: 300 },
+    );
+  });
+
+  it("cuts a multi-megabyte tool result to its first graphemes (each step used to cost the whole string)", () => {
+    // 8 MiB of text an agent's tool printed: the old per-step cost made this take tens of seconds.
+    const huge = `${"é👍🏽".repeat(10)}${"é\u0301 ".repeat(4 * 1024 * 1024)}`;
+    const cut = truncateGraphemes(huge, 2000);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(graphemeCount(cut)).toBe(2000);
+    expect(cut.slice(0, -1)).toBe(
+      Array.from(segmenter.segment(huge.slice(0, 20_000)), (g) => g.segment)
+        .slice(0, 1999)
+        .join(""),
+    );
+    expect(graphemeCountUpTo(huge, 100)).toBe(101);
   });
 });

@@ -44,15 +44,27 @@ export function formatClock(iso: string | null | undefined): string {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** At most `max` graphemes, the last an ellipsis when cut; never half an emoji or surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
+/** `source` cut to `max` graphemes ending in "…", or null when it holds at most `max`. */
+function cutGraphemes(source: string, max: number): string | null {
   const kept: string[] = [];
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes.segment(source)) {
     if (kept.length === max) return `${kept.slice(0, max - 1).join("")}…`;
     kept.push(segment);
   }
-  return text;
+  return null;
+}
+
+/**
+ * At most `max` graphemes, the last an ellipsis when cut; never half an emoji or surrogate pair.
+ * The segmenter's every step costs time in proportion to the whole string, so a long text is first
+ * cut through a prefix: every cluster of a prefix but its last is the text's own, so a prefix holding
+ * more than `max` clusters gives the same answer as the whole text.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const bound = 64 + max * 16;
+  const cut = text.length > bound ? cutGraphemes(text.slice(0, bound), max) : null;
+  return cut ?? cutGraphemes(text, max) ?? text;
 }
 
 /** The value of a JSON text, or undefined when it does not parse (a shortened or broken text). */
