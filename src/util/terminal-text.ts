@@ -127,10 +127,13 @@ export function* graphemes(text: string): Generator<Grapheme, void, undefined> {
   }
 }
 
+/** A unit that may join another into one grapheme: U+0300 on (combining marks start there), or a CR. */
+const MAY_JOIN = /[^\u0000-\u000c\u000e-\u02ff]/;
+
 /** How many user-perceived characters (grapheme clusters) `text` holds: an emoji with modifiers is one. */
 export function graphemeCount(text: string): number {
-  // Below U+0300 (where combining marks start) every code unit but a CR before LF is a grapheme.
-  if (!/[^\u0000-\u000c\u000e-\u02ff]/.test(text)) return text.length;
+  // Without such a unit every code unit is a grapheme.
+  if (!MAY_JOIN.test(text)) return text.length;
   let count = 0;
   for (const _ of graphemes(text)) count++;
   return count;
@@ -140,7 +143,7 @@ export function graphemeCount(text: string): number {
 export function graphemeCountUpTo(text: string, limit: number): number {
   // Text at most `limit` units long holds at most `limit` graphemes: count them all.
   if (text.length <= limit) return graphemeCount(text);
-  if (!/[^\u0000-\u000c\u000e-\u02ff]/.test(text)) return limit + 1;
+  if (!MAY_JOIN.test(text)) return limit + 1;
   let count = 0;
   for (const _ of graphemes(text)) if (++count > limit) break;
   return count;

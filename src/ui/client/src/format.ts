@@ -1,5 +1,7 @@
 /** Display formats shared by the views. Every function returns plain text and never throws. */
 
+import { truncateGraphemes } from "../../../util/terminal-text.js";
+
 /** `850 ms`, `12.3 s`, `4 min 05 s`, `1 h 02 min`; `–` for null. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
@@ -42,30 +44,11 @@ export function formatClock(iso: string | null | undefined): string {
   return `${formatTime(iso).slice(11)}.${String(date.getMilliseconds()).padStart(3, "0")}`;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/** `source` cut to `max` graphemes ending in "…", or null when it holds at most `max`. */
-function cutGraphemes(source: string, max: number): string | null {
-  const kept: string[] = [];
-  for (const { segment } of graphemes.segment(source)) {
-    if (kept.length === max) return `${kept.slice(0, max - 1).join("")}…`;
-    kept.push(segment);
-  }
-  return null;
-}
-
 /**
  * At most `max` graphemes, the last an ellipsis when cut; never half an emoji or surrogate pair.
- * The segmenter's every step costs time in proportion to the whole string, so a long text is first
- * cut through a prefix: every cluster of a prefix but its last is the text's own, so a prefix holding
- * more than `max` clusters gives the same answer as the whole text.
+ * The server's own cut (util/terminal-text.ts), which segments a long text in windows.
  */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const bound = 64 + max * 16;
-  const cut = text.length > bound ? cutGraphemes(text.slice(0, bound), max) : null;
-  return cut ?? cutGraphemes(text, max) ?? text;
-}
+export const truncate = truncateGraphemes;
 
 /** The value of a JSON text, or undefined when it does not parse (a shortened or broken text). */
 export function parseJson(text: string | null | undefined): unknown {
