@@ -4,12 +4,16 @@
  * So it is snapshotted like the run root (`git status` plus its dirty files' exact bytes stored in
  * git, untracked ones included) with every path outside the boundary, and its top-level protected
  * files that git ignores (`.env`) are listed; after the send every change that is the agent's is put
- * back exactly (the operator and other runs write there too: see `settleCheckout`).
+ * back exactly (the operator and other runs write there too: see `settleCheckout`). Snapshot and
+ * settle never see a merge half done: sssf's merges wait for them and they for the merges
+ * (`withCheckoutRead`), and both wait for a git command of the operator's to release the index.
  */
 
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import type { TreeSnapshot } from "../code/working-tree.js";
+import { withCheckoutRead } from "../workspace/checkout-lock.js";
 import { type ListedEntry, listDirectory, type StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
 import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
@@ -32,6 +36,9 @@ const OUTSIDE: BoundaryJudge = () => "outside_root";
 export interface CheckoutContext {
   /** Real top level of the checkout. */
   top: string;
+  /** The checkout's common git dir (where sssf's merges and the boundaries take turns) and own git dir. */
+  commonDir: string;
+  gitDir: string;
   /** Checkout-relative prefixes sssf owns there (sessions, database, the worktrees): never snapshotted. */
   exclude: string[];
   isProtectedTop: (name: string) => boolean;
@@ -55,17 +62,35 @@ export async function checkpointCheckout(
   stored: Set<string>,
   previous: CheckoutCheckpoint | null,
 ): Promise<CheckoutCheckpoint> {
-  const [inside, protectedTop] = await Promise.all([
-    checkpointInside(context.top, context.exclude, OUTSIDE, stored, CHECKOUT_STORE_UP_TO_BYTES),
-    listDirectory(context.top, {
-      accept: context.isProtectedTop,
-      storeUpTo: 1024 * 1024,
-      store: context.store,
-      maxStored: 2000,
-      ...(previous ? { previous: previous.protectedTop } : {}),
-    }),
-  ]);
-  return { inside, protectedTop, exclude: context.exclude };
+  return withCheckoutRead(context.commonDir, async () => {
+    await gitOperationEnded(context);
+    const [inside, protectedTop] = await Promise.all([
+      checkpointInside(context.top, context.exclude, OUTSIDE, stored, CHECKOUT_STORE_UP_TO_BYTES),
+      listDirectory(context.top, {
+        accept: context.isProtectedTop,
+        storeUpTo: 1024 * 1024,
+        store: context.store,
+        maxStored: 2000,
+        ...(previous ? { previous: previous.protectedTop } : {}),
+      }),
+    ]);
+    return { inside, protectedTop, exclude: context.exclude };
+  });
+}
+
+/** How long a snapshot waits for a git command of the operator's to release the checkout's index. */
+export const INDEX_LOCK_WAIT_MS = 2000;
+
+/**
+ * Waits (up to `INDEX_LOCK_WAIT_MS`) while a git command holds the checkout's `index.lock`: a
+ * checkout, pull or merge the operator runs there rewrites files before it moves HEAD, and a snapshot
+ * taken meanwhile would see its files as changes under the old HEAD. A lock left by a git that
+ * crashed is waited for once per snapshot, then the snapshot goes on.
+ */
+async function gitOperationEnded(context: CheckoutContext): Promise<void> {
+  const lock = path.join(context.gitDir, "index.lock");
+  const until = Date.now() + INDEX_LOCK_WAIT_MS;
+  while (existsSync(lock) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /**
@@ -88,17 +113,21 @@ export async function settleCheckout(
     if (moved && !before.entries.has(file) && !after?.entries.has(file)) return null;
     return byTheAgent(activity, path.join(context.top, file)) ? "outside_root" : null;
   };
-  const inner = await settleInside(checkpoint.inside, checkpoint.exclude, judge, (snapshot) => {
-    after = snapshot;
-  });
-  const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
-  const top = await settleListedNames(context.top, checkpoint.protectedTop, {
-    accept: context.isProtectedTop,
-    seen,
-    rule: "outside_root",
-    display: (name) => name,
-    read: context.read,
-    theAgents: (absolute) => byTheAgent(activity, absolute),
+  const [inner, top] = await withCheckoutRead(context.commonDir, async () => {
+    await gitOperationEnded(context);
+    const inner = await settleInside(checkpoint.inside, checkpoint.exclude, judge, (snapshot) => {
+      after = snapshot;
+    });
+    const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
+    const top = await settleListedNames(context.top, checkpoint.protectedTop, {
+      accept: context.isProtectedTop,
+      seen,
+      rule: "outside_root",
+      display: (name) => name,
+      read: context.read,
+      theAgents: (absolute) => byTheAgent(activity, absolute),
+    });
+    return [inner, top] as const;
   });
   return [...inner, ...top].map((breach) => ({
     ...breach,

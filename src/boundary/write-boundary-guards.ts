@@ -115,9 +115,12 @@ export class BoundaryGuards {
     const places = await locateGitPlaces(root);
     if (places === null) return null;
     let top: string | null = null;
-    if (this.options.checkout !== undefined)
-      top = (await locateGitPlaces(this.options.checkout))?.topLevel ?? null;
-    else if (places.gitDir !== places.commonDir && path.basename(places.commonDir) === ".git")
+    let checkoutGit = { commonDir: places.commonDir, gitDir: places.commonDir };
+    if (this.options.checkout !== undefined) {
+      const located = await locateGitPlaces(this.options.checkout);
+      top = located?.topLevel ?? null;
+      if (located) checkoutGit = located;
+    } else if (places.gitDir !== places.commonDir && path.basename(places.commonDir) === ".git")
       top = path.dirname(places.commonDir);
     const checkoutTop = top !== null && top !== places.topLevel ? top : null;
     const checkout =
@@ -125,6 +128,8 @@ export class BoundaryGuards {
         ? null
         : {
             top: checkoutTop,
+            commonDir: checkoutGit.commonDir,
+            gitDir: checkoutGit.gitDir,
             isProtectedTop: this.options.isProtectedTop,
             store: this.blobs.store(checkoutTop),
             read: this.blobs.read(checkoutTop),

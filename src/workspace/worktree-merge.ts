@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { withCheckoutWrite } from "./checkout-lock.js";
 import { listWorktrees, repoOf, resolveCommit, type WorktreeEntry } from "./worktree.js";
 import { gitOutcome } from "./worktree-git.js";
 import { withWorktreeLock } from "./worktree-lock.js";
@@ -38,8 +39,9 @@ function samePath(a: string, b: string): boolean {
  * the checkout, `git merge --ff-only` runs there (git refuses rather than overwrite local changes); when
  * it is checked out in another worktree, sssf refuses; otherwise the ref moves with `git update-ref`,
  * guarded by its old value, after checking it is an ancestor. The worktree list and the merge run under
- * the worktree lock; when the list cannot be read (git failed, the lock stayed held) nothing moves.
- * Never rejects: a refusal is `merged: false` with the reason.
+ * the worktree lock, the merge also as the checkout's writer (`withCheckoutWrite`); when the list
+ * cannot be read (git failed, the lock stayed held) nothing moves. Never rejects: a refusal is
+ * `merged: false` with the reason.
  */
 export async function fastForward(request: FastForwardRequest): Promise<FastForwardResult> {
   const { checkout, base, branch } = request;
@@ -72,9 +74,12 @@ export async function fastForward(request: FastForwardRequest): Promise<FastForw
     return refused(`${base} is checked out in the worktree ${holder.path}: fast-forward it there`);
   }
   if (holder) {
-    // Under the worktree lock: the merge's automatic maintenance may prune worktree records.
+    // Under the worktree lock (the merge's automatic maintenance may prune worktree records) and as
+    // the checkout's writer (no write boundary snapshots it half merged).
     const merge = await withWorktreeLock(repo.commonDir, () =>
-      gitOutcome(top, ["merge", "--ff-only", "--quiet", `refs/heads/${branch}`]),
+      withCheckoutWrite(repo.commonDir, () =>
+        gitOutcome(top, ["merge", "--ff-only", "--quiet", `refs/heads/${branch}`]),
+      ),
     ).catch((error: Error) => ({ ok: false, stdout: "", stderr: error.message }));
     if (!merge.ok) return refused(`git merge --ff-only refused: ${oneLine(merge.stderr)}`);
     return {

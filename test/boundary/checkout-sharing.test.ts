@@ -1,10 +1,39 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WriteBoundary } from "../../src/boundary/write-boundary.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
+import { withCheckoutWrite } from "../../src/workspace/checkout-lock.js";
 import { git } from "./boundary-fixture.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the function that settles it. */
+function gate(): { open: () => void; opened: Promise<void> } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+/** git with extra environment (a scratch index) and a fixed identity. */
+function gitWith(cwd: string, env: Record<string, string>, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "operator",
+      GIT_AUTHOR_EMAIL: "operator@sssf.invalid",
+      GIT_COMMITTER_NAME: "operator",
+      GIT_COMMITTER_EMAIL: "operator@sssf.invalid",
+      ...env,
+    },
+  });
+}
 
 let dir: string;
 let checkout: string;
@@ -55,6 +84,51 @@ describe("the operator's checkout, shared with other writers", () => {
     git(checkout, "commit", "-q", "-m", "merged by someone else");
     expect(await checkpoint.settle([shell(startedAt)])).toEqual([]);
     expect(readFileSync(path.join(checkout, "feature.js"), "utf8")).toBe("merged\n");
+    expect(git(checkout, "status", "--porcelain")).toBe("");
+  });
+
+  it("waits for an sssf merge into the checkout: its files, written before HEAD moves, are not the agent's", async () => {
+    const checkpoint = await boundary().checkpoint();
+    const startedAt = new Date();
+    const merged = gate();
+    const merging = withCheckoutWrite(path.join(checkout, ".git"), async () => {
+      // A merge writes the work tree first and moves HEAD last.
+      writeFileSync(path.join(checkout, "feature.js"), "merged\n");
+      writeFileSync(path.join(checkout, "README.md"), "# checkout, merged\n");
+      await merged.opened;
+      git(checkout, "add", "-A");
+      git(checkout, "commit", "-q", "-m", "merged by another run");
+    });
+    await sleep(30);
+    const settling = checkpoint.settle([shell(startedAt)]);
+    await sleep(150);
+    merged.open();
+    await merging;
+    expect(await settling).toEqual([]);
+    expect(readFileSync(path.join(checkout, "feature.js"), "utf8")).toBe("merged\n");
+    expect(git(checkout, "status", "--porcelain")).toBe("");
+  });
+
+  it("waits for the operator's git command to release the index before looking", async () => {
+    const checkpoint = await boundary().checkpoint();
+    const startedAt = new Date();
+    const gitDir = path.join(checkout, ".git");
+    // The operator's pull, from the outside: index.lock held, files written, HEAD and index moved last.
+    writeFileSync(path.join(gitDir, "index.lock"), "");
+    writeFileSync(path.join(checkout, "feature.js"), "pulled\n");
+    const settling = checkpoint.settle([shell(startedAt)]);
+    await sleep(150);
+    const scratchIndex = path.join(dir, "next-index");
+    const env = { GIT_INDEX_FILE: scratchIndex };
+    gitWith(checkout, env, "read-tree", "HEAD");
+    gitWith(checkout, env, "add", "feature.js");
+    const tree = gitWith(checkout, env, "write-tree").trim();
+    const commit = gitWith(checkout, env, "commit-tree", tree, "-p", "HEAD", "-m", "pulled").trim();
+    gitWith(checkout, env, "update-ref", "HEAD", commit);
+    renameSync(scratchIndex, path.join(gitDir, "index.lock"));
+    renameSync(path.join(gitDir, "index.lock"), path.join(gitDir, "index"));
+    expect(await settling).toEqual([]);
+    expect(readFileSync(path.join(checkout, "feature.js"), "utf8")).toBe("pulled\n");
     expect(git(checkout, "status", "--porcelain")).toBe("");
   });
 

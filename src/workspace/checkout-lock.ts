@@ -1,0 +1,166 @@
+/**
+ * Turn-taking at the operator's checkout between sssf's merges into it (`git merge --ff-only`, the
+ * writer) and the write boundaries that snapshot and settle it around every send of a worktree run
+ * (the readers). A merge rewrites files first and moves HEAD last: a snapshot taken in between sees
+ * the merged files as changes made under an unmoved HEAD, during the agent's tool call, and would put
+ * them on the agent and restore them. Readers never wait for each other; a merge waits until no
+ * reader is in its section, and readers arriving meanwhile wait for the merge.
+ *
+ * On disk, in the repository's common git dir: the mutex `sssf-checkout.lock` (see
+ * `acquireWorktreeLock`), taken briefly by a reader to enter and for the whole merge by the writer;
+ * and one file per reader in `sssf-checkout-readers/`, holding its pid, so a reader that died is not
+ * waited for.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import { SssfError } from "../errors/sssf-error.js";
+import { processAlive } from "../util/process-group.js";
+import { acquireWorktreeLock } from "./worktree-lock.js";
+
+/** The mutex's file name inside the common git dir. */
+export const CHECKOUT_LOCK_NAME = "sssf-checkout.lock";
+/** The folder of reader files inside the common git dir. */
+export const CHECKOUT_READERS_NAME = "sssf-checkout-readers";
+
+/** How long a merge waits for the readers in their sections (a snapshot stores dirty files: seconds at most). */
+const WRITER_WAIT_MS = 120_000;
+/** A reader file that never got its content is this old when its writer died while writing it. */
+const ABANDONED_MS = 10_000;
+const POLL_MS = 5;
+
+/** A reader file's content (snake_case: read by other processes). */
+interface ReaderContent {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+/** Reader files this process holds, removed on exit (`process.exit` skips `finally` blocks). */
+const ownReaders = new Set<string>();
+let exitHookInstalled = false;
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+}
+
+function writable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code !== "EACCES" && code !== "EPERM" && code !== "EROFS";
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `work` as a reader of the checkout whose common git dir is `commonDir`: never while sssf merges
+ * into it. In a repository whose git dir is read-only nothing can merge, and `work` runs unlocked.
+ */
+export async function withCheckoutRead<T>(commonDir: string, work: () => Promise<T>): Promise<T> {
+  const readers = path.join(commonDir, CHECKOUT_READERS_NAME);
+  const file = path.join(readers, `${process.pid}-${randomUUID()}.json`);
+  let registered = false;
+  const release = await acquireWorktreeLock(path.join(commonDir, CHECKOUT_LOCK_NAME), { optional: true });
+  try {
+    mkdirSync(readers, { recursive: true });
+    const content: ReaderContent = {
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+    };
+    writeFileSync(file, JSON.stringify(content), { flag: "wx" });
+    registered = true;
+  } catch (error) {
+    if (writable(error)) {
+      throw new SssfError("git_failed", `cannot register in ${readers}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  } finally {
+    release();
+  }
+  if (registered) {
+    ownReaders.add(file);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on("exit", () => {
+        for (const own of ownReaders) removeQuietly(own);
+      });
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    if (registered) {
+      ownReaders.delete(file);
+      removeQuietly(file);
+    }
+  }
+}
+
+/** The reader files still in their sections, the dead ones removed. */
+function liveReaders(readers: string): ReaderContent[] {
+  let names: string[];
+  try {
+    names = readdirSync(readers);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const live: ReaderContent[] = [];
+  for (const name of names) {
+    const file = path.join(readers, name);
+    let content: ReaderContent | null = null;
+    try {
+      const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ReaderContent>;
+      if (typeof parsed.pid === "number" && typeof parsed.host === "string")
+        content = parsed as ReaderContent;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+    }
+    if (content === null) {
+      const age = Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      if (age > ABANDONED_MS) removeQuietly(file);
+      else live.push({ pid: 0, host: "?", started_at: "" });
+      continue;
+    }
+    if (content.host === hostname() && !processAlive(content.pid)) {
+      removeQuietly(file);
+      continue;
+    }
+    live.push(content);
+  }
+  return live;
+}
+
+/**
+ * Runs `work` as the writer of the checkout whose common git dir is `commonDir`: holding the mutex,
+ * once no reader is in its section. Rejects with an SssfError naming the reader when one stays longer
+ * than two minutes.
+ */
+export async function withCheckoutWrite<T>(commonDir: string, work: () => Promise<T>): Promise<T> {
+  const readers = path.join(commonDir, CHECKOUT_READERS_NAME);
+  const release = await acquireWorktreeLock(path.join(commonDir, CHECKOUT_LOCK_NAME));
+  try {
+    const since = Date.now();
+    for (;;) {
+      const live = liveReaders(readers);
+      if (live.length === 0) break;
+      if (Date.now() - since > WRITER_WAIT_MS) {
+        const who = live[0] ? `pid ${live[0].pid} on ${live[0].host}` : "a process";
+        throw new SssfError(
+          "git_failed",
+          `a write boundary of ${who} kept the checkout's snapshot open for ${Math.round(WRITER_WAIT_MS / 1000)} s (${readers}); if no sssf process is using this repository, delete that folder`,
+        );
+      }
+      await sleep(POLL_MS);
+    }
+    return await work();
+  } finally {
+    release();
+  }
+}
