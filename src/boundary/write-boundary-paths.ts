@@ -26,12 +26,25 @@ const PATH_KEYS = [
 /** Argument names holding a list of paths, or of objects with a `path` (codex `changes`). */
 const LIST_KEYS = ["paths", "file_paths", "changes", "edits", "files"];
 
+const ANY_PATH_KEY: ReadonlySet<string> = new Set([...PATH_KEYS, ...LIST_KEYS]);
+const NO_PATHS: readonly string[] = Object.freeze([]);
+
 // A call's arguments are read by several hooks and again at settle, per call of a flood: found once.
 const pathsOfArgs = new WeakMap<object, readonly string[]>();
 
 /** Every path-like string in a tool call's arguments (read-only: one array per arguments object). Never throws. */
 export function toolCallPaths(args: unknown): readonly string[] {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return NO_PATHS;
+  // Most calls of a flood (shell commands) hold no path key: their own keys, usually one or two, say
+  // so faster than looking up every path key, and they need no cache entry.
+  let named = false;
+  for (const key in args) {
+    if (ANY_PATH_KEY.has(key)) {
+      named = true;
+      break;
+    }
+  }
+  if (!named) return NO_PATHS;
   let found = pathsOfArgs.get(args);
   if (found === undefined) {
     found = Object.freeze(findToolCallPaths(args as Record<string, unknown>));

@@ -24,8 +24,12 @@ function usageText(row: { input_tokens: number; output_tokens: number; cost_usd:
  * is redacted and cut to one line first (`agentText`).
  */
 export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): RunReporter {
-  const write = (line: string) => out.write(`${line}\n`);
-  const batched = batchedWrites(out);
+  const batch = batchedWrites(out);
+  const batched = batch.line;
+  const write = (line: string) => {
+    batch.drain();
+    out.write(`${line}\n`);
+  };
   // Names, descriptions and paths may hold a secret too (a request pasted into a description).
   const safe = (text: string) => terminalSafe(redactSecrets(text));
   const where = (file: string) => safe(path.relative(cwd, file) || file);
@@ -144,35 +148,43 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   };
 }
 
-/** Streams corked for this tick; uncorked at exit too, so a line written just before it is not lost. */
-const corked = new Set<NodeJS.WriteStream>();
-let uncorkAtExit = false;
+/** Lines held for the end of this tick, per stream; written at exit too, so none is lost. */
+const pendingDrains = new Set<() => void>();
+let drainAtExit = false;
 
 /**
- * A writer for lines that come in floods (an agent's tool calls, thousands a second): the stream is
- * corked for the rest of the tick, so the lines of one tick leave in one write. Order is kept, with
- * every other write to the stream too (they join the same buffer). A stream without `cork` (a test's
- * collector) is written line by line.
+ * A writer for lines that come in floods (an agent's tool calls, thousands a second): the lines of one
+ * tick are joined and leave in one write. Corking is not enough: a file's stdout (CI logs) writes
+ * each corked chunk with its own write(2). `drain` writes the held lines now, so a line written
+ * directly after them keeps its place.
  */
-function batchedWrites(out: NodeJS.WriteStream): (line: string) => void {
-  if (typeof out.cork !== "function" || typeof out.uncork !== "function") {
-    return (line) => out.write(`${line}\n`);
+function batchedWrites(out: NodeJS.WriteStream): { line: (line: string) => void; drain: () => void } {
+  if (typeof out.cork !== "function") {
+    // A test's collector: each line as it comes.
+    return { line: (line) => out.write(`${line}\n`), drain: () => undefined };
   }
-  if (!uncorkAtExit) {
-    uncorkAtExit = true;
+  let pending = "";
+  const drain = () => {
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    pendingDrains.delete(drain);
+    out.write(text);
+  };
+  if (!drainAtExit) {
+    drainAtExit = true;
     process.once("exit", () => {
-      for (const stream of corked) stream.uncork();
+      for (const pendingDrain of pendingDrains) pendingDrain();
     });
   }
-  return (line) => {
-    if (!corked.has(out)) {
-      corked.add(out);
-      out.cork();
-      process.nextTick(() => {
-        corked.delete(out);
-        out.uncork();
-      });
-    }
-    out.write(`${line}\n`);
+  return {
+    line: (line) => {
+      if (pending === "") {
+        pendingDrains.add(drain);
+        process.nextTick(drain);
+      }
+      pending += `${line}\n`;
+    },
+    drain,
   };
 }

@@ -105,6 +105,8 @@ describe("tool call paths", () => {
     ).toEqual(["x, y", "/r/x", "/r/y"]);
     expect(toolCallPaths({ paths: ["p", 3, ""] })).toEqual(["p"]);
     expect(toolCallPaths({ command: "rm -rf /" })).toEqual([]);
+    expect(toolCallPaths({ command: "cp", timeout: 5, cwd: "/", destination: " d " })).toEqual(["d"]);
+    expect(toolCallPaths({ content: "x", new_path: "n", old_path: "o" })).toEqual(["o", "n"]);
     expect(toolCallPaths("just text")).toEqual([]);
     expect(toolCallPaths(null)).toEqual([]);
   });
