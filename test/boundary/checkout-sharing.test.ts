@@ -6,18 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WriteBoundary } from "../../src/boundary/write-boundary.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import { withCheckoutWrite } from "../../src/workspace/checkout-lock.js";
+import { gate, sleep } from "../helpers/wait.js";
 import { git } from "./boundary-fixture.js";
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A promise and the function that settles it. */
-function gate(): { open: () => void; opened: Promise<void> } {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
 
 /** git with extra environment (a scratch index) and a fixed identity. */
 function gitWith(cwd: string, env: Record<string, string>, ...args: string[]): string {

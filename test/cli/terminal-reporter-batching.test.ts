@@ -1,29 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createTerminalReporter } from "../../src/cli/terminal-reporter.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
-import type { PhaseRow } from "../../src/trace/events.js";
+import { phaseRow } from "../trace/trace-fixtures.js";
 
-const phase: PhaseRow = {
-  id: "run-p02",
-  adw_id: "run",
-  number: 2,
-  name: "build",
-  kind: "agent",
-  owner: "builder",
-  description: "",
-  status: "running",
-  started_at: new Date(0).toISOString(),
-  ended_at: null,
-  duration_ms: 0,
-  error: null,
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  cost_usd: 0,
-  context_tokens: null,
-  replayed_at: null,
-};
+const phase = phaseRow("run", 2, new Date(0).toISOString(), { id: "run-p02", name: "build" });
 
 const call = (index: number): ToolCall => ({
   tool: "bash",

@@ -16,3 +16,14 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000, what = "
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the function that resolves it: a test opens it when the other side may go on. */
+export function gate(): { open: () => void; opened: Promise<void> } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}

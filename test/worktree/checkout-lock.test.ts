@@ -8,6 +8,7 @@ import {
   withCheckoutRead,
   withCheckoutWrite,
 } from "../../src/workspace/checkout-lock.js";
+import { gate, sleep } from "../helpers/wait.js";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -18,17 +19,6 @@ afterEach(() => {
 function scratch(): string {
   dir = mkdtempSync(path.join(tmpdir(), "sssf-checkout-lock-"));
   return dir;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A promise and the function that settles it. */
-function gate(): { open: () => void; opened: Promise<void> } {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
 }
 
 describe("turn-taking at the operator's checkout", () => {
