@@ -14,6 +14,11 @@ export interface BoundaryBreach {
   restored: boolean;
   /** Why the path was not restored, or a limit worth knowing. */
   note?: string;
+  /**
+   * In the operator's checkout: the blob (in its repository) holding what the path held when sssf
+   * undid the change, so a change that was someone else's after all is never lost.
+   */
+  keptBlob?: string;
 }
 
 /** `.env (modified, protected)`, `b.txt (renamed from a.txt, outside_writes)`: the breach in one phrase. */
@@ -39,6 +44,7 @@ export function breachPayload(breach: BoundaryBreach): Record<string, unknown> {
     rule: breach.rule,
     restored: breach.restored,
     ...(breach.note ? { note: breach.note } : {}),
+    ...(breach.keptBlob ? { kept_blob: breach.keptBlob } : {}),
   };
 }
 

@@ -4,12 +4,13 @@
  * So it is snapshotted like the run root (`git status` plus its dirty files' exact bytes stored in
  * git, untracked ones included) with every path outside the boundary, and its top-level protected
  * files that git ignores (`.env`) are listed; after the send every change that is the agent's is put
- * back exactly (the operator and other runs write there too: see `settleCheckout`). Snapshot and
- * settle never see a merge half done: sssf's merges wait for them and they for the merges
- * (`withCheckoutRead`), and both wait for a git command of the operator's to release the index.
+ * back exactly, what it held kept as a blob (the operator and other runs write there too: see
+ * `settleCheckout`). Snapshot and settle never see a merge half done: sssf's merges wait for them
+ * and they for the merges (`withCheckoutRead`), and both wait for a git command of the operator's to
+ * release the index.
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import type { TreeSnapshot } from "../code/working-tree.js";
@@ -115,9 +116,15 @@ export async function settleCheckout(
   };
   const [inner, top] = await withCheckoutRead(context.commonDir, async () => {
     await gitOperationEnded(context);
-    const inner = await settleInside(checkpoint.inside, checkpoint.exclude, judge, (snapshot) => {
-      after = snapshot;
-    });
+    const inner = await settleInside(
+      checkpoint.inside,
+      checkpoint.exclude,
+      judge,
+      (snapshot) => {
+        after = snapshot;
+      },
+      (files) => keepCurrent(context, files),
+    );
     const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
     const top = await settleListedNames(context.top, checkpoint.protectedTop, {
       accept: context.isProtectedTop,
@@ -134,6 +141,25 @@ export async function settleCheckout(
     path: display(path.join(context.top, breach.path)),
     ...(breach.previousPath ? { previousPath: display(path.join(context.top, breach.previousPath)) } : {}),
   }));
+}
+
+/**
+ * Stores the current bytes of the regular files among `files` (checkout-relative) in the checkout's
+ * repository before they are undone: a change attributed to the agent by its timing alone may have
+ * been the operator's edit, which must never be lost. Resolves to each kept file's blob id.
+ */
+async function keepCurrent(context: CheckoutContext, files: readonly string[]): Promise<Map<string, string>> {
+  const regular = files.filter(
+    (file) => lstatSync(path.join(context.top, file), { throwIfNoEntry: false })?.isFile() === true,
+  );
+  if (regular.length === 0) return new Map();
+  const stored = await context.store(regular.map((file) => path.join(context.top, file)));
+  const kept = new Map<string, string>();
+  for (const file of regular) {
+    const blob = stored.get(path.join(context.top, file));
+    if (blob) kept.set(file, blob);
+  }
+  return kept;
 }
 
 /** True when `real` lies where the checkout's snapshot looks: inside it, not excluded, not in `.git`. */

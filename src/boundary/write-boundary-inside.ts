@@ -74,13 +74,16 @@ export async function checkpointInside(
  * paths are removed (with the folders they came in, once empty), renames moved back, modified and
  * deleted paths rewritten from their stored blobs (outside git they are only reported), a changed
  * executable bit set back. Changes inside the boundary stay. `onAfter` sees the snapshot taken
- * after the send before anything is undone. Resolves to one breach per undone change, sorted by path.
+ * after the send before anything is undone; `keep` is given the added and modified paths about to be
+ * undone, first, and what it keeps is named on their breaches. Resolves to one breach per undone
+ * change, sorted by path.
  */
 export async function settleInside(
   checkpoint: InsideCheckpoint,
   exclude: string[],
   judge: BoundaryJudge,
   onAfter?: (after: TreeSnapshot) => void,
+  keep?: KeepCurrent,
 ): Promise<BoundaryBreach[]> {
   const { before } = checkpoint;
   const root = before.root;
@@ -102,6 +105,13 @@ export async function settleInside(
   if (offending.length === 0) return modes;
 
   const absolute = (file: string) => path.join(root, file);
+  const kept = keep
+    ? await keep(
+        offending
+          .filter(({ change }) => change.change === "added" || change.change === "modified")
+          .map(({ change }) => change.path),
+      )
+    : new Map<string, string>();
   const clean = offending
     .filter(({ change }) => change.change === "modified" || change.change === "deleted")
     .map(({ change }) => change.path)
@@ -113,14 +123,20 @@ export async function settleInside(
     change: PathChange,
     rule: BoundaryBreach["rule"],
     outcome: { restored: boolean; note?: string },
-  ) =>
+  ) => {
+    const blob = kept.get(change.path);
+    const keptNote = blob ? `what it held is kept: git cat-file blob ${blob}` : undefined;
+    const note = [outcome.note, keptNote].filter(Boolean).join("; ");
     breaches.push({
       path: change.path,
       change: change.change,
       ...(change.previousPath ? { previousPath: change.previousPath } : {}),
       rule,
-      ...outcome,
+      restored: outcome.restored,
+      ...(note ? { note } : {}),
+      ...(blob ? { keptBlob: blob } : {}),
     });
+  };
 
   // Removals and moves first, so a folder that replaced a file is gone before the file comes back.
   for (const { change, rule } of offending) {
@@ -154,6 +170,12 @@ export async function settleInside(
   }
   return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/**
+ * Keeps the current content of `files` (root-relative) before they are undone: resolves to the blob
+ * id of each it kept. Never rejects.
+ */
+export type KeepCurrent = (files: readonly string[]) => Promise<Map<string, string>>;
 
 /** A clean path's saved state, with the exact mode the snapshot listed when only its mode was dirty. */
 function withListedMode(

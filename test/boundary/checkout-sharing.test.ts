@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -122,13 +122,37 @@ describe("the operator's checkout, shared with other writers", () => {
     expect(git(checkout, "status", "--porcelain")).toBe("");
   });
 
-  it("puts back a shell write there made while the agent's tool call ran", async () => {
+  it("puts back a shell write there made while the agent's tool call ran, keeping what it wrote", async () => {
     const checkpoint = await boundary().checkpoint();
     const startedAt = new Date();
+    // The agent's shell, or the operator saving a file at that moment: the timing cannot tell.
     writeFileSync(path.join(checkout, "README.md"), "the agent's shell was here\n");
-    expect(await checkpoint.settle([shell(startedAt)])).toEqual([
-      { path: "../../../../README.md", change: "modified", rule: "outside_root", restored: true },
+    mkdirSync(path.join(checkout, "notes"));
+    writeFileSync(path.join(checkout, "notes/draft.md"), "an operator's draft\n");
+    const breaches = await checkpoint.settle([shell(startedAt)]);
+    expect(breaches.map(({ keptBlob: _, ...rest }) => rest)).toEqual([
+      {
+        path: "../../../../README.md",
+        change: "modified",
+        rule: "outside_root",
+        restored: true,
+        note: expect.stringMatching(/^what it held is kept: git cat-file blob [0-9a-f]{40}$/),
+      },
+      {
+        path: "../../../../notes/draft.md",
+        change: "added",
+        rule: "outside_root",
+        restored: true,
+        note: expect.stringMatching(/^what it held is kept: git cat-file blob [0-9a-f]{40}$/),
+      },
     ]);
     expect(readFileSync(path.join(checkout, "README.md"), "utf8")).toBe("# checkout\n");
+    expect(existsSync(path.join(checkout, "notes"))).toBe(false);
+    const [readme, draft] = breaches.map((breach) =>
+      git(checkout, "cat-file", "blob", breach.keptBlob ?? "none"),
+    );
+    expect(readme).toBe("the agent's shell was here\n");
+    expect(draft).toBe("an operator's draft\n");
+    expect(breaches[0]?.note).toContain(breaches[0]?.keptBlob);
   });
 });
