@@ -21,6 +21,20 @@ export interface BoundaryBreach {
   keptBlob?: string;
 }
 
+/**
+ * A restore's outcome with the blob that keeps what the path held (when one was kept) named in its
+ * note and as `keptBlob`.
+ */
+export function withKeptBlob(
+  outcome: { restored: boolean; note?: string },
+  blob: string | null | undefined,
+): Pick<BoundaryBreach, "restored" | "note" | "keptBlob"> {
+  const note = [outcome.note, blob ? `what it held is kept: git cat-file blob ${blob}` : undefined]
+    .filter(Boolean)
+    .join("; ");
+  return { restored: outcome.restored, ...(note ? { note } : {}), ...(blob ? { keptBlob: blob } : {}) };
+}
+
 /** `.env (modified, protected)`, `b.txt (renamed from a.txt, outside_writes)`: the breach in one phrase. */
 export function breachLabel(breach: BoundaryBreach): string {
   const change =

@@ -133,6 +133,10 @@ export async function settleCheckout(
       display: (name) => name,
       read: context.read,
       theAgents: (absolute) => byTheAgent(activity, absolute),
+      keep: async (absolute) =>
+        (await keepCurrent(context, [path.relative(context.top, absolute)])).get(
+          path.relative(context.top, absolute),
+        ) ?? null,
     });
     return [inner, top] as const;
   });

@@ -11,7 +11,7 @@ import type { PathChange } from "../gates/gate.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { ancestors, headStates, knownDirs, savedState } from "./write-boundary-before.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { type BoundaryBreach, withKeptBlob } from "./write-boundary-breach.js";
 import { restoreModeChanges } from "./write-boundary-modes.js";
 import { type BoundaryJudge, worseRule } from "./write-boundary-rules.js";
 
@@ -123,20 +123,14 @@ export async function settleInside(
     change: PathChange,
     rule: BoundaryBreach["rule"],
     outcome: { restored: boolean; note?: string },
-  ) => {
-    const blob = kept.get(change.path);
-    const keptNote = blob ? `what it held is kept: git cat-file blob ${blob}` : undefined;
-    const note = [outcome.note, keptNote].filter(Boolean).join("; ");
+  ) =>
     breaches.push({
       path: change.path,
       change: change.change,
       ...(change.previousPath ? { previousPath: change.previousPath } : {}),
       rule,
-      restored: outcome.restored,
-      ...(note ? { note } : {}),
-      ...(blob ? { keptBlob: blob } : {}),
+      ...withKeptBlob(outcome, kept.get(change.path)),
     });
-  };
 
   // Removals and moves first, so a folder that replaced a file is gone before the file comes back.
   for (const { change, rule } of offending) {

@@ -17,7 +17,7 @@ import {
 } from "./dir-listing.js";
 import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
 import { walkListing } from "./tree-listing.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { type BoundaryBreach, withKeptBlob } from "./write-boundary-breach.js";
 import {
   isWithin,
   realPathOf,
@@ -98,6 +98,8 @@ export async function settleListedNames(
     read: BlobReader;
     /** False for a change someone other than the agent made (default: every change is the agent's). */
     theAgents?: (absolute: string) => boolean;
+    /** Keeps what an added or modified file holds before it is put back: its blob id, or null. */
+    keep?: (absolute: string) => Promise<string | null>;
   },
 ): Promise<BoundaryBreach[]> {
   const breaches: BoundaryBreach[] = [];
@@ -108,8 +110,15 @@ export async function settleListedNames(
     const absolute = path.join(dir, name);
     const change = await changeSinceListing(absolute, listing.get(name));
     if (change === null || options.theAgents?.(absolute) === false) continue;
+    const kept =
+      options.keep && (change === "added" || change === "modified") ? await options.keep(absolute) : null;
     const outcome = await restorePath(absolute, savedFromListing(listing.get(name)), options.read);
-    breaches.push({ path: options.display(name), change, rule: options.rule, ...outcome });
+    breaches.push({
+      path: options.display(name),
+      change,
+      rule: options.rule,
+      ...withKeptBlob(outcome, kept),
+    });
   }
   return breaches;
 }

@@ -77,6 +77,31 @@ describe("the operator's checkout, shared with other writers", () => {
     expect(git(checkout, "status", "--porcelain")).toBe("");
   });
 
+  it("keeps what an ignored protected file held before it puts it back", async () => {
+    writeFileSync(path.join(checkout, ".gitignore"), "adws/adw_data/\n.env\n");
+    git(checkout, "commit", "-q", "-am", "ignore .env");
+    writeFileSync(path.join(checkout, ".env"), "TOKEN=before\n");
+    const guarded = new WriteBoundary({
+      root: worktree,
+      writes: ["**"],
+      protectedFiles: [".env"],
+      exclude: () => [],
+      ownPaths: [],
+      checkout,
+      checkoutExclude: () => ["adws/adw_data"],
+    });
+    const checkpoint = await guarded.checkpoint();
+    const startedAt = new Date();
+    writeFileSync(path.join(checkout, ".env"), "TOKEN=saved by the operator\n");
+    const [breach, ...others] = await checkpoint.settle([shell(startedAt)]);
+    expect(others).toEqual([]);
+    expect(breach).toMatchObject({ path: "../../../../.env", change: "modified", restored: true });
+    expect(readFileSync(path.join(checkout, ".env"), "utf8")).toBe("TOKEN=before\n");
+    expect(git(checkout, "cat-file", "blob", breach?.keptBlob ?? "none")).toBe(
+      "TOKEN=saved by the operator\n",
+    );
+  });
+
   it("waits for an sssf merge into the checkout: its files, written before HEAD moves, are not the agent's", async () => {
     const checkpoint = await boundary().checkpoint();
     const startedAt = new Date();
