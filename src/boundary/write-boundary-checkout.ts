@@ -150,12 +150,18 @@ export async function settleCheckout(
 /**
  * Stores the current bytes of the regular files among `files` (checkout-relative) in the checkout's
  * repository before they are undone: a change attributed to the agent by its timing alone may have
- * been the operator's edit, which must never be lost. Resolves to each kept file's blob id.
+ * been the operator's edit, which must never be lost. Resolves to each kept file's blob id. Never
+ * rejects.
  */
 async function keepCurrent(context: CheckoutContext, files: readonly string[]): Promise<Map<string, string>> {
-  const regular = files.filter(
-    (file) => lstatSync(path.join(context.top, file), { throwIfNoEntry: false })?.isFile() === true,
-  );
+  const isRegular = (file: string) => {
+    try {
+      return lstatSync(path.join(context.top, file), { throwIfNoEntry: false })?.isFile() === true;
+    } catch {
+      return false; // unreadable: git could not store it either
+    }
+  };
+  const regular = files.filter(isRegular);
   if (regular.length === 0) return new Map();
   const stored = await context.store(regular.map((file) => path.join(context.top, file)));
   const kept = new Map<string, string>();
