@@ -19,20 +19,33 @@ export interface BoundaryBreach {
    * undid the change, so a change that was someone else's after all is never lost.
    */
   keptBlob?: string;
+  /** Instead of a blob, for a file too big to copy: where sssf moved what it held. */
+  keptPath?: string;
 }
 
-/**
- * A restore's outcome with the blob that keeps what the path held (when one was kept) named in its
- * note and as `keptBlob`.
- */
-export function withKeptBlob(
+/** Where what a path held went before sssf undid its change: a blob, or a file moved aside. */
+export interface KeptCopy {
+  blob?: string;
+  movedTo?: string;
+}
+
+/** A restore's outcome with the copy that keeps what the path held named in its note and fields. */
+export function withKeptCopy(
   outcome: { restored: boolean; note?: string },
-  blob: string | null | undefined,
-): Pick<BoundaryBreach, "restored" | "note" | "keptBlob"> {
-  const note = [outcome.note, blob ? `what it held is kept: git cat-file blob ${blob}` : undefined]
-    .filter(Boolean)
-    .join("; ");
-  return { restored: outcome.restored, ...(note ? { note } : {}), ...(blob ? { keptBlob: blob } : {}) };
+  kept: KeptCopy | null | undefined,
+): Pick<BoundaryBreach, "restored" | "note" | "keptBlob" | "keptPath"> {
+  const keptNote = kept?.blob
+    ? `what it held is kept: git cat-file blob ${kept.blob}`
+    : kept?.movedTo
+      ? `what it held was moved to ${kept.movedTo}`
+      : undefined;
+  const note = [outcome.note, keptNote].filter(Boolean).join("; ");
+  return {
+    restored: outcome.restored,
+    ...(note ? { note } : {}),
+    ...(kept?.blob ? { keptBlob: kept.blob } : {}),
+    ...(kept?.movedTo ? { keptPath: kept.movedTo } : {}),
+  };
 }
 
 /** `.env (modified, protected)`, `b.txt (renamed from a.txt, outside_writes)`: the breach in one phrase. */
@@ -59,6 +72,7 @@ export function breachPayload(breach: BoundaryBreach): Record<string, unknown> {
     restored: breach.restored,
     ...(breach.note ? { note: breach.note } : {}),
     ...(breach.keptBlob ? { kept_blob: breach.keptBlob } : {}),
+    ...(breach.keptPath ? { kept_path: breach.keptPath } : {}),
   };
 }
 

@@ -10,7 +10,8 @@
  * release the index.
  */
 
-import { existsSync, lstatSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import type { TreeSnapshot } from "../code/working-tree.js";
@@ -18,7 +19,7 @@ import { withCheckoutRead } from "../workspace/checkout-lock.js";
 import { type ListedEntry, listDirectory, type StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
 import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
+import type { BoundaryBreach, KeptCopy } from "./write-boundary-breach.js";
 import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
 import { settleListedNames } from "./write-boundary-outside.js";
 import { isWithin } from "./write-boundary-paths.js";
@@ -147,29 +148,59 @@ export async function settleCheckout(
   }));
 }
 
+/** The folder of the checkout's common git dir that files too big to copy are moved into. */
+export const KEPT_FILES_NAME = "sssf-kept";
+
 /**
- * Stores the current bytes of the regular files among `files` (checkout-relative) in the checkout's
- * repository before they are undone: a change attributed to the agent by its timing alone may have
- * been the operator's edit, which must never be lost. Resolves to each kept file's blob id. Never
- * rejects.
+ * Keeps the current bytes of the regular files among `files` (checkout-relative) before they are
+ * undone: a change attributed to the agent by its timing alone may have been the operator's edit,
+ * which must never be lost. Files up to `CHECKOUT_STORE_UP_TO_BYTES` are stored as blobs in the
+ * checkout's repository; a bigger one (copying could take minutes) is moved, whole, into
+ * `<common git dir>/sssf-kept/`. Resolves to where each went, null for a file it could not keep
+ * (left as it is). Never rejects.
  */
-async function keepCurrent(context: CheckoutContext, files: readonly string[]): Promise<Map<string, string>> {
-  const isRegular = (file: string) => {
+async function keepCurrent(
+  context: CheckoutContext,
+  files: readonly string[],
+): Promise<Map<string, KeptCopy | null>> {
+  const kept = new Map<string, KeptCopy | null>();
+  const small: string[] = [];
+  for (const file of files) {
+    const absolute = path.join(context.top, file);
+    let size: number | null = null;
     try {
-      return lstatSync(path.join(context.top, file), { throwIfNoEntry: false })?.isFile() === true;
+      const stat = lstatSync(absolute, { throwIfNoEntry: false });
+      if (stat?.isFile()) size = stat.size;
     } catch {
-      return false; // unreadable: git could not store it either
+      // unreadable: git could not store it either
     }
-  };
-  const regular = files.filter(isRegular);
-  if (regular.length === 0) return new Map();
-  const stored = await context.store(regular.map((file) => path.join(context.top, file)));
-  const kept = new Map<string, string>();
-  for (const file of regular) {
+    if (size === null) continue;
+    if (size <= CHECKOUT_STORE_UP_TO_BYTES) small.push(file);
+    else kept.set(file, moveAside(context, file));
+  }
+  if (small.length === 0) return kept;
+  const stored = await context.store(small.map((file) => path.join(context.top, file)));
+  for (const file of small) {
     const blob = stored.get(path.join(context.top, file));
-    if (blob) kept.set(file, blob);
+    kept.set(file, blob ? { blob } : null);
   }
   return kept;
+}
+
+/** Moves `file` into the kept-files folder under a name of its own; null when it cannot. */
+function moveAside(context: CheckoutContext, file: string): KeptCopy | null {
+  const folder = path.join(context.commonDir, KEPT_FILES_NAME);
+  const target = path.join(
+    folder,
+    `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(3).toString("hex")}-${path.basename(file)}`,
+  );
+  try {
+    mkdirSync(folder, { recursive: true });
+    renameSync(path.join(context.top, file), target);
+    return { movedTo: target };
+  } catch {
+    return null; // another file system, or no room: the file stays where it is
+  }
 }
 
 /** True when `real` lies where the checkout's snapshot looks: inside it, not excluded, not in `.git`. */

@@ -11,7 +11,7 @@ import type { PathChange } from "../gates/gate.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { ancestors, headStates, knownDirs, savedState } from "./write-boundary-before.js";
-import { type BoundaryBreach, withKeptBlob } from "./write-boundary-breach.js";
+import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
 import { restoreModeChanges } from "./write-boundary-modes.js";
 import { type BoundaryJudge, worseRule } from "./write-boundary-rules.js";
 
@@ -111,7 +111,10 @@ export async function settleInside(
           .filter(({ change }) => change.change === "added" || change.change === "modified")
           .map(({ change }) => change.path),
       )
-    : new Map<string, string>();
+    : new Map<string, KeptCopy | null>();
+  // A file `keep` could not keep stays as it is: it may be someone else's.
+  const unkept = (change: PathChange) => kept.get(change.path) === null;
+  const UNKEPT = { restored: false, note: "sssf could not keep a copy of it: left as it is" };
   const clean = offending
     .filter(({ change }) => change.change === "modified" || change.change === "deleted")
     .map(({ change }) => change.path)
@@ -129,12 +132,14 @@ export async function settleInside(
       change: change.change,
       ...(change.previousPath ? { previousPath: change.previousPath } : {}),
       rule,
-      ...withKeptBlob(outcome, kept.get(change.path)),
+      ...withKeptCopy(outcome, kept.get(change.path) ?? null),
     });
 
   // Removals and moves first, so a folder that replaced a file is gone before the file comes back.
   for (const { change, rule } of offending) {
-    if (change.change === "added") {
+    if (change.change === "added" && unkept(change)) {
+      report(change, rule, UNKEPT);
+    } else if (change.change === "added") {
       report(change, rule, await restorePath(absolute(change.path), { kind: "absent" }, async () => null));
       emptied.push(path.dirname(absolute(change.path)));
     } else if (change.change === "renamed" && change.previousPath) {
@@ -155,21 +160,34 @@ export async function settleInside(
       report(change, rule, { restored: false, note: NO_GIT_NOTE });
       continue;
     }
+    if (unkept(change)) {
+      report(change, rule, UNKEPT);
+      continue;
+    }
     const saved =
       checkpoint.saved.get(change.path) ?? withListedMode(fromHead.get(change.path), before, change.path);
     const outcome = saved
       ? await restorePath(absolute(change.path), saved, (oid) => readBlob(root, oid))
       : { restored: false, note: "sssf has no record of its earlier state" };
+    const copy = kept.get(change.path);
+    if (!outcome.restored && copy?.movedTo) {
+      // Nothing took its place: what it held goes back where it was.
+      const back = await fs.promises.rename(copy.movedTo, absolute(change.path)).then(
+        () => true,
+        () => false,
+      );
+      if (back) kept.delete(change.path);
+    }
     report(change, rule, outcome);
   }
   return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
- * Keeps the current content of `files` (root-relative) before they are undone: resolves to the blob
- * id of each it kept. Never rejects.
+ * Keeps the current content of `files` (root-relative) before they are undone: resolves to where each
+ * one's content went, or null for one it could not keep, which is then left as it is. Never rejects.
  */
-export type KeepCurrent = (files: readonly string[]) => Promise<Map<string, string>>;
+export type KeepCurrent = (files: readonly string[]) => Promise<Map<string, KeptCopy | null>>;
 
 /** A clean path's saved state, with the exact mode the snapshot listed when only its mode was dirty. */
 function withListedMode(

@@ -17,7 +17,7 @@ import {
 } from "./dir-listing.js";
 import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
 import { walkListing } from "./tree-listing.js";
-import { type BoundaryBreach, withKeptBlob } from "./write-boundary-breach.js";
+import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
 import {
   isWithin,
   realPathOf,
@@ -98,8 +98,8 @@ export async function settleListedNames(
     read: BlobReader;
     /** False for a change someone other than the agent made (default: every change is the agent's). */
     theAgents?: (absolute: string) => boolean;
-    /** Keeps what an added or modified file holds before it is put back: its blob id, or null. */
-    keep?: (absolute: string) => Promise<string | null>;
+    /** Keeps what an added or modified file holds before it is put back: where it went, or null. */
+    keep?: (absolute: string) => Promise<KeptCopy | null>;
   },
 ): Promise<BoundaryBreach[]> {
   const breaches: BoundaryBreach[] = [];
@@ -117,7 +117,7 @@ export async function settleListedNames(
       path: options.display(name),
       change,
       rule: options.rule,
-      ...withKeptBlob(outcome, kept),
+      ...withKeptCopy(outcome, kept),
     });
   }
   return breaches;

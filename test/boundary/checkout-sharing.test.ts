@@ -1,9 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WriteBoundary } from "../../src/boundary/write-boundary.js";
+import { CHECKOUT_STORE_UP_TO_BYTES, KEPT_FILES_NAME } from "../../src/boundary/write-boundary-checkout.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import { withCheckoutWrite } from "../../src/workspace/checkout-lock.js";
 import { gate, sleep } from "../helpers/wait.js";
@@ -74,6 +84,30 @@ describe("the operator's checkout, shared with other writers", () => {
     git(checkout, "commit", "-q", "-m", "merged by someone else");
     expect(await checkpoint.settle([shell(startedAt)])).toEqual([]);
     expect(readFileSync(path.join(checkout, "feature.js"), "utf8")).toBe("merged\n");
+    expect(git(checkout, "status", "--porcelain")).toBe("");
+  });
+
+  it("moves a file too big to copy aside before it puts the path back", async () => {
+    const checkpoint = await boundary().checkpoint();
+    const startedAt = new Date();
+    const big = Buffer.alloc(CHECKOUT_STORE_UP_TO_BYTES + 1, 0x61);
+    writeFileSync(path.join(checkout, "export.bin"), big);
+    writeFileSync(path.join(checkout, "README.md"), big);
+    const breaches = await checkpoint.settle([shell(startedAt)]);
+    const kept = path.join(realpathSync(checkout), ".git", KEPT_FILES_NAME);
+    expect(breaches).toEqual(
+      ["README.md", "export.bin"].map((file) => ({
+        path: `../../../../${file}`,
+        change: file === "README.md" ? "modified" : "added",
+        rule: "outside_root",
+        restored: true,
+        note: `what it held was moved to ${breaches.find((b) => b.path.endsWith(file))?.keptPath}`,
+        keptPath: expect.stringMatching(new RegExp(`^${kept}/.*-${file.replace(".", "\\.")}$`)),
+      })),
+    );
+    expect(readFileSync(path.join(checkout, "README.md"), "utf8")).toBe("# checkout\n");
+    expect(existsSync(path.join(checkout, "export.bin"))).toBe(false);
+    for (const breach of breaches) expect(readFileSync(breach.keptPath ?? "none").equals(big)).toBe(true);
     expect(git(checkout, "status", "--porcelain")).toBe("");
   });
 
