@@ -1,6 +1,6 @@
 /**
  * A shallow listing of one directory that can put its files back: name, kind, size, times and, for
- * small regular files, the blob id of their content stored beforehand.
+ * small regular files, the blob id of their content stored beforehand (of a folder, its kind only).
  */
 
 import fs from "node:fs";
@@ -20,6 +20,17 @@ export interface ListedEntry {
   /** A symlink's target. */
   target?: string;
 }
+
+/** A folder as a listing records it: its kind alone. */
+const DIRECTORY: ListedEntry = Object.freeze({
+  kind: "directory",
+  size: 0,
+  mtimeMs: 0,
+  ctimeMs: 0,
+  ino: 0,
+  mode: 0,
+  oid: null,
+});
 
 /** Stores regular files (absolute paths) and maps each stored one to its blob id. */
 export type StoreFiles = (files: string[]) => Promise<Map<string, string>>;
@@ -68,16 +79,23 @@ export async function listDirectory(
 ): Promise<Map<string, ListedEntry>> {
   // Synchronous on purpose: one level of lstat calls takes microseconds each, while the same calls
   // through the thread pool cost ~0.1 ms apiece, and this runs before and after every agent send.
-  let names: string[];
+  let dirents: fs.Dirent[];
   try {
-    names = fs.readdirSync(dir);
+    dirents = fs.readdirSync(dir, { withFileTypes: true });
   } catch {
-    names = [];
+    dirents = [];
   }
-  const accepted = options.accept ? names.filter(options.accept) : names;
   const listing = new Map<string, ListedEntry>();
   const toStore: string[] = [];
-  for (const name of accepted) {
+  for (const dirent of dirents) {
+    const name = dirent.name;
+    if (options.accept && !options.accept(name)) continue;
+    // Of a folder only its kind is ever compared (`changeSinceListing`): no lstat for the sibling
+    // repositories a parent folder is usually full of. A file system that gives no type is lstat'ed.
+    if (dirent.isDirectory()) {
+      listing.set(name, DIRECTORY);
+      continue;
+    }
     const stat = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
     if (!stat) continue;
     const target = stat.isSymbolicLink() ? readlinkOrUndefined(path.join(dir, name)) : undefined;
