@@ -49,9 +49,10 @@ function removeQuietly(file: string): void {
   }
 }
 
-function writable(error: unknown): boolean {
+/** True for the errors of a git dir sssf may not write (a read-only repository). */
+function notWritable(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
-  return code !== "EACCES" && code !== "EPERM" && code !== "EROFS";
+  return code === "EACCES" || code === "EPERM" || code === "EROFS";
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -75,7 +76,7 @@ export async function withCheckoutRead<T>(commonDir: string, work: () => Promise
     writeFileSync(file, JSON.stringify(content), { flag: "wx" });
     registered = true;
   } catch (error) {
-    if (writable(error)) {
+    if (!notWritable(error)) {
       throw new SssfError("git_failed", `cannot register in ${readers}: ${(error as Error).message}`, {
         cause: error,
       });
