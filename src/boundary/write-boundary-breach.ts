@@ -29,23 +29,24 @@ export interface KeptCopy {
   movedTo?: string;
 }
 
-/** A restore's outcome with the copy that keeps what the path held named in its note and fields. */
+/** A restore's outcome with the copy that keeps what the path held, when one was kept. */
 export function withKeptCopy(
   outcome: { restored: boolean; note?: string },
   kept: KeptCopy | null | undefined,
 ): Pick<BoundaryBreach, "restored" | "note" | "keptBlob" | "keptPath"> {
-  const keptNote = kept?.blob
-    ? `what it held is kept: git cat-file blob ${kept.blob}`
-    : kept?.movedTo
-      ? `what it held was moved to ${kept.movedTo}`
-      : undefined;
-  const note = [outcome.note, keptNote].filter(Boolean).join("; ");
   return {
     restored: outcome.restored,
-    ...(note ? { note } : {}),
+    ...(outcome.note ? { note: outcome.note } : {}),
     ...(kept?.blob ? { keptBlob: kept.blob } : {}),
     ...(kept?.movedTo ? { keptPath: kept.movedTo } : {}),
   };
+}
+
+/** Where what the path held went, for the person watching: `git cat-file blob <id>`, or the file moved aside. */
+export function keptCopyText(breach: BoundaryBreach): string | null {
+  if (breach.keptBlob) return `what it held is kept: git cat-file blob ${breach.keptBlob}`;
+  if (breach.keptPath) return `what it held was moved to ${breach.keptPath}`;
+  return null;
 }
 
 /** `.env (modified, protected)`, `b.txt (renamed from a.txt, outside_writes)`: the breach in one phrase. */

@@ -7,13 +7,15 @@ import {
   breachLabel,
   breachPayload,
   breachReason,
+  keptCopyText,
 } from "./write-boundary-breach.js";
 
 function breachLine(agent: string, breach: BoundaryBreach): string {
   const outcome = breach.restored
     ? `restored${breach.note ? ` (${breach.note})` : ""}`
     : `not restored (${breach.note ?? "unknown reason"})`;
-  return `! ${agent} wrote outside its boundary: ${breachLabel(breach)}, ${outcome}`;
+  const kept = keptCopyText(breach);
+  return `! ${agent} wrote outside its boundary: ${breachLabel(breach)}, ${outcome}${kept ? `; ${kept}` : ""}`;
 }
 
 /**

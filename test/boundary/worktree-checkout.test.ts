@@ -116,6 +116,12 @@ describe("a worktree run guards the operator's checkout", () => {
     expect(promptPhase(box, result.adwId).error).toContain(
       `${CHECKOUT}/README.md (modified, outside_root) restored`,
     );
+    // What the agent wrote is kept, in case it was the operator's: the event and the terminal name it.
+    const readme = breachEvents(box, result.adwId).find((e) => e.payload.path === `${CHECKOUT}/README.md`);
+    const blob = String(readme?.payload.kept_blob);
+    expect(blob).toMatch(/^[0-9a-f]{40}$/);
+    expect(git(box.dir, "cat-file", "blob", blob)).toBe("mine now\n");
+    expect(result.stdout).toContain(`what it held is kept: git cat-file blob ${blob}`);
   });
 
   it("restores the operator's checkout written by a shell: dirty, untracked, clean and new files, and a mode", async () => {
