@@ -6,13 +6,21 @@
  * them on the agent and restore them. Readers never wait for each other; a merge waits until no
  * reader is in its section, and readers arriving meanwhile wait for the merge.
  *
- * On disk, in the repository's common git dir: the mutex `sssf-checkout.lock` (see
- * `acquireWorktreeLock`), taken briefly by a reader to enter and for the whole merge by the writer;
- * and one file per reader in `sssf-checkout-readers/`, holding its pid, so a reader that died is not
- * waited for.
+ * On disk, in the repository's common git dir: the writer's lock `sssf-checkout.lock` (see
+ * `acquireWorktreeLock`), held for the whole merge, and one file per reader in
+ * `sssf-checkout-readers/`, holding its pid, so a reader that died is not waited for. Entering costs a
+ * reader one file written and one looked for.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
@@ -57,32 +65,46 @@ function notWritable(error: unknown): boolean {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Runs `work` as a reader of the checkout whose common git dir is `commonDir`: never while sssf merges
- * into it. In a repository whose git dir is read-only nothing can merge, and `work` runs unlocked.
- */
-export async function withCheckoutRead<T>(commonDir: string, work: () => Promise<T>): Promise<T> {
-  const readers = path.join(commonDir, CHECKOUT_READERS_NAME);
-  const file = path.join(readers, `${process.pid}-${randomUUID()}.json`);
-  let registered = false;
-  const release = await acquireWorktreeLock(path.join(commonDir, CHECKOUT_LOCK_NAME), { optional: true });
-  try {
-    mkdirSync(readers, { recursive: true });
-    const content: ReaderContent = {
-      pid: process.pid,
-      host: hostname(),
-      started_at: new Date().toISOString(),
-    };
-    writeFileSync(file, JSON.stringify(content), { flag: "wx" });
-    registered = true;
-  } catch (error) {
-    if (!notWritable(error)) {
+/** Writes the reader file `file`; false when the git dir is read-only. Throws other failures. */
+function register(readers: string, file: string): boolean {
+  const content: ReaderContent = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(file, JSON.stringify(content), { flag: "wx" });
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" && attempt === 0) {
+        mkdirSync(readers, { recursive: true });
+        continue;
+      }
+      if (notWritable(error)) return false;
       throw new SssfError("git_failed", `cannot register in ${readers}: ${(error as Error).message}`, {
         cause: error,
       });
     }
-  } finally {
-    release();
+  }
+}
+
+/**
+ * Runs `work` as a reader of the checkout whose common git dir is `commonDir`: never while sssf merges
+ * into it. A reader registers first and then looks for the writer's lock; a writer takes its lock
+ * first and then looks for readers. So at least one of the two sees the other, and a reader that sees
+ * the lock steps back until the merge is over. In a repository whose git dir is read-only nothing
+ * can merge, and `work` runs unlocked.
+ */
+export async function withCheckoutRead<T>(commonDir: string, work: () => Promise<T>): Promise<T> {
+  const readers = path.join(commonDir, CHECKOUT_READERS_NAME);
+  const lock = path.join(commonDir, CHECKOUT_LOCK_NAME);
+  const file = path.join(readers, `${process.pid}-${randomUUID()}.json`);
+  let registered = false;
+  for (;;) {
+    registered = register(readers, file);
+    if (!registered || !existsSync(lock)) break;
+    removeQuietly(file);
+    // A merge holds the lock (or a dead process left it): taking it in turn waits for the first and
+    // takes over the second; released at once, the next look finds the way clear.
+    (await acquireWorktreeLock(lock))();
   }
   if (registered) {
     ownReaders.add(file);

@@ -90,6 +90,8 @@ export interface ErrorEvent {
     rule?: string;
     restored?: boolean;
     note?: string;
+    kept_blob?: string;
+    kept_path?: string;
     error?: string;
   };
 }
