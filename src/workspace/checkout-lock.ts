@@ -73,14 +73,18 @@ function register(readers: string, file: string): boolean {
       writeFileSync(file, JSON.stringify(content), { flag: "wx" });
       return true;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" && attempt === 0) {
-        mkdirSync(readers, { recursive: true });
-        continue;
+      let failure = error;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt === 0) {
+        try {
+          mkdirSync(readers, { recursive: true });
+          continue;
+        } catch (mkdirError) {
+          failure = mkdirError;
+        }
       }
-      if (notWritable(error)) return false;
-      throw new SssfError("git_failed", `cannot register in ${readers}: ${(error as Error).message}`, {
-        cause: error,
+      if (notWritable(failure)) return false;
+      throw new SssfError("git_failed", `cannot register in ${readers}: ${(failure as Error).message}`, {
+        cause: failure,
       });
     }
   }
