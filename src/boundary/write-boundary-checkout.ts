@@ -134,10 +134,10 @@ export async function settleCheckout(
       display: (name) => name,
       read: context.read,
       theAgents: (absolute) => byTheAgent(activity, absolute),
-      keep: async (absolute) =>
-        (await keepCurrent(context, [path.relative(context.top, absolute)])).get(
-          path.relative(context.top, absolute),
-        ) ?? null,
+      keep: async (absolute) => {
+        const file = path.relative(context.top, absolute);
+        return (await keepCurrent(context, [file])).get(file) ?? null;
+      },
     });
     return [inner, top] as const;
   });

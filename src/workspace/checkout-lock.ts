@@ -12,50 +12,34 @@
  * reader one file written and one looked for.
  */
 import { randomUUID } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
-import { processAlive } from "../util/process-group.js";
-import { acquireWorktreeLock } from "./worktree-lock.js";
+import {
+  acquireWorktreeLock,
+  isStale,
+  type LockContent,
+  readLock,
+  removeQuietly,
+  sleep,
+} from "./worktree-lock.js";
 
-/** The mutex's file name inside the common git dir. */
+/** The writer's lock file name inside the common git dir. */
 export const CHECKOUT_LOCK_NAME = "sssf-checkout.lock";
 /** The folder of reader files inside the common git dir. */
 export const CHECKOUT_READERS_NAME = "sssf-checkout-readers";
 
 /** How long a merge waits for the readers in their sections (a snapshot stores dirty files: seconds at most). */
 const WRITER_WAIT_MS = 120_000;
-/** A reader file that never got its content is this old when its writer died while writing it. */
-const ABANDONED_MS = 10_000;
 const POLL_MS = 5;
 
-/** A reader file's content (snake_case: read by other processes). */
-interface ReaderContent {
-  pid: number;
-  host: string;
-  started_at: string;
-}
+/** A reader file's content: a lock file's (snake_case: read by other processes). */
+type ReaderContent = LockContent;
 
 /** Reader files this process holds, removed on exit (`process.exit` skips `finally` blocks). */
 const ownReaders = new Set<string>();
 let exitHookInstalled = false;
-
-function removeQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Gone already.
-  }
-}
 
 /** True for the errors of a git dir sssf may not write (a read-only repository). */
 function notWritable(error: unknown): boolean {
@@ -63,11 +47,14 @@ function notWritable(error: unknown): boolean {
   return code === "EACCES" || code === "EPERM" || code === "EROFS";
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Writes the reader file `file`; false when the git dir is read-only. Throws other failures. */
 function register(readers: string, file: string): boolean {
-  const content: ReaderContent = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const content: ReaderContent = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    token: path.basename(file, ".json"),
+  };
   for (let attempt = 0; ; attempt++) {
     try {
       writeFileSync(file, JSON.stringify(content), { flag: "wx" });
@@ -129,8 +116,11 @@ export async function withCheckoutRead<T>(commonDir: string, work: () => Promise
   }
 }
 
-/** The reader files still in their sections, the dead ones removed. */
-function liveReaders(readers: string): ReaderContent[] {
+/**
+ * The reader files still in their sections, the dead ones removed: a reader file is judged like a
+ * lock file (`isStale`), so a reader that died, even while writing its file, is not waited for.
+ */
+function liveReaders(readers: string): (ReaderContent | null)[] {
   let names: string[];
   try {
     names = readdirSync(readers);
@@ -138,35 +128,20 @@ function liveReaders(readers: string): ReaderContent[] {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const live: ReaderContent[] = [];
+  const live: (ReaderContent | null)[] = [];
   for (const name of names) {
     const file = path.join(readers, name);
-    let content: ReaderContent | null = null;
-    try {
-      const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ReaderContent>;
-      if (typeof parsed.pid === "number" && typeof parsed.host === "string")
-        content = parsed as ReaderContent;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-    }
-    if (content === null) {
-      const age = Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      if (age > ABANDONED_MS) removeQuietly(file);
-      else live.push({ pid: 0, host: "?", started_at: "" });
-      continue;
-    }
-    if (content.host === hostname() && !processAlive(content.pid)) {
-      removeQuietly(file);
-      continue;
-    }
-    live.push(content);
+    const reader = readLock(file);
+    if (reader === null) continue;
+    if (isStale(reader)) removeQuietly(file);
+    else live.push(reader.content);
   }
   return live;
 }
 
 /**
- * Runs `work` as the writer of the checkout whose common git dir is `commonDir`: holding the mutex,
- * once no reader is in its section. Rejects with an SssfError naming the reader when one stays longer
+ * Runs `work` as the writer of the checkout whose common git dir is `commonDir`: holding the writer's
+ * lock, once no reader is in its section. Rejects with an SssfError naming the reader when one stays longer
  * than two minutes.
  */
 export async function withCheckoutWrite<T>(commonDir: string, work: () => Promise<T>): Promise<T> {

@@ -25,7 +25,7 @@ const POLL_MAX_MS = 10;
 const ABANDONED_MS = 10_000;
 
 /** What the lock file holds (snake_case: it is a file on disk, read by other processes). */
-interface LockContent {
+export interface LockContent {
   pid: number;
   host: string;
   started_at: string;
@@ -34,7 +34,7 @@ interface LockContent {
 }
 
 /** The lock file as read: its text, when it was written, and its content when that parses. */
-interface LockSnapshot {
+export interface LockSnapshot {
   raw: string;
   mtimeMs: number;
   content: LockContent | null;
@@ -74,7 +74,7 @@ export function worktreeLockPath(commonDir: string): string {
   return path.join(commonDir, WORKTREE_LOCK_NAME);
 }
 
-function readLock(file: string): LockSnapshot | null {
+export function readLock(file: string): LockSnapshot | null {
   try {
     const raw = readFileSync(file, "utf8");
     const mtimeMs = statSync(file).mtimeMs;
@@ -98,12 +98,12 @@ function lockError(file: string, error: unknown): SssfError {
 }
 
 /** The holder is gone for sure: a dead pid on this host, or a lock that never got its content. */
-function isStale(lock: LockSnapshot): boolean {
+export function isStale(lock: LockSnapshot): boolean {
   if (lock.content === null) return Date.now() - lock.mtimeMs > ABANDONED_MS;
   return lock.content.host === hostname() && !processAlive(lock.content.pid);
 }
 
-function removeQuietly(file: string): void {
+export function removeQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {
@@ -187,7 +187,7 @@ function tryCreate(file: string, options: WorktreeLockOptions): (() => void) | "
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Takes the lock file `file`, waiting while a live process holds it: polls with a short backoff, takes
