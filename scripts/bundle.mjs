@@ -35,7 +35,7 @@ const ENTRIES = [
 ];
 
 // Loaded at run time from node_modules: a native addon, and tsx (it registers loader hooks by URL).
-const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*"];
+const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk"];
 
 // CommonJS dependencies (commander, yaml…) call require() for Node's built-ins; an ES bundle has none.
 const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";

@@ -34,6 +34,13 @@ export interface AskContext {
   commandFlags: string;
   /** The fallback poll of the wait, in milliseconds (default 1000). */
   pollMs?: number;
+  /**
+   * A second door for the answer (a cluster's durable promise, docs/cluster.md), raced with the
+   * answer file: resolves with an answer given on another machine. Abandoned when `signal` aborts.
+   */
+  remoteAnswer?: (signal: AbortSignal) => Promise<EngineerAnswer>;
+  /** Added to the `waiting for approval` event: how to answer from another machine. */
+  answerVia?: Record<string, unknown>;
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;
@@ -126,6 +133,7 @@ export async function askEngineer(
       reject,
       request_file: requestPath,
       asked_at: request.asked_at,
+      ...context.answerVia,
     },
   });
   reporter.log(`waiting for the engineer: ${text}`);
@@ -133,11 +141,18 @@ export async function askEngineer(
   reporter.log(`approve: ${approve}`);
   reporter.log(`reject: ${reject}`);
 
+  // Whichever door answers first ends the wait at the other.
+  const waiting = new AbortController();
+  const stopWaiting = () => waiting.abort(signal.reason);
+  signal.addEventListener("abort", stopWaiting, { once: true });
   try {
-    const outcome = await waitForFile(answerPath, {
-      signal,
+    const local = waitForFile(answerPath, {
+      signal: waiting.signal,
       ...(context.pollMs === undefined ? {} : { pollMs: context.pollMs }),
     });
+    const remote = context.remoteAnswer?.(waiting.signal).then((answer) => ({ remote: answer }));
+    const outcome = remote === undefined ? await local : await Promise.race([local, remote]);
+    waiting.abort("answered");
     const waitedMs = Date.now() - asked.getTime();
     if (outcome === "aborted") {
       const error = interrupted(signal, text, waitedMs);
@@ -152,7 +167,7 @@ export async function askEngineer(
     }
     let answer: EngineerAnswer;
     try {
-      answer = readAnswer(answerPath);
+      answer = typeof outcome === "object" ? outcome.remote : readAnswer(answerPath);
     } catch (error) {
       throw new SssfError("internal", (error as Error).message, { cause: error });
     }
@@ -168,6 +183,8 @@ export async function askEngineer(
     reporter.log(`${verdict} by ${answer.by} after ${waitedText(waitedMs)}${because}`);
     return answer;
   } finally {
+    signal.removeEventListener("abort", stopWaiting);
+    waiting.abort("done");
     // Once answered (or abandoned) nothing waits: a later `sssf approve` must say so.
     removeQuietly(requestPath);
     removeQuietly(answerPath);

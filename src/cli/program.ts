@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { UsageError } from "../errors/usage-error.js";
 import { packageVersion } from "../util/package-root.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
+import { clusterSpec } from "./cluster/cluster-spec.js";
 import type { CommandSpec } from "./command-spec.js";
 import { approvalSpec } from "./commands/approval-spec.js";
 import { cleanSpec } from "./commands/clean-spec.js";
@@ -48,6 +49,7 @@ for (const stream of [process.stdout, process.stderr]) {
 const COMMANDS: readonly CommandSpec[] = [
   runSpec,
   resumeSpec,
+  clusterSpec,
   approvalSpec,
   initSpec,
   listWorkflowsSpec,

@@ -17,7 +17,7 @@ export interface ReadOptions {
 const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
 const DEFAULT_DATA_DIR = "adws/adw_data";
 
-/** Where the trace lives: `--db`, else the config's `observability.db`, else the default path. */
+/** Where the trace lives: `--db`, else `SSSF_DB`, else the config's `observability.db`, else the default path. */
 export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string; sessionsDir: string }> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   if (options.config || (!options.db && existsSync(path.join(cwd, DEFAULT_CONFIG_PATH)))) {
@@ -29,8 +29,13 @@ export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string
     };
   }
   const dataDir = path.join(cwd, DEFAULT_DATA_DIR);
+  const shared = process.env.SSSF_DB;
   return {
-    dbPath: options.db ? path.resolve(cwd, options.db) : path.join(dataDir, "sssf.db"),
+    dbPath: options.db
+      ? path.resolve(cwd, options.db)
+      : shared
+        ? path.resolve(cwd, shared)
+        : path.join(dataDir, "sssf.db"),
     sessionsDir: path.join(dataDir, "sessions"),
   };
 }

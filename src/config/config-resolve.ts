@@ -247,7 +247,8 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     protectedFiles,
     dataDir,
     sessionsDir: path.join(dataDir, "sessions"),
-    dbPath: resolvePath(wire.observability.db ?? path.join(dataDir, "sssf.db")),
+    // SSSF_DB: every worker, the CLI and the UI of one host share one trace (docs/cluster.md).
+    dbPath: resolvePath(process.env.SSSF_DB || (wire.observability.db ?? path.join(dataDir, "sssf.db"))),
     limits: {
       jsonFixAttempts: wire.limits.json_fix_attempts,
       retries: wire.limits.retries,
@@ -258,6 +259,14 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     },
     prices: modelPrices(wire.prices),
     quality,
+    engine: {
+      restate: {
+        ingress: wire.engine.restate.ingress ?? null,
+        admin: wire.engine.restate.admin ?? null,
+        pool: wire.engine.restate.pool ?? null,
+        runTimeoutMs: wire.engine.restate.run_timeout_seconds * 1000,
+      },
+    },
   };
   return { config, problems };
 }

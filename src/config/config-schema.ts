@@ -204,7 +204,34 @@ export const configWireSchema = z
       .describe("The roster."),
     observability: z
       .object({
-        db: z.string().min(1).optional().describe("Trace database; default <data_dir>/sssf.db."),
+        db: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("Trace database; default <data_dir>/sssf.db (the SSSF_DB environment variable wins)."),
+      })
+      .strict()
+      .prefault({}),
+    engine: z
+      .object({
+        restate: z
+          .object({
+            ingress: z
+              .url()
+              .optional()
+              .describe("Restate's ingress URL (sssf run --engine restate, sssf approve)."),
+            admin: z.url().optional().describe("Restate's admin URL (sssf pool registers there)."),
+            pool: z
+              .url()
+              .optional()
+              .describe("The sssf pool's URL (sssf worker joins it, sssf workers asks it)."),
+            run_timeout_seconds: seconds
+              .default(86_400)
+              .describe("Restate's inactivity and abort timeouts for a run: longer than the longest run."),
+          })
+          .strict()
+          .prefault({})
+          .describe("Running on a Restate cluster (docs/cluster.md)."),
       })
       .strict()
       .prefault({}),

@@ -81,12 +81,19 @@ export interface SssfConfig {
   /** Absolute path of the trace database. */
   dbPath: string;
   limits: LimitsConfig;
+  /** `engine:` — where a Restate cluster listens (docs/cluster.md); null where the config says nothing. */
+  engine?: EngineConfig;
   /**
    * `prices:` by model id, USD per million tokens, consulted before sssf's defaults
    * (`DEFAULT_PRICES`) for runtimes that report no cost. Absent: the defaults only.
    */
   prices?: Record<string, ModelPrice> | undefined;
   quality: Record<string, QualitySuiteConfig>;
+}
+
+/** The `engine.restate` section in code form. */
+export interface EngineConfig {
+  restate: { ingress: string | null; admin: string | null; pool: string | null; runTimeoutMs: number };
 }
 
 export function findAgent(config: SssfConfig, name: string): AgentConfig | undefined {

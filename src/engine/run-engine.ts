@@ -16,7 +16,7 @@ import type {
   Run,
 } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
-import { approveCommandFlags, askEngineer } from "../approval/engineer-ask.js";
+import { type AskContext, approveCommandFlags, askEngineer } from "../approval/engineer-ask.js";
 import { type WriteBoundary, writeBoundaryFor } from "../boundary/write-boundary.js";
 import { ownChanges } from "../boundary/write-boundary-attribution.js";
 import { writeBoundaryHook } from "../boundary/write-boundary-hook.js";
@@ -39,6 +39,7 @@ import { codePhaseHandle } from "./code-phase.js";
 import { runSuitePhase, startChangeTracking, suiteLogPath } from "./code-support.js";
 import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
+import type { RunHost } from "./run-host.js";
 import { RunScope } from "./run-scope.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
@@ -68,6 +69,8 @@ export interface RunEngineOptions {
   sendHooks?: readonly SendHook[];
   /** Where phases are journaled and, on a resume, answered from (docs/resume.md). */
   durable: DurableRun;
+  /** What hosts the run beyond this process (a cluster worker); none locally. */
+  host?: RunHost;
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -201,6 +204,7 @@ export class RunEngine implements Run {
       this.scope.inPhase(row.id, () => body(row, durable)),
     );
     durable.completed(row);
+    await this.options.host?.phaseCompleted?.(row);
     return result;
   }
 
@@ -265,6 +269,7 @@ export class RunEngine implements Run {
                 sessionRoot: this.options.dirs.root,
                 yes: this.options.yes === true,
                 commandFlags: approveCommandFlags(this.config, this.checkoutRoot, process.cwd()),
+                ...this.remoteAnswerOf(row),
               },
               question,
               details,
@@ -272,6 +277,18 @@ export class RunEngine implements Run {
           ),
       }),
     );
+  }
+
+  /** The host's second door for the engineer's answer to this phase, if it has one. */
+  private remoteAnswerOf(row: PhaseRow): Pick<AskContext, "remoteAnswer" | "answerVia"> {
+    const host = this.options.host;
+    if (host?.remoteAnswer === undefined) return {};
+    const remoteAnswer = host.remoteAnswer.bind(host);
+    const question = { adwId: this.adwId, phaseId: row.id };
+    return {
+      remoteAnswer: (signal) => remoteAnswer({ ...question, question: row.name }, signal),
+      ...(host.answerVia === undefined ? {} : { answerVia: host.answerVia }),
+    };
   }
 
   agent<R>(name: string, options: AgentPhaseOptions, body: (phase: AgentPhase) => Promise<R>): Promise<R> {

@@ -46,6 +46,7 @@ import { checkResumable } from "./resume-checks.js";
 import { RunChanges } from "./run-changes.js";
 import { checkRunRequest } from "./run-checks.js";
 import { RunEngine } from "./run-engine.js";
+import type { RunHost } from "./run-host.js";
 import { buildJournal, type StepJournal } from "./step-journal.js";
 
 export interface RunWorkflowOptions {
@@ -80,6 +81,8 @@ export interface RunWorkflowOptions {
    * are answered from its journal until the first that did not complete or differs (docs/resume.md).
    */
   resume?: boolean;
+  /** What hosts the run beyond this process: a cluster worker's hooks (docs/cluster.md). */
+  host?: RunHost;
 }
 
 export interface RunOutcome {
@@ -214,6 +217,7 @@ function createEngine(
     yes: options.yes === true,
     sendHooks: options.sendHooks ?? [],
     durable: context.durable,
+    ...(options.host === undefined ? {} : { host: options.host }),
   });
 }
 
@@ -315,15 +319,23 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
     const session: OpenedSession = { adwId, dirs, db, tracer, existing: getSession(db, adwId) };
     refuseJoinWithoutRecord(session, config);
-    if (options.resume === true) checkResumable(adwId, session.existing, config);
+    const takeOver = options.host?.takeOver;
+    if (options.resume === true) checkResumable(adwId, session.existing, config, takeOver !== undefined);
     // Holding the lock, a session still marked running is one whose sssf died: close what it left open.
     if (session.existing?.status === "running") {
       const dead = session.existing;
       await endLeftoverProcesses(db, dead);
       const write = tracer.write.bind(tracer);
       closeSessionAsInterrupted(db, write, dead, {
-        reason: `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,
-        payload: { pid: dead.pid, host: dead.host, closed_by: `sssf pid ${process.pid}` },
+        reason:
+          takeOver?.reason ??
+          `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,
+        payload: {
+          pid: dead.pid,
+          host: dead.host,
+          closed_by: `sssf pid ${process.pid}`,
+          ...takeOver?.payload,
+        },
       });
       tracer.flush();
     }
@@ -334,6 +346,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
+    await options.host?.workspaceOpened?.(workspace, trace);
     const durable = openDurableRun(options, session, trace);
     const previous = durable.startPrevious;
     const engine = createEngine(options, session, { trace, workspace, resolveRuntime, durable, previous });

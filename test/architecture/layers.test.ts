@@ -81,6 +81,7 @@ const RANKS: Record<string, number> = {
   testing: 13,
   ui: 13,
   demo: 14,
+  cluster: 14,
   cli: 15,
   "": 16, // src/index.ts and src/library.ts: the library's composition root
 };

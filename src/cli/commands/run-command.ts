@@ -28,6 +28,23 @@ export interface RunCommandOptions {
   fakeScript?: string;
   /** `--json`: one JSON summary (or error) on stdout at the end; progress on stderr (docs/json-output.md). */
   json?: boolean;
+  /** `--engine`: `local` here; `restate` goes to the cluster command (docs/cluster.md). */
+  engine?: string;
+  /** `--ingress`, `--detach`: only with `--engine restate`. */
+  ingress?: string;
+  detach?: boolean;
+}
+
+/** A local run refuses the cluster's flags, and an engine it does not know. */
+function checkLocalEngine(options: RunCommandOptions): void {
+  if (options.engine !== undefined && options.engine !== "local")
+    throw new UsageError(`--engine: expected local or restate, got "${options.engine}"`, "--engine");
+  for (const [flag, value] of [
+    ["--ingress", options.ingress],
+    ["--detach", options.detach],
+  ] as const)
+    if (value !== undefined && value !== false)
+      throw new UsageError(`${flag}: only with --engine restate (docs/cluster.md)`, flag);
 }
 
 /** A prompt argument that names an existing file is read from it. */
@@ -54,6 +71,7 @@ export async function runCommand(
   // `--json`: stdout carries only the summary; progress lines go to stderr.
   const progress = options.json === true ? process.stderr : process.stdout;
   try {
+    checkLocalEngine(options);
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const workflow = await findWorkflow(workflowName, { repoRoot: cwd });

@@ -28,6 +28,15 @@ export const runSpec: CommandSpec = {
         "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
       )
       .option(
+        "--engine <engine>",
+        "where the run executes: local (this process, the default) or restate (a worker of the cluster, docs/cluster.md)",
+      )
+      .option(
+        "--ingress <url>",
+        "--engine restate: Restate's ingress (default $SSSF_RESTATE_INGRESS, then engine.restate.ingress)",
+      )
+      .option("--detach", "--engine restate: print the run's adw_id once submitted, instead of following it")
+      .option(
         "--json",
         "print one JSON summary on stdout at the end (errors too); progress goes to stderr (docs/json-output.md)",
       )
@@ -35,8 +44,14 @@ export const runSpec: CommandSpec = {
       .addOption(cwdOption())
       .addHelpText("after", () => runHelpAfter())
       .action(async (workflow: string, prompt: string, options) => {
+        const engine = (options as { engine?: string }).engine ?? "local";
+        if (engine === "restate") {
+          const { clusterRunCommand } = await import("../cluster/cluster-run-command.js");
+          process.exitCode = await clusterRunCommand(workflow, prompt, options);
+          return;
+        }
         const { runCommand } = await import("./run-command.js");
-        process.exitCode = await runCommand(workflow, prompt, options);
+        process.exitCode = await runCommand(workflow, prompt, { ...options, engine });
       });
   },
 };

@@ -1,0 +1,165 @@
+/**
+ * `sssf run <workflow> <prompt> --engine restate` (docs/cluster.md): checks the run as a local run is
+ * checked, submits it to Restate as the workflow `sssfRun/<adw_id>`, then follows it from the shared
+ * trace (whichever worker runs it, through failovers) until Restate says it ended. `--detach` prints
+ * the adw_id and returns at once.
+ */
+
+import { hostname, userInfo } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type ClusterRunRequest, ClusterRunResult } from "../../cluster/cluster-wire.js";
+import { attachRun, replyMessage, submitRun } from "../../cluster/restate-http.js";
+import { runGit } from "../../code/run-git.js";
+import { SssfError } from "../../errors/sssf-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
+import { openTraceDb } from "../../trace/database.js";
+import type { EventRow, PhaseRow } from "../../trace/events.js";
+import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
+import { getSession, listPhases } from "../../trace/queries.js";
+import type { TraceDb } from "../../trace/sqlite.js";
+import { terminalSafe } from "../../util/terminal-text.js";
+import { findWorkflow } from "../../workflows/index.js";
+import { loadConfig } from "../builtin-plugins.js";
+import type { RunCommandOptions } from "../commands/run-command.js";
+import { readPromptArgument } from "../commands/run-command.js";
+import { reportError } from "../report-error.js";
+import { createTailPrinter } from "../tail-printer.js";
+import { clusterUrl } from "./cluster-urls.js";
+
+export interface ClusterRunOptions extends RunCommandOptions {
+  ingress?: string;
+  detach?: boolean;
+}
+
+/** Flags whose meaning is the operator's own checkout: a cluster run has none. */
+function refuseLocalFlags(options: ClusterRunOptions): void {
+  const local: [keyof ClusterRunOptions, string, string][] = [
+    ["inPlace", "--in-place", "a cluster run works in a worktree of a worker's clone"],
+    ["merge", "--merge", "a cluster run pushes its branch to the shared remote; merge it from there"],
+    [
+      "carryDirty",
+      "--carry-dirty",
+      "a worker starts from a commit on the shared remote; commit and push the changes first",
+    ],
+    ["fakeScript", "--fake-script", "the fake model runs where the agents run: start it for the workers"],
+  ];
+  for (const [key, flag, why] of local)
+    if (options[key] !== undefined && options[key] !== false)
+      throw new UsageError(`${flag}: not with --engine restate (${why})`, flag);
+}
+
+/** The commit the run starts from: `--base`, else HEAD, as the workers will fetch it. */
+async function baseCommit(cwd: string, base: string | undefined): Promise<string> {
+  const ref = base ?? "HEAD";
+  try {
+    return (await runGit(cwd, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();
+  } catch {
+    throw new UsageError(
+      base === undefined
+        ? `--engine restate: ${cwd} has no commit to start from (a cluster run starts from a commit on the shared remote)`
+        : `--base: "${base}" names no commit in ${cwd}`,
+      base === undefined ? "--engine" : "--base",
+    );
+  }
+}
+
+/** Prints the run's trace as it grows, from the first line, until `ended` resolves; then its end. */
+async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
+  const printer = createTailPrinter(process.stdout, cwd);
+  let done = false;
+  void ended.finally(() => {
+    done = true;
+  });
+  let started = false;
+  let cursor = 0;
+  const phases = new Map<string, PhaseRow>();
+  const phaseOf = (event: EventRow): PhaseRow | undefined => {
+    if (event.phase_id === null) return undefined;
+    const cached = phases.get(event.phase_id);
+    if (cached !== undefined && event.type !== "phase_end") return cached;
+    const row = getPhase(db, event.phase_id);
+    if (row !== undefined) phases.set(row.id, row);
+    return row;
+  };
+  for (;;) {
+    const last = done;
+    const session = getSession(db, adwId);
+    if (session !== undefined && !started) {
+      printer.sessionStarted(session, path.join("(worker)", adwId));
+      started = true;
+    }
+    for (;;) {
+      const events = listEventsAfter(db, adwId, cursor);
+      for (const event of events) {
+        cursor = event._rowid;
+        printer.event(event, phaseOf(event));
+      }
+      if (events.length < 1000) break;
+    }
+    if (last) {
+      if (session !== undefined) printer.finished(session, listPhases(db, adwId));
+      return;
+    }
+    await sleep(250);
+  }
+}
+
+export async function clusterRunCommand(
+  workflowName: string,
+  prompt: string,
+  options: ClusterRunOptions,
+): Promise<number> {
+  try {
+    refuseLocalFlags(options);
+    const cwd = path.resolve(options.cwd ?? process.cwd());
+    // Checked here as a local run checks it: a typo fails now, not on a worker.
+    const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
+    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    const ingress = clusterUrl("ingress", options.ingress, config);
+    const request: ClusterRunRequest = {
+      adw_id: options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId),
+      workflow: workflow.name,
+      request: readPromptArgument(prompt, cwd),
+      base_commit: await baseCommit(cwd, options.base),
+      agent: options.agent ?? null,
+      yes: options.yes === true,
+      submitted_by: `${userInfo().username}@${hostname()}`,
+    };
+    if (!(await submitRun(ingress, request)))
+      throw new UsageError(
+        `--adw-id ${request.adw_id}: a run with this id was already submitted to the cluster; follow it with sssf tail ${request.adw_id}`,
+        "--adw-id",
+      );
+    const adwId = request.adw_id;
+    if (options.detach === true) {
+      process.stdout.write(options.json === true ? `${JSON.stringify({ adw_id: adwId })}\n` : `${adwId}\n`);
+      return 0;
+    }
+    if (options.json !== true) process.stdout.write(`submitted ${adwId} (${workflow.name}) to ${ingress}\n`);
+    const reply = attachRun(ingress, adwId);
+    const db = openTraceDb(config.dbPath);
+    try {
+      if (options.json !== true) await follow(db, adwId, cwd, reply);
+      const answer = await reply;
+      if (answer.status !== 200)
+        throw new SssfError(
+          "internal",
+          `the cluster run ${adwId} failed: ${terminalSafe(replyMessage(answer))}`,
+        );
+      const result = ClusterRunResult.parse(JSON.parse(answer.body));
+      const where = result.branch === null ? "" : ` · branch ${result.branch}`;
+      if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else
+        process.stdout.write(
+          `${result.accepted ? "accepted" : "not accepted"} on worker ${terminalSafe(result.worker)}${where}\n`,
+        );
+      return result.accepted ? 0 : 1;
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"), { json: options.json === true });
+  }
+}

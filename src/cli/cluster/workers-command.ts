@@ -1,0 +1,49 @@
+import type { PoolWorker } from "../../cluster/cluster-wire.js";
+import { httpRequest, replyMessage } from "../../cluster/restate-http.js";
+import { SssfError } from "../../errors/sssf-error.js";
+import { terminalSafe } from "../../util/terminal-text.js";
+import { reportError } from "../report-error.js";
+import { optionalConfig } from "./cluster-config.js";
+import { clusterUrl } from "./cluster-urls.js";
+
+export interface WorkersCommandOptions {
+  pool?: string;
+  json?: boolean;
+  config?: string;
+  cwd?: string;
+}
+
+/** `sssf workers`: the pool's workers, live first, with the runs each executes. */
+export async function workersCommand(options: WorkersCommandOptions): Promise<number> {
+  try {
+    const pool = clusterUrl("pool", options.pool, optionalConfig(options));
+    let body: string;
+    try {
+      const reply = await httpRequest("GET", `${pool.replace(/\/+$/, "")}/pool/workers`, undefined);
+      if (reply.status !== 200) throw new Error(replyMessage(reply));
+      body = reply.body;
+    } catch (error) {
+      throw new SssfError("usage", `--pool: cannot ask the pool at ${pool}: ${(error as Error).message}`);
+    }
+    const workers = (JSON.parse(body) as { workers: PoolWorker[] }).workers.sort(
+      (a, b) => Number(b.live) - Number(a.live) || a.id.localeCompare(b.id),
+    );
+    if (options.json === true) {
+      process.stdout.write(`${JSON.stringify({ workers }, null, 2)}\n`);
+      return 0;
+    }
+    if (workers.length === 0) {
+      process.stdout.write(`no worker has joined the pool at ${pool}\n`);
+      return 0;
+    }
+    for (const worker of workers) {
+      const state = worker.live ? (worker.draining ? "draining" : "live") : "gone";
+      const runs = worker.runs.map((run) => `${run.adw_id} ${run.workflow}`).join(", ") || "idle";
+      const line = `${worker.id}  ${state}  ${worker.url}  ${worker.runs.length}/${worker.slots} slots  ${runs}  (last seen ${worker.last_seen})`;
+      process.stdout.write(`${terminalSafe(line)}\n`);
+    }
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Restate's HTTP doors as sssf uses them (docs/cluster.md): the ingress (submit a run, attach to its
+ * outcome, resolve or await an engineer's answer) and the admin API (register the pool's deployment).
+ * Plain node:http, with no timeout of its own: attaching to a run waits as long as the run takes.
+ */
+
+import http from "node:http";
+import https from "node:https";
+import { SssfError } from "../errors/sssf-error.js";
+import { type ClusterAnswer, type ClusterRunRequest, RUN_SERVICE } from "./cluster-wire.js";
+
+/** One HTTP answer: its status and its body as text. */
+export interface HttpReply {
+  status: number;
+  body: string;
+}
+
+/** Sends one request with a JSON body (or none) and resolves with the reply; rejects only when no reply came. */
+export function httpRequest(
+  method: string,
+  url: string,
+  body: unknown,
+  options: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<HttpReply> {
+  const target = new URL(url);
+  const client = target.protocol === "https:" ? https : http;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      target,
+      {
+        method,
+        headers: {
+          accept: "application/json",
+          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+          ...options.headers,
+        },
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Restate's error bodies are `{ message }`; anything else is shown as it came, shortened. */
+export function replyMessage(reply: HttpReply): string {
+  try {
+    const parsed = JSON.parse(reply.body) as { message?: unknown };
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    // not JSON
+  }
+  return reply.body.slice(0, 500) || `HTTP ${reply.status}`;
+}
+
+function unreachable(what: string, url: string, error: unknown): SssfError {
+  return new SssfError(
+    "usage",
+    `${what}: cannot reach Restate at ${url} (${(error as Error).message}); is restate-server running there (docs/cluster.md)?`,
+  );
+}
+
+/** Where Restate listens. */
+export interface RestateUrls {
+  ingress: string;
+  admin: string;
+}
+
+const join = (base: string, tail: string) => `${base.replace(/\/+$/, "")}/${tail}`;
+
+/** Starts the run's workflow; resolves false when a run with this adw_id was already submitted. */
+export async function submitRun(ingress: string, request: ClusterRunRequest): Promise<boolean> {
+  const url = join(ingress, `${RUN_SERVICE}/${request.adw_id}/run/send`);
+  let reply: HttpReply;
+  try {
+    reply = await httpRequest("POST", url, request);
+  } catch (error) {
+    throw unreachable("--engine restate", ingress, error);
+  }
+  if (reply.status === 409) return false;
+  if (reply.status >= 300)
+    throw new SssfError("usage", `--engine restate: Restate refused the run: ${replyMessage(reply)}`);
+  return true;
+}
+
+/** Waits for the run's workflow to end; resolves with Restate's reply (the result, or why it failed). */
+export async function attachRun(ingress: string, adwId: string, signal?: AbortSignal): Promise<HttpReply> {
+  const url = join(ingress, `restate/workflow/${RUN_SERVICE}/${adwId}/attach`);
+  for (;;) {
+    try {
+      return await httpRequest("GET", url, undefined, signal === undefined ? {} : { signal });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      // Restate restarting: keep waiting for it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/** Resolves the durable promise of an engineer phase; false when it was answered already. */
+export async function resolveAnswer(ingress: string, adwId: string, answer: ClusterAnswer): Promise<boolean> {
+  const url = join(ingress, `${RUN_SERVICE}/${adwId}/approve`);
+  let reply: HttpReply;
+  try {
+    reply = await httpRequest("POST", url, answer);
+  } catch (error) {
+    throw unreachable("sssf approve", ingress, error);
+  }
+  if (reply.status >= 300) throw new SssfError("usage", `Restate refused the answer: ${replyMessage(reply)}`);
+  return (JSON.parse(reply.body) as { resolved: boolean }).resolved;
+}
+
+/**
+ * Waits on the durable promise of an engineer phase until it is resolved, through Restate restarts;
+ * rejects only when `signal` aborts.
+ */
+export async function awaitAnswer(
+  ingress: string,
+  adwId: string,
+  phaseId: string,
+  signal: AbortSignal,
+): Promise<ClusterAnswer> {
+  const url = join(ingress, `${RUN_SERVICE}/${adwId}/answer`);
+  for (;;) {
+    try {
+      const reply = await httpRequest("POST", url, { phase_id: phaseId }, { signal });
+      if (reply.status === 200) return JSON.parse(reply.body) as ClusterAnswer;
+    } catch (error) {
+      if (signal.aborted) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (signal.aborted) throw new Error("aborted");
+  }
+}
+
+/** Registers (or re-registers) the deployment Restate calls: the pool's address. */
+export async function registerDeployment(admin: string, uri: string): Promise<void> {
+  const reply = await httpRequest("POST", join(admin, "deployments"), {
+    uri,
+    use_http_11: true,
+    force: true,
+  });
+  if (reply.status >= 300)
+    throw new SssfError("usage", `Restate at ${admin} refused the deployment ${uri}: ${replyMessage(reply)}`);
+}

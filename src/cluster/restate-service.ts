@@ -1,0 +1,110 @@
+/**
+ * The Restate workflow `sssfRun` (docs/cluster.md): one workflow per run, keyed by its adw_id.
+ * - `run` executes it on the worker Restate reached; when that worker dies Restate retries the handler
+ *   on another, which resumes the run from the shared trace's journal.
+ * - `approve` resolves an engineer phase's durable promise, from any machine.
+ * - `answer` waits on that promise: the worker's engineer phase calls it, and a worker that takes the
+ *   run over gets an answer given while nobody was waiting.
+ * The `run` handler makes no journal entry of its own (its phases are journaled in the trace, where
+ * every worker reads them), so a replay can never diverge from Restate's journal.
+ */
+
+import type * as Restate from "@restatedev/restate-sdk";
+import { isSssfError } from "../errors/sssf-error.js";
+import {
+  answerPromise,
+  ClusterAnswer,
+  ClusterRunRequest,
+  type ClusterRunResult,
+  RUN_SERVICE,
+} from "./cluster-wire.js";
+
+/** How long one execution of a run may go without a journal entry before Restate gives up on it. */
+export interface RunTimeouts {
+  /** Restate's inactivity timeout, then its abort timeout: both must exceed the longest run. */
+  runMs: number;
+}
+
+/** Node 20 has no `Promise.withResolvers`, which the SDK uses. */
+function polyfillWithResolvers(): void {
+  const P = Promise as unknown as { withResolvers?: unknown };
+  if (typeof P.withResolvers === "function") return;
+  P.withResolvers = <T>() => {
+    let resolve!: (value: T | PromiseLike<T>) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+/** Loads the SDK (only `sssf worker` needs it) with what it needs on Node 20. */
+export async function loadRestateSdk(): Promise<typeof Restate> {
+  polyfillWithResolvers();
+  return import("@restatedev/restate-sdk");
+}
+
+/** Bad input from a caller is final: Restate must not retry it. */
+function parsed<T>(
+  sdk: typeof Restate,
+  schema: { safeParse(value: unknown): { success: boolean; data?: T; error?: { message: string } } },
+  value: unknown,
+  what: string,
+): T {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new sdk.TerminalError(`${what}: ${result.error?.message ?? "invalid"}`, { errorCode: 400 });
+  return result.data as T;
+}
+
+/**
+ * The workflow definition, bound to how this worker executes a run. An error that retrying cannot fix
+ * (a usage error: an unknown workflow, a missing base commit) fails the invocation for good.
+ */
+export function runWorkflowService(
+  sdk: typeof Restate,
+  execute: (request: ClusterRunRequest, key: string) => Promise<ClusterRunResult>,
+  timeouts: RunTimeouts,
+) {
+  return sdk.workflow({
+    name: RUN_SERVICE,
+    handlers: {
+      run: async (ctx: Restate.WorkflowContext, input: unknown): Promise<ClusterRunResult> => {
+        const request = parsed<ClusterRunRequest>(sdk, ClusterRunRequest, input, "run request");
+        if (request.adw_id !== ctx.key)
+          throw new sdk.TerminalError(
+            `run request: adw_id ${request.adw_id} is not the workflow key ${ctx.key}`,
+          );
+        try {
+          return await execute(request, ctx.key);
+        } catch (error) {
+          if (isSssfError(error) && (error.code === "usage" || error.code === "git_failed"))
+            throw new sdk.TerminalError(error.message, { errorCode: 400 });
+          throw error;
+        }
+      },
+      approve: async (ctx: Restate.WorkflowSharedContext, input: unknown): Promise<{ resolved: boolean }> => {
+        const answer = parsed<ClusterAnswer>(sdk, ClusterAnswer, input, "answer");
+        const promise = ctx.promise<ClusterAnswer>(answerPromise(answer.phase_id));
+        if ((await promise.peek()) !== undefined) return { resolved: false };
+        await promise.resolve(answer);
+        return { resolved: true };
+      },
+      answer: async (ctx: Restate.WorkflowSharedContext, input: unknown): Promise<ClusterAnswer> => {
+        const { phase_id } = parsed<{ phase_id: string }>(
+          sdk,
+          ClusterAnswer.pick({ phase_id: true }),
+          input,
+          "answer",
+        );
+        return ctx.promise<ClusterAnswer>(answerPromise(phase_id)).get();
+      },
+    },
+    options: {
+      inactivityTimeout: timeouts.runMs,
+      abortTimeout: timeouts.runMs,
+    },
+  });
+}

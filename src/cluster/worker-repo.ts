@@ -1,0 +1,149 @@
+/**
+ * A worker's copy of the repository (docs/cluster.md): one clone of the shared remote per worker, a
+ * detached checkout per run at the run's base commit (where its workflow, config and prompts are read),
+ * and what the run made pushed back: its branch after every commit, its uncommitted work after every
+ * phase as `refs/sssf/wip/<adw_id>`, so a worker that takes the run over starts where it stopped.
+ */
+
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { runGit } from "../code/run-git.js";
+import { SssfError } from "../errors/sssf-error.js";
+
+/** The ref a run's uncommitted work is pushed to: a commit on top of the branch's head. */
+export function wipRef(adwId: string): string {
+  return `refs/sssf/wip/${adwId}`;
+}
+
+/** A git remote URL or path, as the worker was told it. */
+export class WorkerRepo {
+  /** The worker's clone. */
+  readonly clone: string;
+
+  constructor(
+    readonly remote: string,
+    readonly workDir: string,
+  ) {
+    this.clone = path.join(workDir, "repo");
+  }
+
+  /** Clones the remote on the first start; later starts fetch into the clone they find. */
+  async prepare(): Promise<void> {
+    mkdirSync(this.workDir, { recursive: true });
+    if (existsSync(path.join(this.clone, ".git"))) {
+      await this.fetch();
+      return;
+    }
+    await runGit(this.workDir, ["clone", "--quiet", "--no-checkout", this.remote, this.clone], {
+      message: (_failure, reason) => `sssf worker: cannot clone ${this.remote} into ${this.clone}: ${reason}`,
+    });
+  }
+
+  /** Brings the remote's branches and the run refs up to date. */
+  async fetch(): Promise<void> {
+    await runGit(
+      this.clone,
+      ["fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*"],
+      {
+        message: (_failure, reason) => `sssf worker: cannot fetch from ${this.remote}: ${reason}`,
+      },
+    );
+  }
+
+  /** The commit `ref` names on the remote right now, or null when the remote has no such ref. */
+  async remoteRef(ref: string): Promise<string | null> {
+    const out = await runGit(this.clone, ["ls-remote", "origin", ref]);
+    const line = out.split("\n").find((entry) => entry.endsWith(`\t${ref}`));
+    return line === undefined ? null : (line.split("\t")[0] ?? null);
+  }
+
+  /** Fetches `ref` of the remote into the same ref of the clone (forced: the remote is the truth). */
+  async fetchRef(ref: string): Promise<void> {
+    await runGit(this.clone, ["fetch", "--quiet", "origin", `+${ref}:${ref}`]);
+  }
+
+  /** Whether the clone has `commit` (after a fetch). */
+  async hasCommit(commit: string): Promise<boolean> {
+    try {
+      await runGit(this.clone, ["cat-file", "-e", `${commit}^{commit}`]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A detached checkout of `commit` for one run at `dir`, replacing what an earlier attempt left there.
+   * Its workflow file, config and prompts are the base commit's, as on the machine that submitted it.
+   */
+  async checkoutFor(dir: string, commit: string): Promise<void> {
+    if (!(await this.hasCommit(commit)))
+      throw new SssfError(
+        "git_failed",
+        `the run's base commit ${commit.slice(0, 12)} is not on ${this.remote}: push it, then submit again`,
+      );
+    await this.removeCheckout(dir);
+    mkdirSync(path.dirname(dir), { recursive: true });
+    await runGit(this.clone, ["worktree", "add", "--quiet", "--detach", "--force", dir, commit]);
+  }
+
+  /** Removes a run's checkout (and every worktree registered inside it) and forgets it. */
+  async removeCheckout(dir: string): Promise<void> {
+    rmSync(dir, { recursive: true, force: true });
+    await runGit(this.clone, ["worktree", "prune"]);
+  }
+
+  /** The commit `worktree`'s HEAD is at, or null when the worktree is gone (a run without commits removes it). */
+  async headOf(worktree: string): Promise<string | null> {
+    if (!existsSync(worktree)) return null;
+    return (await runGit(worktree, ["rev-parse", "HEAD"])).trim();
+  }
+
+  /** Pushes `branch` of `worktree` to the remote: a fast-forward only, so a stale worker cannot win. */
+  async pushBranch(worktree: string, branch: string): Promise<void> {
+    await runGit(worktree, ["push", "--quiet", "origin", `refs/heads/${branch}:refs/heads/${branch}`], {
+      message: (_failure, reason) => `cannot push ${branch} to ${this.remote}: ${reason}`,
+    });
+  }
+
+  /**
+   * Records `worktree`'s uncommitted work (tracked and untracked, what .gitignore keeps out left out)
+   * as a commit on top of its HEAD, without touching its index; null when nothing differs from HEAD.
+   */
+  async snapshot(worktree: string, message: string): Promise<string | null> {
+    const scratch = mkdtempSync(path.join(tmpdir(), "sssf-wip-"));
+    try {
+      const env = { GIT_INDEX_FILE: path.join(scratch, "index") };
+      await runGit(worktree, ["read-tree", "HEAD"], { env });
+      await runGit(worktree, ["add", "--all", "."], { env });
+      const tree = (await runGit(worktree, ["write-tree"], { env })).trim();
+      const head = (await runGit(worktree, ["rev-parse", "HEAD"])).trim();
+      const headTree = (await runGit(worktree, ["rev-parse", "HEAD^{tree}"])).trim();
+      if (tree === headTree) return null;
+      return (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Points the remote's `ref` at `commit` (or deletes it with null): the run's own ref, forced. */
+  async setRemoteRef(worktree: string, ref: string, commit: string | null): Promise<void> {
+    await runGit(worktree, [
+      "push",
+      "--quiet",
+      "--force",
+      "origin",
+      commit === null ? `:${ref}` : `${commit}:${ref}`,
+    ]);
+  }
+
+  /**
+   * Puts `commit`'s tree into `worktree` as uncommitted work on top of HEAD (files it adds, changes and
+   * deletes), leaving HEAD and the index where they are.
+   */
+  async restoreSnapshot(worktree: string, commit: string): Promise<void> {
+    await runGit(worktree, ["read-tree", "-m", "-u", "HEAD", commit]);
+    await runGit(worktree, ["reset", "--quiet"]);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * One run on a worker (docs/cluster.md): the body of the Restate workflow's `run` handler. Restate
+ * places it, and runs it again on another worker when this one dies; each execution is an sssf
+ * attempt. The first starts the session; a later one finds the session in the shared trace and
+ * resumes it: the phases an earlier attempt completed are answered from the trace's journal (their
+ * agents get no new request) and the rest runs live, from the run's last pushed work.
+ */
+
+import path from "node:path";
+import type { Workflow } from "../api/run-api.js";
+import type { SssfConfig } from "../config/config-types.js";
+import type { RunHost } from "../engine/run-host.js";
+import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
+import type { RuntimeRegistry } from "../runtimes/registry.js";
+import type { RunReporter } from "../session/reporter.js";
+import type { SessionRow } from "../trace/events.js";
+import { readSessionRow } from "../trace/queries.js";
+import { runBranch, worktreePath } from "../workspace/run-workspace-plan.js";
+import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
+import { type WorkerRepo, wipRef } from "./worker-repo.js";
+
+/** What a worker brings to every run it executes. */
+export interface WorkerContext {
+  /** This worker, as the trace and `sssf workers` name it. */
+  id: string;
+  repo: WorkerRepo;
+  registry: RuntimeRegistry;
+  /** The run's config, read from its checkout; the worker points its trace and sessions at its own. */
+  loadRun(checkout: string, workflow: string): Promise<{ workflow: Workflow; config: SssfConfig }>;
+  /** The trace every worker shares. */
+  dbPath: string;
+  /** Where this worker keeps its sessions' files (their path is in the trace). */
+  sessionsDir: string;
+  /** Answers an engineer phase from the durable promise (null: only `sssf approve` on this host). */
+  remoteAnswer: RunHost["remoteAnswer"];
+  answerVia: Record<string, unknown>;
+  reporter: RunReporter;
+  signal: AbortSignal;
+}
+
+/** Where a run's checkout lives on this worker. */
+function checkoutDir(context: WorkerContext, adwId: string): string {
+  return path.join(context.repo.workDir, "runs", adwId);
+}
+
+/** A session that already ended: its invocation is answered from the trace, nothing runs again. */
+function endedResult(context: WorkerContext, row: SessionRow): ClusterRunResult {
+  return {
+    adw_id: row.adw_id,
+    accepted: row.accepted === 1,
+    reason: row.reason ?? row.status,
+    branch: row.branch,
+    head: null,
+    worker: context.id,
+  };
+}
+
+/**
+ * Executes the run `request` on this worker and resolves with how it ended. Rejects only when it
+ * could not start (the remote is unreachable, the base commit is missing): Restate retries it then.
+ */
+export async function executeClusterRun(
+  request: ClusterRunRequest,
+  context: WorkerContext,
+): Promise<ClusterRunResult> {
+  const { repo } = context;
+  const adwId = request.adw_id;
+  const before = readSessionRow(context.dbPath, adwId);
+  // An execution that finished but whose answer Restate did not get: the trace has the outcome.
+  if (before !== undefined && (before.status === "success" || before.status === "fail"))
+    return endedResult(context, before);
+  await repo.fetch();
+  const checkout = checkoutDir(context, adwId);
+  await repo.checkoutFor(checkout, request.base_commit);
+  const { workflow, config: runConfig } = await context.loadRun(checkout, request.workflow);
+  const config: SssfConfig = { ...runConfig, dbPath: context.dbPath, sessionsDir: context.sessionsDir };
+  const branch = before?.branch ?? runBranch(workflow.name, adwId);
+  const takingOver = before !== undefined;
+  // What the run pushed before: its branch (commits), then its uncommitted work on top.
+  const pushed = takingOver ? await repo.remoteRef(`refs/heads/${branch}`) : null;
+  if (pushed !== null) await repo.fetchRef(`refs/heads/${branch}`);
+  const wip = takingOver ? await repo.remoteRef(wipRef(adwId)) : null;
+  if (wip !== null) await repo.fetchRef(wipRef(adwId));
+  const worktree = worktreePath(config.dataDir, adwId);
+  let lastHead: string | null = pushed;
+  let lastWip: string | null = wip;
+
+  const host: RunHost = {
+    ...(takingOver
+      ? {
+          takeOver: {
+            reason: `interrupted: worker ${before.host ?? "?"} (pid ${before.pid ?? "?"}) stopped running it; worker ${context.id} takes it over`,
+            payload: { failover: true, to_worker: context.id },
+          },
+        }
+      : {}),
+    workspaceOpened: async (workspace, trace) => {
+      trace.event({
+        type: "log",
+        name: `worker ${context.id} runs it in ${workspace.root}; its session files are in ${path.join(context.sessionsDir, adwId)} on that worker`,
+        phaseId: null,
+        payload: {
+          worker: context.id,
+          session_dir: path.join(context.sessionsDir, adwId),
+          worktree: workspace.root,
+        },
+      });
+      if (wip === null || workspace.worktree === null) return;
+      await repo.restoreSnapshot(workspace.worktree, wip);
+      trace.event({
+        type: "log",
+        name: `failover: the work of the last completed phase is back from ${wipRef(adwId)} (${wip.slice(0, 12)})`,
+        phaseId: null,
+        payload: { failover: true, wip, branch_head: pushed, worker: context.id },
+      });
+    },
+    phaseCompleted: async (phase) => {
+      if (phase.status !== "success" && phase.status !== "fail") return;
+      const head = (await repo.headOf(worktree)) ?? null;
+      if (head !== null && head !== lastHead) {
+        await repo.pushBranch(worktree, branch);
+        lastHead = head;
+      }
+      const snapshot = await repo.snapshot(worktree, `sssf ${adwId}: uncommitted work after ${phase.name}`);
+      if (snapshot !== lastWip) {
+        await repo.setRemoteRef(worktree, wipRef(adwId), snapshot);
+        lastWip = snapshot;
+      }
+    },
+    ...(context.remoteAnswer === undefined ? {} : { remoteAnswer: context.remoteAnswer }),
+    answerVia: context.answerVia,
+  };
+
+  const outcome = await runWorkflow({
+    workflow,
+    request: request.request,
+    config,
+    adwId,
+    ...(request.agent === null ? {} : { agent: request.agent }),
+    registry: context.registry,
+    reporter: context.reporter,
+    signal: context.signal,
+    yes: request.yes,
+    ...(takingOver ? { resume: true } : { base: request.base_commit }),
+    host,
+  });
+  return finishRun(context, outcome, { worktree, branch, lastWip, checkout });
+}
+
+/** Pushes the run's branch a last time, drops its work-in-progress ref and its checkout on this worker. */
+async function finishRun(
+  context: WorkerContext,
+  outcome: RunOutcome,
+  where: { worktree: string; branch: string; lastWip: string | null; checkout: string },
+): Promise<ClusterRunResult> {
+  const { repo } = context;
+  const head = await repo.headOf(where.worktree);
+  const branch = outcome.workspace.branch === null || head === null ? null : where.branch;
+  if (branch !== null) await repo.pushBranch(where.worktree, branch);
+  if (where.lastWip !== null) await repo.setRemoteRef(repo.clone, wipRef(outcome.adwId), null);
+  await repo.removeCheckout(where.checkout);
+  return {
+    adw_id: outcome.adwId,
+    accepted: outcome.accepted,
+    reason: outcome.reason,
+    branch,
+    head,
+    worker: context.id,
+  };
+}

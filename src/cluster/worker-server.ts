@@ -1,0 +1,135 @@
+/**
+ * `sssf worker` (docs/cluster.md): serves the `sssfRun` workflow to Restate over HTTP/1.1, beats to
+ * the pool every second (who it is, its slots, what it runs), and executes each run Restate hands it.
+ * SIGTERM drains: it takes no new run and exits once its runs ended; a second SIGTERM exits at once,
+ * and Restate moves its runs to other workers.
+ */
+
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ClusterRunRequest, ClusterRunResult, WorkerBeat } from "./cluster-wire.js";
+import { httpRequest } from "./restate-http.js";
+import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
+import { executeClusterRun, type WorkerContext } from "./worker-run.js";
+
+export interface WorkerOptions {
+  /** The pool's URL, which this worker beats to. */
+  pool: string;
+  host: string;
+  port: number;
+  /** The URL the pool reaches this worker at (default `http://<host>:<port>`). */
+  advertise?: string;
+  slots: number;
+  /** See RunTimeouts. */
+  runTimeoutMs: number;
+  /** Everything a run needs but its request; `signal` is the worker's own. */
+  context: Omit<WorkerContext, "signal" | "id">;
+  log: (line: string) => void;
+}
+
+export interface RunningWorker {
+  id: string;
+  url: string;
+  /** Stops taking runs and resolves once every run it executes has ended. */
+  drain(): Promise<void>;
+  /** Stops at once: running runs are aborted (Restate retries them elsewhere). */
+  close(): Promise<void>;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const sdk = await loadRestateSdk();
+  const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
+  const stop = new AbortController();
+  const running = new Map<string, { workflow: string; started_at: string; done: Promise<unknown> }>();
+  let draining = false;
+
+  const execute = async (request: ClusterRunRequest): Promise<ClusterRunResult> => {
+    const started = new Date().toISOString();
+    options.log(`run ${request.adw_id} ${request.workflow}: started`);
+    const done = executeClusterRun(request, { ...options.context, id, signal: stop.signal });
+    running.set(request.adw_id, { workflow: request.workflow, started_at: started, done });
+    try {
+      const result = await done;
+      options.log(
+        `run ${request.adw_id}: ${result.accepted ? "accepted" : "not accepted"}: ${result.reason}`,
+      );
+      return result;
+    } catch (error) {
+      options.log(`run ${request.adw_id}: could not run: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      running.delete(request.adw_id);
+    }
+  };
+
+  const service = runWorkflowService(sdk, execute, { runMs: options.runTimeoutMs });
+  const handler = sdk.endpoint().bind(service).http1Handler();
+  const server = http.createServer(handler);
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  const url = options.advertise ?? `http://${options.host}:${port}`;
+  const started = new Date().toISOString();
+
+  const beat = async () => {
+    const body: WorkerBeat = {
+      id,
+      url,
+      host: hostname(),
+      pid: process.pid,
+      slots: options.slots,
+      runs: [...running].map(([adw_id, run]) => ({
+        adw_id,
+        workflow: run.workflow,
+        started_at: run.started_at,
+      })),
+      started_at: started,
+      draining,
+    };
+    await httpRequest("POST", `${options.pool.replace(/\/+$/, "")}/pool/beat`, body);
+  };
+  let joined = false;
+  const beating = (async () => {
+    while (!stop.signal.aborted) {
+      try {
+        await beat();
+        if (!joined) options.log(`joined the pool at ${options.pool} as ${id} (${url})`);
+        joined = true;
+      } catch (error) {
+        if (joined) options.log(`cannot reach the pool at ${options.pool}: ${(error as Error).message}`);
+        joined = false;
+      }
+      await sleep(1000, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+  })();
+
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return {
+    id,
+    url,
+    async drain() {
+      draining = true;
+      await beat().catch(() => undefined);
+      await Promise.allSettled([...running.values()].map((run) => run.done));
+      stop.abort("drained");
+      await beating;
+      await closeServer();
+    },
+    async close() {
+      stop.abort("worker stopped");
+      await Promise.allSettled([...running.values()].map((run) => run.done));
+      await beating;
+      await closeServer();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { EngineerAnswer } from "../api/run-api.js";
+import type { SessionTrace } from "../session/session-trace.js";
+import type { PhaseRow } from "../trace/events.js";
+import type { RunWorkspace } from "../workspace/run-workspace.js";
+
+/** What an engineer phase waits for, as a host that answers it from elsewhere sees it. */
+export interface PendingQuestion {
+  adwId: string;
+  phaseId: string;
+  question: string;
+}
+
+/**
+ * How a run is hosted beyond one sssf process (a cluster worker, docs/cluster.md): what the host does
+ * around the run's workspace and phases. Every hook is optional; a local run has none.
+ */
+export interface RunHost {
+  /**
+   * Who takes the run over: a session the trace still marks `running` is closed as `interrupted` with
+   * this reason (the host knows its sssf is gone: the engine that placed it retried it elsewhere),
+   * wherever it ran, instead of refusing a run of another host.
+   */
+  takeOver?: { reason: string; payload: Record<string, unknown> };
+  /** The workspace is open and announced, before the first phase: put back what an earlier attempt kept. */
+  workspaceOpened?(workspace: RunWorkspace, trace: SessionTrace): Promise<void>;
+  /** A live phase completed and is journaled: keep what it made where another host can continue from it. */
+  phaseCompleted?(phase: PhaseRow): Promise<void>;
+  /**
+   * A second door for an engineer's answer, raced with `sssf approve` on this host: resolves with the
+   * answer given elsewhere, or never (it is abandoned when the signal aborts).
+   */
+  remoteAnswer?(question: PendingQuestion, signal: AbortSignal): Promise<EngineerAnswer>;
+  /** Added to the `waiting for approval` event: how to answer from another machine. */
+  answerVia?: Record<string, unknown>;
+}

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { replyTurn, writeTurn } from "../resume/resume-world.js";
+import { git } from "../worktree/worktree-world.js";
+import { ClusterWorld } from "./cluster-world.js";
+
+let world: ClusterWorld | undefined;
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+});
+
+describe("sssf run --engine restate", () => {
+  it("runs the repo's workflow on a worker, pushes its branch and ends as the CLI shows", async () => {
+    world = new ClusterWorld({
+      first: [replyTurn("planned")],
+      second: [writeTurn("src/feature.js", "built")],
+      third: [replyTurn("reviewed")],
+    });
+    await world.start(1);
+    const result = await world.cli(["run", "three", "add a feature", "--engine", "restate"]);
+    expect(result.code, `${result.stdout}\n${result.stderr}\n${world.logs()}`).toBe(0);
+    const adwId = /submitted ([0-9a-f]{8})/.exec(result.stdout)?.[1] ?? "";
+    expect(world.phases(adwId)).toEqual([
+      "one:success",
+      "two:success",
+      "commit:success",
+      "test:success",
+      "three:success",
+    ]);
+    expect(result.stdout).toMatch(/accepted on worker/);
+    const branch = `sssf/three/${adwId}`;
+    expect(git(world.remote, ["log", "--format=%s", "-1", branch]).trim()).toBe("Cluster test: built");
+    expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
+  });
+});
+
+describe("failover", () => {
+  it("kill -9 of the worker mid-phase: another worker re-runs that phase, the phases before it are not re-run", async () => {
+    world = new ClusterWorld({
+      first: [replyTurn("planned")],
+      // The first attempt's build hangs until its worker is killed; the next one builds.
+      second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
+      third: [replyTurn("reviewed")],
+    });
+    await world.start(3);
+    const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const adwId = submitted.stdout.trim();
+    const follow = world.cli(["tail", adwId, "--from-start"]);
+    const first = await world.workerRunning(adwId);
+    await waitFor(() => world?.sends("second") === 1);
+    const killedAt = Date.now();
+    await first.kill("SIGKILL");
+    const second = await world.workerRunning(adwId);
+    expect(second).not.toBe(first);
+    await waitFor(
+      () =>
+        world?.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
+      60_000,
+    );
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(world.phases(adwId), world.logs()).toEqual([
+      "one:success+r",
+      "two:interrupted",
+      "two:success",
+      "commit:success",
+      "test:success",
+      "three:success",
+    ]);
+    expect(world.sends("first")).toBe(1);
+    expect(world.sends("second")).toBe(2);
+    const takeover = world.query<{ name: string }>(
+      "SELECT name FROM events WHERE adw_id = ? AND type = 'error' AND name LIKE '%takes it over%'",
+      adwId,
+    );
+    expect(takeover).toHaveLength(1);
+    await follow;
+  });
+});
+
+async function waitFor(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,323 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ScriptedTurn } from "../../src/testing/index.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
+import { type CliResult, cliPath, collect, repoRoot, Sandbox } from "../helpers/sandbox.js";
+import { sleep } from "../helpers/wait.js";
+import { GIT_ENV, git } from "../worktree/worktree-world.js";
+
+/** The restate-server binary of the npm package (devDependency). */
+const RESTATE_SERVER = path.join(
+  repoRoot,
+  `node_modules/@restatedev/restate-server-${process.platform}-${process.arch === "x64" ? "x64" : process.arch}/bin/restate-server`,
+);
+
+/** Never phone home from a test. */
+export const QUIET_ENV = { RESTATE_DISABLE_TELEMETRY: "true", DO_NOT_TRACK: "1", SCARF_ANALYTICS: "false" };
+
+/** A free port on 127.0.0.1 (closed again at once; the caller binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A child process whose output is kept for when a test fails. */
+class Proc {
+  out = "";
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      this.out += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      this.out += chunk.toString();
+    });
+  }
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+  kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    if (!this.alive) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once("exit", () => resolve());
+      this.child.kill(signal);
+    });
+  }
+}
+
+/** Restate's server on free loopback ports, in its own folder (kept across a restart). */
+export class RestateServer {
+  proc: Proc | null = null;
+  readonly baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
+  ingressPort = 0;
+  adminPort = 0;
+  fabricPort = 0;
+
+  get ingress(): string {
+    return `http://127.0.0.1:${this.ingressPort}`;
+  }
+  get admin(): string {
+    return `http://127.0.0.1:${this.adminPort}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.ingressPort === 0) {
+      this.ingressPort = await freePort();
+      this.adminPort = await freePort();
+      this.fabricPort = await freePort();
+    }
+    const child = spawn(
+      RESTATE_SERVER,
+      ["--no-logo", "--listen-mode", "tcp", "--base-dir", this.baseDir, "--node-name", "n1"],
+      {
+        env: {
+          ...process.env,
+          ...QUIET_ENV,
+          RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${this.ingressPort}`,
+          RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${this.adminPort}`,
+          RESTATE_BIND_ADDRESS: `127.0.0.1:${this.fabricPort}`,
+          RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${this.fabricPort}`,
+          RESTATE_LOG_FILTER: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    this.proc = new Proc("restate-server", child);
+    await until("restate-server", async () => (await fetch(`${this.admin}/health`)).ok);
+    await until("restate ingress", async () => {
+      const reply = await fetch(`${this.ingress}/restate/health`);
+      return reply.ok;
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    await this.proc?.kill(signal);
+  }
+
+  cleanup(): void {
+    rmSync(this.baseDir, { recursive: true, force: true });
+  }
+}
+
+const WORKFLOW = `import { defineWorkflow, GenericOutput } from "sssf";
+export default defineWorkflow({
+  name: "three",
+  description: "Three agents, a commit and a suite",
+  agents: ["first", "second", "third"],
+  suites: ["test"],
+  async run(run, request) {
+    const one = await run.agent("one", { owner: "first", description: "First" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: request }));
+    const two = await run.agent("two", { owner: "second", description: "Second" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: "continue: " + one.summary }));
+    const made = await run.code("commit", { owner: "git", description: "Commit" }, (phase) =>
+      phase.commit("Cluster test: " + two.summary));
+    const suite = await run.code("test", { owner: "quality", description: "Test" }, (phase) => phase.runSuite("test"));
+    const three = await run.agent("three", { owner: "third", description: "Third" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: "review " + (made ? made.commit : "nothing") + " " + suite.summary }));
+    return run.finish({ accepted: three.status === "success", reason: three.summary });
+  },
+});
+`;
+
+const ASK = `import { defineWorkflow, GenericOutput } from "sssf";
+export default defineWorkflow({
+  name: "gate",
+  description: "An agent, then the engineer's approval",
+  agents: ["first"],
+  async run(run, request) {
+    const one = await run.agent("one", { owner: "first", description: "First" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: request }));
+    const answer = await run.engineer("approve", { description: "Approve" }, (phase) => phase.ask("ship " + one.summary + "?"));
+    return run.finish({ accepted: answer.approved, reason: answer.reason || "approved" });
+  },
+});
+`;
+
+const USER = "# Task\n\n{{prompt}}\n\n## previous_envelope\n\n{{previous_envelope}}\n";
+
+/**
+ * A repository pushed to a bare remote, with the workflows `three` and `gate` and scripted agents
+ * `first`, `second`, `third`; a Restate server, an sssf pool and workers, each with its own clone, all
+ * sharing one SQLite trace.
+ */
+export class ClusterWorld {
+  readonly sb = new Sandbox();
+  readonly dir = this.sb.dir;
+  readonly scratch = mkdtempSync(path.join(tmpdir(), "sssf-cluster-"));
+  readonly remote = path.join(this.scratch, "remote.git");
+  readonly dbPath = path.join(this.scratch, "trace.db");
+  readonly restate = new RestateServer();
+  pool: Proc | null = null;
+  poolUrl = "";
+  readonly workers: Proc[] = [];
+
+  constructor(turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] }) {
+    mkdirSync(path.join(this.dir, "adws"), { recursive: true });
+    writeFileSync(path.join(this.dir, "adws/adw_three.ts"), WORKFLOW);
+    writeFileSync(path.join(this.dir, "adws/adw_gate.ts"), ASK);
+    writeFileSync(
+      path.join(this.dir, ".gitignore"),
+      "adws/adw_data/sessions/\nadws/adw_data/.worktrees/\nadws/adw_data/*.db*\n",
+    );
+    writeFileSync(path.join(this.dir, "check.mjs"), 'console.log("ok 1");\n');
+    this.sb.setup(
+      [
+        { name: "first", turns: turns.first, userPrompt: USER },
+        { name: "second", turns: turns.second, userPrompt: USER },
+        { name: "third", turns: turns.third, userPrompt: USER },
+      ],
+      { quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } } },
+    );
+    git(this.dir, ["init", "-q", "-b", "main"]);
+    git(this.dir, ["add", "-A"]);
+    git(this.dir, ["commit", "-q", "-m", "initial"]);
+    git(this.scratch, ["clone", "-q", "--bare", this.dir, this.remote]);
+    git(this.dir, ["remote", "add", "origin", this.remote]);
+  }
+
+  /** What every cluster process of the test gets. */
+  env(): Record<string, string> {
+    return {
+      ...GIT_ENV,
+      ...QUIET_ENV,
+      NO_COLOR: "1",
+      SSSF_DB: this.dbPath,
+      SSSF_RESTATE_INGRESS: this.restate.ingress,
+      SSSF_RESTATE_ADMIN: this.restate.admin,
+      SSSF_POOL: this.poolUrl,
+    };
+  }
+
+  private spawnCli(name: string, args: string[], cwd = this.dir): Proc {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd,
+      env: { ...process.env, ...this.env() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return new Proc(name, child);
+  }
+
+  /** Restate, the pool and `workers` workers, each in its own folder, all live in the pool. */
+  async start(workers: number, slots = 2): Promise<void> {
+    await this.restate.start();
+    const port = await freePort();
+    this.poolUrl = `http://127.0.0.1:${port}`;
+    this.pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
+    await until("the pool", async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok);
+    for (let i = 0; i < workers; i++) await this.addWorker(slots);
+    await until(
+      `${workers} live workers`,
+      async () => (await this.liveWorkers()).length === this.workers.length,
+    );
+  }
+
+  async addWorker(slots = 2): Promise<Proc> {
+    const n = this.workers.length + 1;
+    const workDir = path.join(this.scratch, `worker-${n}`);
+    const worker = this.spawnCli(
+      `worker-${n}`,
+      ["worker", "--remote", this.remote, "--work-dir", workDir, "--slots", String(slots)],
+      this.scratch,
+    );
+    this.workers.push(worker);
+    return worker;
+  }
+
+  async liveWorkers(): Promise<{ id: string; pid: number; runs: { adw_id: string }[] }[]> {
+    const reply = await fetch(`${this.poolUrl}/pool/workers`);
+    const { workers } = (await reply.json()) as {
+      workers: { id: string; pid: number; live: boolean; runs: { adw_id: string }[] }[];
+    };
+    return workers.filter((w) => w.live);
+  }
+
+  /** The worker process running `adwId` right now, once one does. */
+  async workerRunning(adwId: string, ms = 30_000): Promise<Proc> {
+    let found: Proc | undefined;
+    await until(
+      `a worker running ${adwId}`,
+      async () => {
+        const live = await this.liveWorkers();
+        const entry = live.find((w) => w.runs.some((r) => r.adw_id === adwId));
+        found = entry === undefined ? undefined : this.workers.find((w) => w.child.pid === entry.pid);
+        return found !== undefined;
+      },
+      ms,
+    );
+    return found as Proc;
+  }
+
+  /** `sssf <args>` in the operator's checkout, to its end. */
+  cli(args: string[]): Promise<CliResult> {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: this.dir,
+      env: { ...process.env, ...this.env() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return collect(child);
+  }
+
+  query<T>(sql: string, ...params: unknown[]): T[] {
+    const db = openSqlite(this.dbPath, { readonly: true });
+    try {
+      return db.prepare(sql).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
+  /** `name:status` of every phase row, by number, `+r` when replayed. */
+  phases(adwId: string): string[] {
+    return this.query<{ name: string; status: string; replayed_at: string | null }>(
+      "SELECT name, status, replayed_at FROM phases WHERE adw_id = ? ORDER BY number",
+      adwId,
+    ).map((p) => `${p.name}:${p.status}${p.replayed_at === null ? "" : "+r"}`);
+  }
+
+  sends(agent: string): number {
+    return this.sb.agent(agent).sends().length;
+  }
+
+  /** Everything the cluster's processes printed, for a failing test's message. */
+  logs(): string {
+    return [this.pool, ...this.workers, this.restate.proc]
+      .filter((p) => p !== null)
+      .map((p) => `--- ${p?.name}\n${p?.out.slice(-4000)}`)
+      .join("\n");
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all([...this.workers, this.pool].map((p) => p?.kill("SIGKILL")));
+    await this.restate.stop("SIGKILL");
+    this.restate.cleanup();
+    this.sb.cleanup();
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
