@@ -36,10 +36,14 @@ export const ClusterRunResult = z.object({
 });
 export type ClusterRunResult = z.output<typeof ClusterRunResult>;
 
-/** An engineer's answer for the phase `phase_id` of a run, resolved into its durable promise. */
+/**
+ * An engineer's answer to one question of a run, resolved into its durable promise. `key` names the
+ * question like the journal names its step (`p<position>.<phase>.ask#<n>`), so an answer given while
+ * no worker waits (its worker died) answers the same question asked again by the worker taking over.
+ */
 export const ClusterAnswer = z
   .object({
-    phase_id: z.string().min(1),
+    key: z.string().min(1).max(300),
     approved: z.boolean(),
     reason: z.string(),
     by: z.string(),
@@ -48,9 +52,9 @@ export const ClusterAnswer = z
   .strict();
 export type ClusterAnswer = z.output<typeof ClusterAnswer>;
 
-/** The durable promise the answer for one engineer phase goes into. */
-export function answerPromise(phaseId: string): string {
-  return `answer-${phaseId}`;
+/** The durable promise the answer to one question goes into. */
+export function answerPromise(key: string): string {
+  return `answer-${key}`;
 }
 
 /** What a worker tells the pool every second. */

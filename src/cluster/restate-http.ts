@@ -106,33 +106,59 @@ export async function attachRun(ingress: string, adwId: string, signal?: AbortSi
   }
 }
 
-/** Resolves the durable promise of an engineer phase; false when it was answered already. */
-export async function resolveAnswer(ingress: string, adwId: string, answer: ClusterAnswer): Promise<boolean> {
-  const url = join(ingress, `${RUN_SERVICE}/${adwId}/approve`);
+/** How an answer went: recorded, refused (answered already), or queued until a worker is live. */
+export type AnswerOutcome = "resolved" | "answered-already" | "queued";
+
+/**
+ * Resolves the durable promise of a question. The `approve` handler runs on a worker, so the answer
+ * is sent (kept by Restate), then waited for up to `waitMs`: with no live worker it stays queued and
+ * is resolved as soon as one joins.
+ */
+export async function resolveAnswer(
+  ingress: string,
+  adwId: string,
+  answer: ClusterAnswer,
+  waitMs = 15_000,
+): Promise<AnswerOutcome> {
+  const url = join(ingress, `${RUN_SERVICE}/${adwId}/approve/send`);
   let reply: HttpReply;
   try {
-    reply = await httpRequest("POST", url, answer);
+    reply = await httpRequest("POST", url, answer, {
+      headers: { "idempotency-key": `approve-${answer.key}-${answer.at}` },
+    });
   } catch (error) {
     throw unreachable("sssf approve", ingress, error);
   }
   if (reply.status >= 300) throw new SssfError("usage", `Restate refused the answer: ${replyMessage(reply)}`);
-  return (JSON.parse(reply.body) as { resolved: boolean }).resolved;
+  const { invocationId } = JSON.parse(reply.body) as { invocationId: string };
+  const attach = join(ingress, `restate/invocation/${encodeURIComponent(invocationId)}/attach`);
+  try {
+    const done = await httpRequest("GET", attach, undefined, { signal: AbortSignal.timeout(waitMs) });
+    if (done.status >= 300)
+      throw new SssfError("usage", `Restate could not record the answer: ${replyMessage(done)}`);
+    return (JSON.parse(done.body) as { resolved: boolean }).resolved ? "resolved" : "answered-already";
+  } catch (error) {
+    if ((error as Error).name === "AbortError" || (error as Error).name === "TimeoutError") return "queued";
+    throw error;
+  }
 }
 
 /**
- * Waits on the durable promise of an engineer phase until it is resolved, through Restate restarts;
- * rejects only when `signal` aborts.
+ * Waits on the durable promise of a question until it is resolved, through Restate restarts and
+ * workers coming and going; rejects only when `signal` aborts.
  */
 export async function awaitAnswer(
   ingress: string,
   adwId: string,
-  phaseId: string,
+  key: string,
   signal: AbortSignal,
 ): Promise<ClusterAnswer> {
   const url = join(ingress, `${RUN_SERVICE}/${adwId}/answer`);
   for (;;) {
     try {
-      const reply = await httpRequest("POST", url, { phase_id: phaseId }, { signal });
+      // One invocation per question: a call again (after a restart, by another worker) attaches to it.
+      const headers = { "idempotency-key": `answer-${key}` };
+      const reply = await httpRequest("POST", url, { key }, { signal, headers });
       if (reply.status === 200) return JSON.parse(reply.body) as ClusterAnswer;
     } catch (error) {
       if (signal.aborted) throw error;

@@ -87,19 +87,14 @@ export function runWorkflowService(
       },
       approve: async (ctx: Restate.WorkflowSharedContext, input: unknown): Promise<{ resolved: boolean }> => {
         const answer = parsed<ClusterAnswer>(sdk, ClusterAnswer, input, "answer");
-        const promise = ctx.promise<ClusterAnswer>(answerPromise(answer.phase_id));
+        const promise = ctx.promise<ClusterAnswer>(answerPromise(answer.key));
         if ((await promise.peek()) !== undefined) return { resolved: false };
         await promise.resolve(answer);
         return { resolved: true };
       },
       answer: async (ctx: Restate.WorkflowSharedContext, input: unknown): Promise<ClusterAnswer> => {
-        const { phase_id } = parsed<{ phase_id: string }>(
-          sdk,
-          ClusterAnswer.pick({ phase_id: true }),
-          input,
-          "answer",
-        );
-        return ctx.promise<ClusterAnswer>(answerPromise(phase_id)).get();
+        const { key } = parsed<{ key: string }>(sdk, ClusterAnswer.pick({ key: true }), input, "answer");
+        return ctx.promise<ClusterAnswer>(answerPromise(key)).get();
       },
     },
     options: {

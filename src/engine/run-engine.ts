@@ -41,6 +41,7 @@ import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import type { RunHost } from "./run-host.js";
 import { RunScope } from "./run-scope.js";
+import { stepKey } from "./step-journal.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
 export interface RunEngineOptions {
@@ -252,8 +253,11 @@ export class RunEngine implements Run {
     options: PhaseOptions,
     body: (phase: EngineerPhase) => R | Promise<R>,
   ): Promise<R> {
-    return this.runPhase("engineer", name, "engineer", options, (row, durable) =>
-      body({
+    // runPhase takes the next position synchronously, before its first await.
+    const position = this.position + 1;
+    return this.runPhase("engineer", name, "engineer", options, (row, durable) => {
+      let asked = 0;
+      return body({
         name,
         number: row.number,
         log: this.logger(row),
@@ -269,25 +273,33 @@ export class RunEngine implements Run {
                 sessionRoot: this.options.dirs.root,
                 yes: this.options.yes === true,
                 commandFlags: approveCommandFlags(this.config, this.checkoutRoot, process.cwd()),
-                ...this.remoteAnswerOf(row),
+                ...this.remoteAnswerOf(row, position, ++asked),
               },
               question,
               details,
             ),
           ),
-      }),
-    );
+      });
+    });
   }
 
-  /** The host's second door for the engineer's answer to this phase, if it has one. */
-  private remoteAnswerOf(row: PhaseRow): Pick<AskContext, "remoteAnswer" | "answerVia"> {
+  /**
+   * The host's second door for the engineer's answer to the `n`th question of the phase at
+   * `position`, keyed like its journal step, if the host has one.
+   */
+  private remoteAnswerOf(
+    row: PhaseRow,
+    position: number,
+    n: number,
+  ): Pick<AskContext, "remoteAnswer" | "answerVia"> {
     const host = this.options.host;
     if (host?.remoteAnswer === undefined) return {};
     const remoteAnswer = host.remoteAnswer.bind(host);
-    const question = { adwId: this.adwId, phaseId: row.id };
+    const key = stepKey(position, row.name, "ask", n);
     return {
-      remoteAnswer: (signal) => remoteAnswer({ ...question, question: row.name }, signal),
-      ...(host.answerVia === undefined ? {} : { answerVia: host.answerVia }),
+      remoteAnswer: (signal) => remoteAnswer({ adwId: this.adwId, key, question: row.name }, signal),
+      // Not `*_key`: the trace redacts a field named like a secret.
+      answerVia: { ...host.answerVia, answer_step: key },
     };
   }
 

@@ -6,7 +6,8 @@ import type { RunWorkspace } from "../workspace/run-workspace.js";
 /** What an engineer phase waits for, as a host that answers it from elsewhere sees it. */
 export interface PendingQuestion {
   adwId: string;
-  phaseId: string;
+  /** The question as the journal keys its step: `p<position>.<phase>.ask#<n>`, the same on every attempt. */
+  key: string;
   question: string;
 }
 

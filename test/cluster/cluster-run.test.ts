@@ -1,3 +1,4 @@
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
@@ -81,7 +82,40 @@ describe("failover", () => {
 async function waitFor(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
+    if (Date.now() > end) throw new Error(`timed out; the cluster said:\n${world?.logs()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe("engineer approval on the cluster", () => {
+  it("sssf approve from another checkout resolves the durable promise, kept for the worker that takes the run over", {
+    timeout: 120_000,
+  }, async () => {
+    world = new ClusterWorld({ first: [replyTurn("the plan")], second: [], third: [] });
+    await world.start(2);
+    const submitted = await world.cli(["run", "gate", "ship it", "--engine", "restate", "--detach"]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const adwId = submitted.stdout.trim();
+    const waiting = () =>
+      world?.query("SELECT 1 FROM events WHERE adw_id = ? AND name LIKE 'waiting for approval:%'", adwId)
+        .length ?? 0;
+    await waitFor(() => waiting() === 1);
+    // The run's worker dies while its engineer phase waits; the answer goes to Restate, not to it.
+    await (await world.workerRunning(adwId)).kill("SIGKILL");
+    const elsewhere = path.join(world.scratch, "laptop");
+    git(world.scratch, ["clone", "-q", world.remote, elsewhere]);
+    const approved = await world.cliIn(elsewhere, ["approve", adwId]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/approved phase \d+ approve of session \w+ as \S+@\S+/);
+    const again = await world.cliIn(elsewhere, ["reject", adwId, "--reason", "late"]);
+    expect(again.code, again.stdout).toBe(2);
+    expect(again.stderr).toMatch(/already answered/);
+    await waitFor(
+      () =>
+        world?.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
+      60_000,
+    );
+    expect(world.phases(adwId)).toEqual(["one:success+r", "approve:interrupted", "approve:success"]);
+    expect(world.sends("first")).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -276,15 +276,22 @@ export class ClusterWorld {
 
   /** `sssf <args>` in the operator's checkout, to its end. */
   cli(args: string[]): Promise<CliResult> {
+    return this.cliIn(this.dir, args);
+  }
+
+  /** `sssf <args>` in `cwd` (another machine's checkout), to its end. */
+  cliIn(cwd: string, args: string[]): Promise<CliResult> {
     const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd: this.dir,
+      cwd,
       env: { ...process.env, ...this.env() },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return collect(child);
   }
 
+  /** Rows of the shared trace (none before a worker created it). */
   query<T>(sql: string, ...params: unknown[]): T[] {
+    if (!existsSync(this.dbPath)) return [];
     const db = openSqlite(this.dbPath, { readonly: true });
     try {
       return db.prepare(sql).all(...params) as T[];

@@ -70,11 +70,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     const remoteAnswer =
       ingress === null
         ? undefined
-        : async (
-            question: { adwId: string; phaseId: string },
-            signal: AbortSignal,
-          ): Promise<EngineerAnswer> => {
-            const answer = await awaitAnswer(ingress, question.adwId, question.phaseId, signal);
+        : async (question: { adwId: string; key: string }, signal: AbortSignal): Promise<EngineerAnswer> => {
+            const answer = await awaitAnswer(ingress, question.adwId, question.key, signal);
             return { approved: answer.approved, reason: answer.reason, by: answer.by, at: answer.at };
           };
     const worker = await startWorker({

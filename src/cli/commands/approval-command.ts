@@ -6,6 +6,7 @@ import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { redactSecrets } from "../../trace/redact.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import type { ClusterQuestion } from "../cluster/cluster-approval.js";
 import { tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -18,8 +19,11 @@ export interface ApprovalCommandOptions {
   cwd?: string;
 }
 
-function pick(requests: ApprovalRequest[], adwId: string, phase: string | undefined): ApprovalRequest {
-  const label = (r: ApprovalRequest) => `${r.phase_number} ${r.phase}`;
+/** What a waiting phase is picked by: its name and number. */
+type Waiting = Pick<ApprovalRequest, "phase" | "phase_number">;
+
+function pick<R extends Waiting>(requests: R[], adwId: string, phase: string | undefined): R {
+  const label = (r: Waiting) => `${r.phase_number} ${r.phase}`;
   if (phase === undefined) {
     if (requests.length === 1 && requests[0]) return requests[0];
     throw new UsageError(
@@ -35,6 +39,53 @@ function pick(requests: ApprovalRequest[], adwId: string, phase: string | undefi
     );
   }
   return chosen;
+}
+
+/** Answers a cluster run's waiting phase through its durable promise, and prints what was answered. */
+async function answerClusterQuestion(
+  verb: "approve" | "reject",
+  adwId: string,
+  asked: ClusterQuestion[],
+  options: ApprovalCommandOptions & { reason: string },
+): Promise<number> {
+  const { answerOnCluster } = await import("../cluster/cluster-approval.js");
+  const question = pick(asked, adwId, options.phase);
+  const approved = verb === "approve";
+  const { outcome, answer } = await answerOnCluster(adwId, question, {
+    approved,
+    reason: options.reason,
+    by: answeredBy(),
+  });
+  if (outcome === "answered-already")
+    throw new UsageError(
+      `session ${adwId}: phase ${question.phase_number} ${question.phase} is already answered`,
+    );
+  printAnswered(adwId, question, answer.by, approved, options.reason);
+  if (outcome === "queued")
+    process.stdout.write(
+      "   no worker is live to record it now: Restate keeps the answer and records it once one joins (sssf workers)\n",
+    );
+  return 0;
+}
+
+/** What was answered: the question and names come from the workflow, shown and never acted on. */
+function printAnswered(
+  adwId: string,
+  request: { phase_number: number; phase: string; question: string },
+  by: string,
+  approved: boolean,
+  reason: string,
+): void {
+  const because = reason === "" ? "" : ` (${reason})`;
+  process.stdout.write(
+    terminalSafe(
+      redactSecrets(
+        `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${by}${because}\n` +
+          `   question: ${request.question}\n`,
+      ),
+      { multiline: true },
+    ),
+  );
 }
 
 /**
@@ -62,11 +113,20 @@ export async function approvalCommand(
     } catch {
       throw new UsageError(`"${adwId}" is not a session id`);
     }
-    const { sessionsDir } = await tracePaths({ cwd, ...(options.config ? { config: options.config } : {}) });
+    const { sessionsDir, dbPath } = await tracePaths({
+      cwd,
+      ...(options.config ? { config: options.config } : {}),
+    });
     const sessionRoot = path.join(sessionsDir, adwId);
-    if (!existsSync(sessionRoot)) throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
     const dir = approvalsDir(sessionRoot);
-    const { live, gone } = liveRequests(dir);
+    const { live, gone } = existsSync(sessionRoot) ? liveRequests(dir) : { live: [], gone: [] };
+    // A run on the cluster waits on a worker: its question is in the shared trace (docs/cluster.md).
+    if (live.length === 0) {
+      const { clusterQuestions } = await import("../cluster/cluster-approval.js");
+      const asked = clusterQuestions(dbPath, adwId);
+      if (asked.length > 0) return await answerClusterQuestion(verb, adwId, asked, { ...options, reason });
+    }
+    if (!existsSync(sessionRoot)) throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
     if (live.length === 0) {
       const note = gone.length > 0 ? ` (the run that asked, pid ${gone[0]?.pid}, has exited)` : "";
       throw new UsageError(`session ${adwId} has no phase waiting for approval${note}`);
@@ -79,17 +139,7 @@ export async function approvalCommand(
         `session ${adwId}: phase ${request.phase_number} ${request.phase} is already answered`,
       );
     }
-    const because = reason === "" ? "" : ` (${reason})`;
-    // The question and names come from the workflow and the request file: shown, never acted on.
-    process.stdout.write(
-      terminalSafe(
-        redactSecrets(
-          `${approved ? "approved" : "rejected"} phase ${request.phase_number} ${request.phase} of session ${adwId} as ${answer.by}${because}\n` +
-            `   question: ${request.question}\n`,
-        ),
-        { multiline: true },
-      ),
-    );
+    printAnswered(adwId, request, answer.by, approved, reason);
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));

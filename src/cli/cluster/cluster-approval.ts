@@ -1,0 +1,68 @@
+/**
+ * `sssf approve|reject` for a run on the cluster (docs/cluster.md): the question is read from the
+ * shared trace (a running engineer phase's `waiting for approval` event, which names Restate's
+ * ingress), and the answer resolves the phase's durable promise there, from any machine.
+ */
+
+import type { ClusterAnswer } from "../../cluster/cluster-wire.js";
+import { type AnswerOutcome, resolveAnswer } from "../../cluster/restate-http.js";
+import { openTraceDb } from "../../trace/database.js";
+
+/** An engineer phase of a cluster run that waits, as the trace shows it. */
+export interface ClusterQuestion {
+  /** The question's durable promise, as the journal keys its step. */
+  key: string;
+  phase: string;
+  phase_number: number;
+  question: string;
+  ingress: string;
+}
+
+/** The questions of `adwId` waiting on the cluster right now, oldest first (none for a local run). */
+export function clusterQuestions(dbPath: string, adwId: string): ClusterQuestion[] {
+  let db: ReturnType<typeof openTraceDb>;
+  try {
+    db = openTraceDb(dbPath, { readonly: true });
+  } catch {
+    return [];
+  }
+  try {
+    const rows = db
+      .prepare(
+        `SELECT e.phase_id AS phase_id, p.name AS phase, p.number AS phase_number, e.payload AS payload
+         FROM events e JOIN phases p ON p.id = e.phase_id
+         WHERE e.adw_id = ? AND e.type = 'log' AND e.name LIKE 'waiting for approval:%' AND p.status = 'running'
+         ORDER BY e.started_at`,
+      )
+      .all(adwId) as { phase_id: string; phase: string; phase_number: number; payload: string | null }[];
+    const questions: ClusterQuestion[] = [];
+    for (const row of rows) {
+      const payload = JSON.parse(row.payload ?? "{}") as {
+        question?: unknown;
+        restate_ingress?: unknown;
+        answer_step?: unknown;
+      };
+      if (typeof payload.restate_ingress !== "string" || typeof payload.answer_step !== "string") continue;
+      questions.push({
+        key: payload.answer_step,
+        phase: row.phase,
+        phase_number: row.phase_number,
+        question: typeof payload.question === "string" ? payload.question : "",
+        ingress: process.env.SSSF_RESTATE_INGRESS || payload.restate_ingress,
+      });
+    }
+    return questions;
+  } finally {
+    db.close();
+  }
+}
+
+/** Resolves the question's durable promise: how it went, and the answer given. */
+export async function answerOnCluster(
+  adwId: string,
+  question: ClusterQuestion,
+  decision: { approved: boolean; reason: string; by: string },
+): Promise<{ outcome: AnswerOutcome; answer: ClusterAnswer }> {
+  const answer: ClusterAnswer = { key: question.key, ...decision, at: new Date().toISOString() };
+  return { outcome: await resolveAnswer(question.ingress, adwId, answer), answer };
+}
