@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ClusterRunRequest, ClusterRunResult, WorkerBeat } from "./cluster-wire.js";
+import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
 import { httpRequest } from "./restate-http.js";
 import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
 import { executeClusterRun, type WorkerContext } from "./worker-run.js";
@@ -38,6 +38,35 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
+/**
+ * Waits while another live worker still executes run `adwId`: Restate retries an execution whose
+ * connection broke (a Restate restart, a pool restart) although its worker goes on with it. Taking the
+ * run over then would run its phases twice; once that worker ended it or died, this one goes on.
+ */
+async function waitWhileLiveElsewhere(
+  pool: string,
+  self: string,
+  adwId: string,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<void> {
+  let said = false;
+  while (!signal.aborted) {
+    let holder: string | undefined;
+    try {
+      const reply = await httpRequest("GET", `${pool.replace(/\/+$/, "")}/pool/workers`, undefined);
+      const { workers } = JSON.parse(reply.body) as { workers: PoolWorker[] };
+      holder = workers.find((w) => w.live && w.id !== self && w.runs.some((run) => run.adw_id === adwId))?.id;
+    } catch {
+      holder = undefined;
+    }
+    if (holder === undefined) return;
+    if (!said) log(`run ${adwId}: worker ${holder} still runs it; waiting for it to end or die`);
+    said = true;
+    await sleep(1000, undefined, { signal }).catch(() => undefined);
+  }
+}
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const sdk = await loadRestateSdk();
   const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
@@ -46,6 +75,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let draining = false;
 
   const execute = async (request: ClusterRunRequest): Promise<ClusterRunResult> => {
+    // Restate retried an execution this worker still runs (its connection broke, a restart): the same one.
+    const here = running.get(request.adw_id);
+    if (here !== undefined) return (await here.done) as ClusterRunResult;
+    await waitWhileLiveElsewhere(options.pool, id, request.adw_id, stop.signal, options.log);
     const started = new Date().toISOString();
     options.log(`run ${request.adw_id} ${request.workflow}: started`);
     const done = executeClusterRun(request, { ...options.context, id, signal: stop.signal });

@@ -36,18 +36,26 @@ describe("sssf run --engine restate", () => {
 });
 
 describe("failover", () => {
-  it("kill -9 of the worker mid-phase: another worker re-runs that phase, the phases before it are not re-run", async () => {
+  it("kill -9 of the worker mid-phase: another worker re-runs that phase from the last phase's work, the phases before it are not re-run", async () => {
     world = new ClusterWorld({
-      first: [replyTurn("planned")],
+      // Left uncommitted by the first phase: the worker taking over must start from it.
+      first: [writeTurn("notes.md", "planned")],
       // The first attempt's build hangs until its worker is killed; the next one builds.
       second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
       third: [replyTurn("reviewed")],
     });
     await world.start(3);
-    const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
-    expect(submitted.code, submitted.stderr).toBe(0);
-    const adwId = submitted.stdout.trim();
-    const follow = world.cli(["tail", adwId, "--from-start"]);
+    // Followed from the terminal that submitted it, through the failover.
+    const follow = world.cli([
+      "run",
+      "three",
+      "add a feature",
+      "--engine",
+      "restate",
+      "--adw-id",
+      "0f0f0f0f",
+    ]);
+    const adwId = "0f0f0f0f";
     const first = await world.workerRunning(adwId);
     await waitFor(() => world?.sends("second") === 1);
     const killedAt = Date.now();
@@ -75,7 +83,15 @@ describe("failover", () => {
       adwId,
     );
     expect(takeover).toHaveLength(1);
-    await follow;
+    const branch = `sssf/three/${adwId}`;
+    expect(git(world.remote, ["show", `${branch}:notes.md`])).toBe("planned\n");
+    expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
+    expect(git(world.remote, ["for-each-ref", "refs/sssf/"]).trim()).toBe("");
+    const followed = await follow;
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toMatch(/takes it over/);
+    expect(followed.stdout).toMatch(/replayed 01 one from the journal/);
+    expect(followed.stdout).toMatch(/accepted on worker \S+ · branch sssf\/three\/0f0f0f0f\n$/);
   });
 });
 
@@ -86,6 +102,40 @@ async function waitFor(check: () => boolean, ms = 30_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe("a Restate restart", () => {
+  it("kill -9 and restart of restate-server mid-phase: the run completes, nothing runs twice", {
+    timeout: 120_000,
+  }, async () => {
+    world = new ClusterWorld({
+      first: [replyTurn("planned")],
+      second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 3000 }],
+      third: [replyTurn("reviewed")],
+    });
+    await world.start(2);
+    const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
+    const adwId = submitted.stdout.trim();
+    await waitFor(() => world?.sends("second") === 1);
+    await world.restate.stop("SIGKILL");
+    await world.restate.start();
+    await waitFor(
+      () =>
+        world?.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
+      90_000,
+    );
+    expect(world.phases(adwId)).toEqual([
+      "one:success",
+      "two:success",
+      "commit:success",
+      "test:success",
+      "three:success",
+    ]);
+    expect([world.sends("first"), world.sends("second"), world.sends("third")]).toEqual([1, 1, 1]);
+    // Restate learns the outcome too: attaching answers with the run's result.
+    const output = await fetch(`${world.restate.ingress}/restate/workflow/sssfRun/${adwId}/attach`);
+    expect(await output.json()).toMatchObject({ adw_id: adwId, accepted: true });
+  });
+});
 
 describe("engineer approval on the cluster", () => {
   it("sssf approve from another checkout resolves the durable promise, kept for the worker that takes the run over", {

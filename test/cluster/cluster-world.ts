@@ -279,11 +279,16 @@ export class ClusterWorld {
     return this.cliIn(this.dir, args);
   }
 
+  /** `sssf <args>` in the operator's checkout with `env` over the cluster's, to its end. */
+  cliWith(env: Record<string, string>, args: string[]): Promise<CliResult> {
+    return this.cliIn(this.dir, args, env);
+  }
+
   /** `sssf <args>` in `cwd` (another machine's checkout), to its end. */
-  cliIn(cwd: string, args: string[]): Promise<CliResult> {
+  cliIn(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd,
-      env: { ...process.env, ...this.env() },
+      env: { ...process.env, ...this.env(), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return collect(child);

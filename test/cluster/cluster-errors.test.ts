@@ -1,0 +1,127 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { replyTurn } from "../resume/resume-world.js";
+import { git } from "../worktree/worktree-world.js";
+import { ClusterWorld, freePort } from "./cluster-world.js";
+
+let world: ClusterWorld | undefined;
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+});
+
+const turns = { first: [replyTurn("planned")], second: [replyTurn("built")], third: [replyTurn("reviewed")] };
+
+describe("cluster commands refuse bad input with one line naming the flag", () => {
+  it("run --engine: no ingress, an unknown engine, local-only flags, cluster-only flags without it", async () => {
+    world = new ClusterWorld(turns);
+    const noIngress = await world.cliWith({ SSSF_RESTATE_INGRESS: "" }, [
+      "run",
+      "three",
+      "x",
+      "--engine",
+      "restate",
+    ]);
+    expect(noIngress.code).toBe(2);
+    expect(noIngress.stderr).toMatch(/--ingress.*SSSF_RESTATE_INGRESS.*engine\.restate\.ingress/);
+    const ingress = `http://127.0.0.1:${await freePort()}`;
+    const cases: [string[], RegExp][] = [
+      [["--engine", "nope"], /--engine: expected local or restate, got "nope"/],
+      [["--engine", "restate", "--ingress", ingress, "--merge"], /--merge: not with --engine restate/],
+      [["--engine", "restate", "--ingress", ingress, "--in-place"], /--in-place: not with --engine restate/],
+      [["--engine", "restate", "--ingress", "ftp://x"], /--ingress: "ftp:\/\/x" is not an http\(s\) URL/],
+      [["--detach"], /--detach: only with --engine restate/],
+      [["--engine", "restate", "--ingress", ingress], /cannot reach Restate at http:\/\/127\.0\.0\.1:\d+/],
+      [
+        ["--engine", "restate", "--ingress", ingress, "--base", "nowhere"],
+        /--base: "nowhere" names no commit/,
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const result = await world.cli(["run", "three", "x", ...flags]);
+      expect(result.code, flags.join(" ")).toBe(2);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr, flags.join(" ")).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const unknown = await world.cli(["run", "nosuch", "x", "--engine", "restate", "--ingress", ingress]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/nosuch/);
+  });
+
+  it("worker: no shared trace, no pool, a remote that cannot be cloned", async () => {
+    world = new ClusterWorld(turns);
+    const env = { SSSF_DB: "", SSSF_POOL: "" };
+    const noDb = await world.cliWith(env, [
+      "worker",
+      "--remote",
+      world.remote,
+      "--work-dir",
+      "w",
+      "--pool",
+      "http://127.0.0.1:1",
+    ]);
+    expect(noDb.code).toBe(2);
+    expect(noDb.stderr).toMatch(/--db: .*SSSF_DB/);
+    const noPool = await world.cliWith(env, [
+      "worker",
+      "--remote",
+      world.remote,
+      "--work-dir",
+      "w",
+      "--db",
+      "t.db",
+    ]);
+    expect(noPool.code).toBe(2);
+    expect(noPool.stderr).toMatch(/--pool: .*SSSF_POOL/);
+    const badRemote = await world.cliWith(env, [
+      "worker",
+      "--remote",
+      path.join(world.scratch, "missing.git"),
+      "--work-dir",
+      path.join(world.scratch, "w"),
+      "--db",
+      "t.db",
+      "--pool",
+      "http://127.0.0.1:1",
+    ]);
+    expect(badRemote.code).not.toBe(0);
+    expect(badRemote.stderr).toMatch(/sssf worker: cannot clone .*missing\.git/);
+    const slots = await world.cliWith(env, [
+      "worker",
+      "--remote",
+      world.remote,
+      "--work-dir",
+      "w",
+      "--db",
+      "t.db",
+      "--pool",
+      "http://127.0.0.1:1",
+      "--slots",
+      "0",
+    ]);
+    expect(slots.code).toBe(2);
+    expect(slots.stderr).toMatch(/--slots: expected a whole number of at least 1, got "0"/);
+  });
+});
+
+describe("a run the cluster cannot start", () => {
+  it("a base commit that was never pushed fails the run at once, saying so, instead of retrying", {
+    timeout: 90_000,
+  }, async () => {
+    world = new ClusterWorld(turns);
+    await world.start(1);
+    writeFileSync(path.join(world.dir, "local.txt"), "not pushed\n");
+    git(world.dir, ["add", "local.txt"]);
+    git(world.dir, ["commit", "-q", "-m", "local only"]);
+    const result = await world.cli(["run", "three", "x", "--engine", "restate"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /base commit [0-9a-f]{12} is not on .*remote\.git: push it, then submit again/,
+    );
+    const workers = await world.cli(["workers"]);
+    expect(workers.code).toBe(0);
+    expect(workers.stdout).toMatch(/live .* 0\/2 slots {2}idle/);
+  });
+});
