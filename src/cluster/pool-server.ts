@@ -8,7 +8,7 @@
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type PoolWorker, WorkerBeat } from "./cluster-wire.js";
-import { registerDeployment } from "./restate-http.js";
+import { reachableHost, registerDeployment } from "./restate-http.js";
 
 /** A worker that has not beaten for this long is taken as gone. */
 export const WORKER_SILENCE_MS = 5000;
@@ -193,7 +193,7 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
   });
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
-  advertised = options.advertise ?? `http://${options.host}:${port}`;
+  advertised = options.advertise ?? `http://${reachableHost(options.host)}:${port}`;
   return {
     url: advertised,
     close: () =>

@@ -6,8 +6,15 @@
 
 import http from "node:http";
 import https from "node:https";
+import { hostname } from "node:os";
 import { SssfError } from "../errors/sssf-error.js";
 import { type ClusterAnswer, type ClusterRunRequest, RUN_SERVICE } from "./cluster-wire.js";
+
+/** The name others reach a listener on `host` at: this machine's name for a wildcard address. */
+export function reachableHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return hostname();
+  return host.includes(":") ? `[${host}]` : host;
+}
 
 /** One HTTP answer: its status and its body as text. */
 export interface HttpReply {

@@ -10,7 +10,7 @@ import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
-import { httpRequest } from "./restate-http.js";
+import { httpRequest, reachableHost } from "./restate-http.js";
 import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
 import { executeClusterRun, type WorkerContext } from "./worker-run.js";
 
@@ -107,7 +107,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
-  const url = options.advertise ?? `http://${options.host}:${port}`;
+  const url = options.advertise ?? `http://${reachableHost(options.host)}:${port}`;
   const started = new Date().toISOString();
 
   const beat = async () => {

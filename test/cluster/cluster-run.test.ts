@@ -91,7 +91,9 @@ describe("failover", () => {
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toMatch(/takes it over/);
     expect(followed.stdout).toMatch(/replayed 01 one from the journal/);
-    expect(followed.stdout).toMatch(/accepted on worker \S+ · branch sssf\/three\/0f0f0f0f\n$/);
+    expect(followed.stdout).toMatch(
+      /accepted on worker \S+ · branch sssf\/three\/0f0f0f0f pushed \(review: git fetch origin sssf\/three\/0f0f0f0f/,
+    );
   });
 });
 

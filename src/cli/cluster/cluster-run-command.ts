@@ -87,7 +87,7 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
     const last = done;
     const session = getSession(db, adwId);
     if (session !== undefined && !started) {
-      printer.sessionStarted(session, path.join("(worker)", adwId));
+      printer.sessionStarted(session, "on its worker (the trace names it)");
       started = true;
     }
     for (;;) {
@@ -99,7 +99,8 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
       if (events.length < 1000) break;
     }
     if (last) {
-      if (session !== undefined) printer.finished(session, listPhases(db, adwId));
+      // The worktree was the worker's: what is left to review is the branch on the shared remote.
+      if (session !== undefined) printer.finished({ ...session, worktree: null }, listPhases(db, adwId));
       return;
     }
     await sleep(250);
@@ -149,7 +150,10 @@ export async function clusterRunCommand(
           `the cluster run ${adwId} failed: ${terminalSafe(replyMessage(answer))}`,
         );
       const result = ClusterRunResult.parse(JSON.parse(answer.body));
-      const where = result.branch === null ? "" : ` · branch ${result.branch}`;
+      const where =
+        result.branch === null
+          ? ""
+          : ` · branch ${result.branch} pushed (review: git fetch origin ${result.branch} && git log -p FETCH_HEAD)`;
       if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         process.stdout.write(
