@@ -17,6 +17,7 @@ const suites = {
   "sqlite-drivers": () => import("./sqlite-drivers.mjs"),
   "run-overhead": () => import("./run-overhead.mjs"),
   "git-spawns": () => import("./git-spawns.mjs"),
+  cluster: () => import("./cluster.mjs"),
 };
 
 const wanted = process.argv.slice(2);

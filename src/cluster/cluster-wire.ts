@@ -32,6 +32,8 @@ export const ClusterRunResult = z.object({
   /** The run's branch on the remote, or null when the run committed nothing. */
   branch: z.string().nullable(),
   head: z.string().nullable(),
+  /** The run left uncommitted work: this ref on the remote holds it as a commit on top of `head`. */
+  wip_ref: z.string().nullable(),
   worker: z.string(),
 });
 export type ClusterRunResult = z.output<typeof ClusterRunResult>;

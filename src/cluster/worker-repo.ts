@@ -94,48 +94,46 @@ export class WorkerRepo {
     await runGit(this.clone, ["worktree", "prune"]);
   }
 
-  /** The commit `worktree`'s HEAD is at, or null when the worktree is gone (a run without commits removes it). */
-  async headOf(worktree: string): Promise<string | null> {
-    if (!existsSync(worktree)) return null;
-    return (await runGit(worktree, ["rev-parse", "HEAD"])).trim();
-  }
-
-  /** Pushes `branch` of `worktree` to the remote: a fast-forward only, so a stale worker cannot win. */
-  async pushBranch(worktree: string, branch: string): Promise<void> {
-    await runGit(worktree, ["push", "--quiet", "origin", `refs/heads/${branch}:refs/heads/${branch}`], {
-      message: (_failure, reason) => `cannot push ${branch} to ${this.remote}: ${reason}`,
-    });
-  }
-
   /**
-   * Records `worktree`'s uncommitted work (tracked and untracked, what .gitignore keeps out left out)
-   * as a commit on top of its HEAD, without touching its index; null when nothing differs from HEAD.
+   * Where `worktree` stands: its HEAD, and its uncommitted work (tracked and untracked, what .gitignore
+   * keeps out left out) as a commit on top of HEAD, made without touching its index; `wip` is null when
+   * nothing differs from HEAD.
    */
-  async snapshot(worktree: string, message: string): Promise<string | null> {
+  async workState(worktree: string, message: string): Promise<{ head: string; wip: string | null }> {
     const scratch = mkdtempSync(path.join(tmpdir(), "sssf-wip-"));
     try {
       const env = { GIT_INDEX_FILE: path.join(scratch, "index") };
       await runGit(worktree, ["read-tree", "HEAD"], { env });
       await runGit(worktree, ["add", "--all", "."], { env });
       const tree = (await runGit(worktree, ["write-tree"], { env })).trim();
-      const head = (await runGit(worktree, ["rev-parse", "HEAD"])).trim();
-      const headTree = (await runGit(worktree, ["rev-parse", "HEAD^{tree}"])).trim();
-      if (tree === headTree) return null;
-      return (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim();
+      const [head = "", headTree] = (await runGit(worktree, ["rev-parse", "HEAD", "HEAD^{tree}"]))
+        .trim()
+        .split("\n");
+      if (tree === headTree) return { head, wip: null };
+      return { head, wip: (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim() };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
 
-  /** Points the remote's `ref` at `commit` (or deletes it with null): the run's own ref, forced. */
-  async setRemoteRef(worktree: string, ref: string, commit: string | null): Promise<void> {
-    await runGit(worktree, [
-      "push",
-      "--quiet",
-      "--force",
-      "origin",
-      commit === null ? `:${ref}` : `${commit}:${ref}`,
-    ]);
+  /**
+   * Pushes in one go: `branch` of `worktree` (a fast-forward only, so a stale worker cannot win) when
+   * given, and the run's own `ref` forced to `commit` (deleted for null) when given.
+   */
+  async push(
+    worktree: string,
+    update: { branch?: string; ref?: { name: string; commit: string | null } },
+  ): Promise<void> {
+    const specs: string[] = [];
+    if (update.branch !== undefined) specs.push(`refs/heads/${update.branch}:refs/heads/${update.branch}`);
+    if (update.ref !== undefined)
+      specs.push(
+        update.ref.commit === null ? `:${update.ref.name}` : `+${update.ref.commit}:${update.ref.name}`,
+      );
+    if (specs.length === 0) return;
+    await runGit(worktree, ["push", "--quiet", "origin", ...specs], {
+      message: (_failure, reason) => `cannot push ${specs.join(" ")} to ${this.remote}: ${reason}`,
+    });
   }
 
   /**

@@ -6,6 +6,7 @@
  * agents get no new request) and the rest runs live, from the run's last pushed work.
  */
 
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
@@ -51,6 +52,7 @@ function endedResult(context: WorkerContext, row: SessionRow): ClusterRunResult 
     reason: row.reason ?? row.status,
     branch: row.branch,
     head: null,
+    wip_ref: null,
     worker: context.id,
   };
 }
@@ -82,7 +84,8 @@ export async function executeClusterRun(
   const wip = takingOver ? await repo.remoteRef(wipRef(adwId)) : null;
   if (wip !== null) await repo.fetchRef(wipRef(adwId));
   const worktree = worktreePath(config.dataDir, adwId);
-  let lastHead: string | null = pushed;
+  // The branch is pushed once it has a commit of the run's: a run that commits nothing leaves none.
+  let lastHead: string = pushed ?? request.base_commit;
   let lastWip: string | null = wip;
 
   const host: RunHost = {
@@ -116,16 +119,16 @@ export async function executeClusterRun(
     },
     phaseCompleted: async (phase) => {
       if (phase.status !== "success" && phase.status !== "fail") return;
-      const head = (await repo.headOf(worktree)) ?? null;
-      if (head !== null && head !== lastHead) {
-        await repo.pushBranch(worktree, branch);
-        lastHead = head;
-      }
-      const snapshot = await repo.snapshot(worktree, `sssf ${adwId}: uncommitted work after ${phase.name}`);
-      if (snapshot !== lastWip) {
-        await repo.setRemoteRef(worktree, wipRef(adwId), snapshot);
-        lastWip = snapshot;
-      }
+      const { head, wip: now } = await repo.workState(
+        worktree,
+        `sssf ${adwId}: uncommitted work after ${phase.name}`,
+      );
+      await repo.push(worktree, {
+        ...(head !== lastHead ? { branch } : {}),
+        ...(now !== lastWip ? { ref: { name: wipRef(adwId), commit: now } } : {}),
+      });
+      lastHead = head;
+      lastWip = now;
     },
     ...(context.remoteAnswer === undefined ? {} : { remoteAnswer: context.remoteAnswer }),
     answerVia: context.answerVia,
@@ -144,27 +147,38 @@ export async function executeClusterRun(
     ...(takingOver ? { resume: true } : { base: request.base_commit }),
     host,
   });
-  return finishRun(context, outcome, { worktree, branch, lastWip, checkout });
+  return finishRun(context, outcome, { worktree, branch, base: request.base_commit, lastWip, checkout });
 }
 
-/** Pushes the run's branch a last time, drops its work-in-progress ref and its checkout on this worker. */
+/**
+ * Pushes what the run left a last time: its branch when it has commits of the run's, its uncommitted
+ * work as `refs/sssf/wip/<adw_id>` when there is some (the worktree goes with the checkout: the ref is
+ * the only copy), else drops that ref; then removes the run's checkout from this worker.
+ */
 async function finishRun(
   context: WorkerContext,
   outcome: RunOutcome,
-  where: { worktree: string; branch: string; lastWip: string | null; checkout: string },
+  where: { worktree: string; branch: string; base: string; lastWip: string | null; checkout: string },
 ): Promise<ClusterRunResult> {
   const { repo } = context;
-  const head = await repo.headOf(where.worktree);
-  const branch = outcome.workspace.branch === null || head === null ? null : where.branch;
-  if (branch !== null) await repo.pushBranch(where.worktree, branch);
-  if (where.lastWip !== null) await repo.setRemoteRef(repo.clone, wipRef(outcome.adwId), null);
+  const adwId = outcome.adwId;
+  const state = existsSync(where.worktree)
+    ? await repo.workState(where.worktree, `sssf ${adwId}: uncommitted work the run left`)
+    : null;
+  const branch = state !== null && state.head !== where.base ? where.branch : null;
+  const wip = state?.wip ?? null;
+  await repo.push(state === null ? repo.clone : where.worktree, {
+    ...(branch === null ? {} : { branch }),
+    ...(wip !== where.lastWip ? { ref: { name: wipRef(adwId), commit: wip } } : {}),
+  });
   await repo.removeCheckout(where.checkout);
   return {
-    adw_id: outcome.adwId,
+    adw_id: adwId,
     accepted: outcome.accepted,
     reason: outcome.reason,
     branch,
-    head,
+    head: state?.head ?? null,
+    wip_ref: wip === null ? null : wipRef(adwId),
     worker: context.id,
   };
 }

@@ -35,6 +35,24 @@ describe("sssf run --engine restate", () => {
   });
 });
 
+describe("a run that commits nothing", () => {
+  it("pushes no branch; what it left uncommitted is kept on the remote as its wip ref; --yes approves on the worker", async () => {
+    world = new ClusterWorld({ first: [writeTurn("scratch.txt", "noted")], second: [], third: [] });
+    await world.start(1);
+    const result = await world.cli(["run", "gate", "look", "--engine", "restate", "--yes", "--json"]);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
+    const adwId = String(summary.adw_id);
+    expect(summary).toMatchObject({ accepted: true, branch: null, wip_ref: `refs/sssf/wip/${adwId}` });
+    expect(world.phases(adwId)).toEqual(["one:success", "approve:success"]);
+    expect(git(world.remote, ["for-each-ref", "--format=%(refname)"]).trim().split("\n")).toEqual([
+      "refs/heads/main",
+      `refs/sssf/wip/${adwId}`,
+    ]);
+    expect(git(world.remote, ["show", `refs/sssf/wip/${adwId}:scratch.txt`])).toBe("noted\n");
+  });
+});
+
 describe("failover", () => {
   it("kill -9 of the worker mid-phase: another worker re-runs that phase from the last phase's work, the phases before it are not re-run", async () => {
     world = new ClusterWorld({

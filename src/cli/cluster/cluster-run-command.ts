@@ -154,10 +154,14 @@ export async function clusterRunCommand(
         result.branch === null
           ? ""
           : ` · branch ${result.branch} pushed (review: git fetch origin ${result.branch} && git log -p FETCH_HEAD)`;
+      const left =
+        result.wip_ref === null
+          ? ""
+          : `\n   it left uncommitted work: git fetch origin ${result.wip_ref} && git show --stat FETCH_HEAD`;
       if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         process.stdout.write(
-          `${result.accepted ? "accepted" : "not accepted"} on worker ${terminalSafe(result.worker)}${where}\n`,
+          `${result.accepted ? "accepted" : "not accepted"} on worker ${terminalSafe(result.worker)}${where}${left}\n`,
         );
       return result.accepted ? 0 : 1;
     } finally {
