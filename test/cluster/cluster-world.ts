@@ -202,6 +202,17 @@ export class ClusterWorld {
     git(this.dir, ["remote", "add", "origin", this.remote]);
   }
 
+  /** Writes `files` (repo-relative path → text) in the operator's checkout, commits and pushes them. */
+  commitAndPush(files: Record<string, string>): void {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(this.dir, file)), { recursive: true });
+      writeFileSync(path.join(this.dir, file), text);
+    }
+    git(this.dir, ["add", "-A"]);
+    git(this.dir, ["commit", "-q", "-m", "test setup"]);
+    git(this.dir, ["push", "-q", "origin", "main"]);
+  }
+
   /** What every cluster process of the test gets. */
   env(): Record<string, string> {
     return {
