@@ -1,7 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { replyTurn } from "../resume/resume-world.js";
+import { openSqlite } from "../../src/trace/sqlite.js";
+import { sleep, waitFor } from "../helpers/wait.js";
+import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
 import { ClusterWorld, freePort } from "./cluster-world.js";
 
@@ -123,5 +125,51 @@ describe("a run the cluster cannot start", () => {
     const workers = await world.cli(["workers"]);
     expect(workers.code).toBe(0);
     expect(workers.stdout).toMatch(/live .* 0\/2 slots {2}idle/);
+  });
+});
+
+describe("a worker whose trace is unavailable for a while", () => {
+  it("waits and retries: the run completes and the trace holds every event its session file has", {
+    timeout: 90_000,
+  }, async () => {
+    world = new ClusterWorld({
+      first: [replyTurn("planned")],
+      second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 1500 }],
+      third: [replyTurn("reviewed")],
+    });
+    await world.start(1);
+    const submitted = await world.cli(["run", "three", "add", "--engine", "restate", "--detach"]);
+    const adwId = submitted.stdout.trim();
+    const w = world;
+    await waitFor(() => w.sends("second") === 1, 30_000, "the second agent");
+    // Another process holds the trace's write lock for 5 s while the worker writes.
+    const blocker = openSqlite(w.dbPath);
+    blocker.exec("BEGIN EXCLUSIVE");
+    await sleep(5000);
+    blocker.exec("COMMIT");
+    blocker.close();
+    await waitFor(
+      () => w.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
+      60_000,
+      "the run's end",
+    );
+    const file = path.join(w.scratch, "worker-1/sessions", adwId, "events.jsonl");
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { table: string; row: { id: string } });
+    const inFile = new Set(records.filter((r) => r.table === "events").map((r) => r.row.id));
+    const inDb = new Set(
+      w.query<{ id: string }>("SELECT id FROM events WHERE adw_id = ?", adwId).map((r) => r.id),
+    );
+    expect(inFile.size).toBeGreaterThan(10);
+    expect([...inFile].filter((id) => !inDb.has(id))).toEqual([]);
+    expect(w.phases(adwId)).toEqual([
+      "one:success",
+      "two:success",
+      "commit:success",
+      "test:success",
+      "three:success",
+    ]);
   });
 });
