@@ -94,20 +94,41 @@ function backUp(dbPath: string): string | null {
  */
 export function rebuildDatabase(options: RebuildOptions): RebuildResult {
   const { sessionsDir, dbPath } = options;
+  const sessionFiles = sessionFilesIn(sessionsDir, dbPath);
+  const backupPath = backUp(dbPath);
+  return { ...storeSessionFiles(dbPath, sessionFiles), backupPath };
+}
+
+/**
+ * Adds the session files of `sessionsDir` (another machine's: a cluster worker's, docs/cluster.md) to
+ * the trace at `dbPath` as it is, creating it when missing: every line is upserted as `rebuildDatabase`
+ * stores it, so loading the same files twice changes nothing, and sessions already there from other
+ * folders stay. Same contract as `rebuildDatabase`, with no backup (nothing is replaced).
+ */
+export function loadSessions(options: RebuildOptions): RebuildResult {
+  const sessionFiles = sessionFilesIn(options.sessionsDir, options.dbPath);
+  return { ...storeSessionFiles(options.dbPath, sessionFiles), backupPath: null };
+}
+
+/** Every `<sessionsDir>/<adw_id>/events.jsonl`, by session name; a usage error when the folder is missing. */
+function sessionFilesIn(sessionsDir: string, dbPath: string): string[] {
   if (!existsSync(sessionsDir)) {
     throw new SssfError(
       "usage",
       `Sessions directory not found: ${sessionsDir}; nothing to rebuild ${dbPath} from.`,
     );
   }
-  const sessionFiles = readdirSync(sessionsDir, { withFileTypes: true })
+  return readdirSync(sessionsDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort()
     .map((name) => path.join(sessionsDir, name, "events.jsonl"))
     .filter((file) => existsSync(file));
-  const backupPath = backUp(dbPath);
-  const result: RebuildResult = { sessions: sessionFiles.length, records: 0, skippedLines: 0, backupPath };
+}
+
+/** Upserts every line of `sessionFiles` into the trace at `dbPath`, in transactions, redacted. */
+function storeSessionFiles(dbPath: string, sessionFiles: string[]): Omit<RebuildResult, "backupPath"> {
+  const result = { sessions: sessionFiles.length, records: 0, skippedLines: 0 };
   const db = openTraceDb(dbPath);
   try {
     const upsert = createUpserter(db);

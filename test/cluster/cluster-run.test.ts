@@ -1,5 +1,7 @@
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cliPath } from "../helpers/sandbox.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
 import { ClusterWorld } from "./cluster-world.js";
@@ -32,6 +34,26 @@ describe("sssf run --engine restate", () => {
     const branch = `sssf/three/${adwId}`;
     expect(git(world.remote, ["log", "--format=%s", "-1", branch]).trim()).toBe("Cluster test: built");
     expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
+    // The worker's session files load into another trace, and again into the shared one unchanged.
+    const sessions = path.join(world.scratch, "worker-1/sessions");
+    const other = path.join(world.scratch, "other.db");
+    const count = (db: string) =>
+      Number(
+        JSON.parse(
+          execFileSync(process.execPath, [cliPath, "phases", adwId, "--json", "--db", db], {
+            encoding: "utf8",
+          }),
+        ).length,
+      );
+    for (const db of [other, other, world.dbPath]) {
+      const loaded = await world.cli(["db", "load", sessions, "--db", db]);
+      expect(loaded.code, loaded.stderr).toBe(0);
+      expect(loaded.stdout).toMatch(/^loaded 1 session\(s\), \d+ record\(s\) from /);
+      expect(count(db)).toBe(5);
+    }
+    const missing = await world.cli(["db", "load", path.join(world.scratch, "nope")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Sessions directory not found: .*nope/);
   });
 });
 

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { UsageError } from "../../errors/usage-error.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
 import { openTraceDb } from "../../trace/database.js";
-import { rebuildDatabase } from "../../trace/rebuild.js";
+import { loadSessions, rebuildDatabase } from "../../trace/rebuild.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { type ReadOptions, tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
@@ -53,6 +54,34 @@ export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
           (result.backupPath ? `\nprevious database kept at ${result.backupPath}` : "") +
           "\n",
         { multiline: true },
+      ),
+    );
+    return 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}
+
+/**
+ * `sssf db load <sessions-dir>`: upserts every session file of the folder into the trace (SSSF_DB,
+ * `--db` or the config's), keeping what is there; loading the same folder again changes nothing.
+ */
+export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): Promise<number> {
+  try {
+    const { dbPath } = await tracePaths(options);
+    const from = path.resolve(options.cwd ?? process.cwd(), sessionsDir);
+    const live = lockedSessions(from);
+    if (live.length > 0)
+      throw new UsageError(
+        `refusing to load ${from} while ${live.map((run) => run.adwId).join(", ")} still run from it (their files are still being written); wait for them to finish`,
+        "<sessions-dir>",
+      );
+    const result = loadSessions({ dbPath, sessionsDir: from });
+    process.stdout.write(
+      terminalSafe(
+        `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${dbPath}` +
+          (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
+          "\n",
       ),
     );
     return 0;
