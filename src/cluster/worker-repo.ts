@@ -131,9 +131,20 @@ export class WorkerRepo {
         update.ref.commit === null ? `:${update.ref.name}` : `+${update.ref.commit}:${update.ref.name}`,
       );
     if (specs.length === 0) return;
-    await runGit(worktree, ["push", "--quiet", "origin", ...specs], {
-      message: (_failure, reason) => `cannot push ${specs.join(" ")} to ${this.remote}: ${reason}`,
-    });
+    // Atomic: the wip ref is always on top of the branch the remote has. A remote that is briefly
+    // unreachable gets two more tries; a refused fast-forward (a stale worker) fails at once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await runGit(worktree, ["push", "--quiet", "--atomic", "origin", ...specs], {
+          message: (_failure, reason) => `cannot push ${specs.join(" ")} to ${this.remote}: ${reason}`,
+        });
+        return;
+      } catch (error) {
+        if (attempt === 3 || /\[rejected\]|non-fast-forward|fetch first/.test((error as Error).message))
+          throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      }
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import type { RunHost } from "../engine/run-host.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { RunReporter } from "../session/reporter.js";
+import type { SessionTrace } from "../session/session-trace.js";
 import type { SessionRow } from "../trace/events.js";
 import { readSessionRow } from "../trace/queries.js";
 import { runBranch, worktreePath } from "../workspace/run-workspace-plan.js";
@@ -87,6 +88,7 @@ export async function executeClusterRun(
   // The branch is pushed once it has a commit of the run's: a run that commits nothing leaves none.
   let lastHead: string = pushed ?? request.base_commit;
   let lastWip: string | null = wip;
+  let runTrace: SessionTrace | undefined;
 
   const host: RunHost = {
     ...(takingOver
@@ -98,6 +100,7 @@ export async function executeClusterRun(
         }
       : {}),
     workspaceOpened: async (workspace, trace) => {
+      runTrace = trace;
       trace.event({
         type: "log",
         name: `worker ${context.id} runs it in ${workspace.root}; its session files are in ${path.join(context.sessionsDir, adwId)} on that worker`,
@@ -119,16 +122,27 @@ export async function executeClusterRun(
     },
     phaseCompleted: async (phase) => {
       if (phase.status !== "success" && phase.status !== "fail") return;
-      const { head, wip: now } = await repo.workState(
-        worktree,
-        `sssf ${adwId}: uncommitted work after ${phase.name}`,
-      );
-      await repo.push(worktree, {
-        ...(head !== lastHead ? { branch } : {}),
-        ...(now !== lastWip ? { ref: { name: wipRef(adwId), commit: now } } : {}),
-      });
-      lastHead = head;
-      lastWip = now;
+      try {
+        const { head, wip: now } = await repo.workState(
+          worktree,
+          `sssf ${adwId}: uncommitted work after ${phase.name}`,
+        );
+        await repo.push(worktree, {
+          ...(head !== lastHead ? { branch } : {}),
+          ...(now !== lastWip ? { ref: { name: wipRef(adwId), commit: now } } : {}),
+        });
+        lastHead = head;
+        lastWip = now;
+      } catch (error) {
+        // The run goes on; only a failover before the next push would start further back.
+        runTrace?.event({
+          type: "log",
+          name: `could not push the work of ${phase.name} to the shared remote: ${(error as Error).message}; a failover before the next push starts from the one before`,
+          phaseId: phase.id,
+          ok: false,
+          payload: { worker: context.id, error: (error as Error).message },
+        });
+      }
     },
     ...(context.remoteAnswer === undefined ? {} : { remoteAnswer: context.remoteAnswer }),
     answerVia: context.answerVia,

@@ -1,12 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { sleep, waitFor } from "../helpers/wait.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
 import { ClusterWorld, freePort } from "./cluster-world.js";
 
+// A cluster starts several processes: on a loaded 2-core machine that takes its time.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 let world: ClusterWorld | undefined;
 afterEach(async () => {
   await world?.cleanup();
@@ -109,9 +111,7 @@ describe("cluster commands refuse bad input with one line naming the flag", () =
 });
 
 describe("a run the cluster cannot start", () => {
-  it("a base commit that was never pushed fails the run at once, saying so, instead of retrying", {
-    timeout: 90_000,
-  }, async () => {
+  it("a base commit that was never pushed fails the run at once, saying so, instead of retrying", async () => {
     world = new ClusterWorld(turns);
     await world.start(1);
     writeFileSync(path.join(world.dir, "local.txt"), "not pushed\n");
@@ -129,9 +129,7 @@ describe("a run the cluster cannot start", () => {
 });
 
 describe("a worker whose trace is unavailable for a while", () => {
-  it("waits and retries: the run completes and the trace holds every event its session file has", {
-    timeout: 90_000,
-  }, async () => {
+  it("waits and retries: the run completes and the trace holds every event its session file has", async () => {
     world = new ClusterWorld({
       first: [replyTurn("planned")],
       second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 1500 }],
@@ -141,7 +139,7 @@ describe("a worker whose trace is unavailable for a while", () => {
     const submitted = await world.cli(["run", "three", "add", "--engine", "restate", "--detach"]);
     const adwId = submitted.stdout.trim();
     const w = world;
-    await waitFor(() => w.sends("second") === 1, 30_000, "the second agent");
+    await waitFor(() => w.sends("second") === 1, 120_000, "the second agent");
     // Another process holds the trace's write lock for 5 s while the worker writes.
     const blocker = openSqlite(w.dbPath);
     blocker.exec("BEGIN EXCLUSIVE");
@@ -150,7 +148,7 @@ describe("a worker whose trace is unavailable for a while", () => {
     blocker.close();
     await waitFor(
       () => w.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
-      60_000,
+      120_000,
       "the run's end",
     );
     const file = path.join(w.scratch, "worker-1/sessions", adwId, "events.jsonl");

@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
 import { ClusterWorld } from "./cluster-world.js";
 
+// A cluster starts several processes: on a loaded 2-core machine that takes its time.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 let cluster: ClusterWorld | undefined;
 let pi: PiWorld | undefined;
 afterEach(async () => {
@@ -36,9 +38,7 @@ function asked(w: PiWorld, marker: string): number {
 }
 
 describe("the cluster with real pi against the fake model", () => {
-  it("kill -9 of the worker while the second pi agent waits on the model: another worker asks again, the first is not asked again", {
-    timeout: 240_000,
-  }, async () => {
+  it("kill -9 of the worker while the second pi agent waits on the model: another worker asks again, the first is not asked again", async () => {
     pi = await createPiWorld({
       steps: [
         { match: { text: "ALPHA" }, reply: envelopeJson({ summary: "alpha done", artifacts: [] }) },

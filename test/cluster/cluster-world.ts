@@ -31,7 +31,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (
@@ -270,7 +270,7 @@ export class ClusterWorld {
   }
 
   /** The worker process running `adwId` right now, once one does. */
-  async workerRunning(adwId: string, ms = 30_000): Promise<Proc> {
+  async workerRunning(adwId: string, ms = 120_000): Promise<Proc> {
     let found: Proc | undefined;
     await until(
       `a worker running ${adwId}`,
