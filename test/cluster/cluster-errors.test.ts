@@ -122,7 +122,12 @@ describe("a run the cluster cannot start", () => {
     expect(result.stderr).toMatch(
       /base commit [0-9a-f]{12} is not on .*remote\.git: push it, then submit again/,
     );
-    const workers = await world.cli(["workers"]);
+    // The worker's next beat (each second) says it is idle again.
+    let workers = await world.cli(["workers"]);
+    for (let i = 0; i < 30 && !/idle/.test(workers.stdout); i++) {
+      await sleep(500);
+      workers = await world.cli(["workers"]);
+    }
     expect(workers.code).toBe(0);
     expect(workers.stdout).toMatch(/live .* 0\/2 slots {2}idle/);
   });
