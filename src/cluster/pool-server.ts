@@ -11,7 +11,7 @@ import { type PoolWorker, WorkerBeat } from "./cluster-wire.js";
 import { reachableHost, registerDeployment } from "./restate-http.js";
 
 /** A worker that has not beaten for this long is taken as gone. */
-export const WORKER_SILENCE_MS = 5000;
+export const WORKER_SILENCE_MS = 10_000;
 
 export interface PoolOptions {
   host: string;
@@ -27,6 +27,8 @@ interface Member {
   beat: WorkerBeat;
   lastSeen: number;
   inFlight: number;
+  /** The requests handed to it that are still open: cut when it falls silent, so Restate retries them. */
+  open: Set<http.ClientRequest>;
   /** A request to it failed: skipped until its next beat. */
   broken: boolean;
 }
@@ -43,7 +45,7 @@ class Members {
       known.broken = false;
       return false;
     }
-    this.byId.set(beat.id, { beat, lastSeen: Date.now(), inFlight: 0, broken: false });
+    this.byId.set(beat.id, { beat, lastSeen: Date.now(), inFlight: 0, broken: false, open: new Set() });
     return true;
   }
 
@@ -76,9 +78,23 @@ class Members {
     }));
   }
 
-  /** Forgets workers silent for a minute. */
-  sweep(): void {
-    for (const [id, member] of this.byId) if (Date.now() - member.lastSeen > 60_000) this.byId.delete(id);
+  /**
+   * Cuts the open requests of workers silent for longer than WORKER_SILENCE_MS (a host lost without
+   * closing its connections), so Restate retries their runs elsewhere; forgets workers silent for a
+   * minute. Returns the workers it cut.
+   */
+  sweep(): string[] {
+    const cut: string[] = [];
+    for (const [id, member] of this.byId) {
+      const silent = Date.now() - member.lastSeen;
+      if (silent > WORKER_SILENCE_MS && member.open.size > 0) {
+        for (const request of member.open) request.destroy(new Error(`worker ${id} is silent`));
+        member.open.clear();
+        cut.push(id);
+      }
+      if (silent > 60_000) this.byId.delete(id);
+    }
+    return cut;
   }
 }
 
@@ -128,6 +144,7 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
     }
     if (isRun) member.inFlight++;
     let released = false;
+    let callerGone = false;
     const release = () => {
       if (isRun && !released) member.inFlight--;
       released = true;
@@ -144,6 +161,8 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
     });
     upstream.on("error", (error) => {
       release();
+      // Restate hung up (it stopped, or gave up on the call): the worker did nothing wrong.
+      if (callerGone) return;
       member.broken = true;
       options.log(`worker ${member.beat.id} at ${member.beat.url} failed a request: ${error.message}`);
       // Restate sees the broken answer and retries; the pool sends the retry elsewhere.
@@ -152,7 +171,10 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
         res.end(`worker ${member.beat.id} failed: ${error.message}`);
       } else res.destroy();
     });
+    member.open.add(upstream);
+    upstream.on("close", () => member.open.delete(upstream));
     res.on("close", () => {
+      if (!res.writableFinished) callerGone = true;
       release();
       if (!upstream.writableFinished || !res.writableFinished) upstream.destroy();
     });
@@ -185,7 +207,9 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
   // A run's execution is one request that lasts the whole run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
-  const sweeper = setInterval(() => members.sweep(), 10_000);
+  const sweeper = setInterval(() => {
+    for (const id of members.sweep()) options.log(`worker ${id} fell silent: its runs go back to Restate`);
+  }, 1000);
   sweeper.unref();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
+import { asked, PAIR } from "../resume/pi-pair.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
 import { ClusterWorld } from "./cluster-world.js";
 
@@ -14,28 +15,6 @@ afterEach(async () => {
   cluster = undefined;
   pi = undefined;
 });
-
-const PAIR = `import { defineWorkflow, GenericOutput } from "sssf";
-export default defineWorkflow({
-  name: "pair", description: "Two pi agents", agents: ["first", "second"],
-  async run(run, request) {
-    const one = await run.agent("one", { owner: "first", description: "First" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "ALPHA " + request }));
-    const two = await run.agent("two", { owner: "second", description: "Second" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "BETA after " + one.summary }));
-    return run.finish({ accepted: true, reason: two.summary });
-  },
-});
-`;
-
-/** Chat requests the fake model got whose user text contains `marker`. */
-function asked(w: PiWorld, marker: string): number {
-  return w
-    .chats()
-    .filter((entry) =>
-      chatMessages(entry).some((message) => message.role === "user" && messageText(message).includes(marker)),
-    ).length;
-}
 
 describe("the cluster with real pi against the fake model", () => {
   it("kill -9 of the worker while the second pi agent waits on the model: another worker asks again, the first is not asked again", async () => {

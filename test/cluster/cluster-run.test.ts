@@ -34,7 +34,7 @@ describe("sssf run --engine restate", () => {
     ]);
     expect(result.stdout).toMatch(/accepted on worker/);
     const branch = `sssf/three/${adwId}`;
-    expect(git(world.remote, ["log", "--format=%s", "-1", branch]).trim()).toBe("Cluster test: built");
+    expect(git(world.remote, ["log", "--format=%s", "-1", branch]).trim()).toBe("Resume test: built");
     expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
     // The worker's session files load into another trace, and again into the shared one unchanged.
     const sessions = path.join(world.scratch, "worker-1/sessions");
@@ -144,6 +144,36 @@ async function waitFor(check: () => boolean, ms = 120_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe("a worker that falls silent", () => {
+  it("stopped (SIGSTOP, as a lost host): the pool cuts its connections after its silence, another worker takes the run over", async () => {
+    world = new ClusterWorld({
+      first: [replyTurn("planned")],
+      second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
+      third: [replyTurn("reviewed")],
+    });
+    await world.start(2);
+    const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
+    const adwId = submitted.stdout.trim();
+    const first = await world.workerRunning(adwId);
+    await waitFor(() => world?.sends("second") === 1);
+    // It stays stopped until the cleanup kills it: woken, it would go on with its stale attempt.
+    first.child.kill("SIGSTOP");
+    await waitFor(
+      () =>
+        world?.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1,
+    );
+    expect(world.phases(adwId)).toEqual([
+      "one:success+r",
+      "two:interrupted",
+      "two:success",
+      "commit:success",
+      "test:success",
+      "three:success",
+    ]);
+    expect(world.pool?.out).toMatch(/fell silent: its runs go back to Restate/);
+  });
+});
 
 describe("a Restate restart", () => {
   it("kill -9 and restart of restate-server mid-phase: the run completes, nothing runs twice", async () => {

@@ -7,6 +7,7 @@ import type { ScriptedTurn } from "../../src/testing/index.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { type CliResult, cliPath, collect, repoRoot, Sandbox } from "../helpers/sandbox.js";
 import { sleep } from "../helpers/wait.js";
+import { THREE, USER } from "../resume/resume-world.js";
 import { GIT_ENV, git } from "../worktree/worktree-world.js";
 
 /** The restate-server binary of the npm package (devDependency). */
@@ -46,7 +47,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 }
 
 /** A child process whose output is kept for when a test fails. */
-class Proc {
+export class Proc {
   out = "";
   constructor(
     readonly name: string,
@@ -125,27 +126,6 @@ export class RestateServer {
   }
 }
 
-const WORKFLOW = `import { defineWorkflow, GenericOutput } from "sssf";
-export default defineWorkflow({
-  name: "three",
-  description: "Three agents, a commit and a suite",
-  agents: ["first", "second", "third"],
-  suites: ["test"],
-  async run(run, request) {
-    const one = await run.agent("one", { owner: "first", description: "First" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: request }));
-    const two = await run.agent("two", { owner: "second", description: "Second" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "continue: " + one.summary }));
-    const made = await run.code("commit", { owner: "git", description: "Commit" }, (phase) =>
-      phase.commit("Cluster test: " + two.summary));
-    const suite = await run.code("test", { owner: "quality", description: "Test" }, (phase) => phase.runSuite("test"));
-    const three = await run.agent("three", { owner: "third", description: "Third" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "review " + (made ? made.commit : "nothing") + " " + suite.summary }));
-    return run.finish({ accepted: three.status === "success", reason: three.summary });
-  },
-});
-`;
-
 const ASK = `import { defineWorkflow, GenericOutput } from "sssf";
 export default defineWorkflow({
   name: "gate",
@@ -159,8 +139,6 @@ export default defineWorkflow({
   },
 });
 `;
-
-const USER = "# Task\n\n{{prompt}}\n\n## previous_envelope\n\n{{previous_envelope}}\n";
 
 /**
  * A repository pushed to a bare remote, with the workflows `three` and `gate` and scripted agents
@@ -180,7 +158,7 @@ export class ClusterWorld {
 
   constructor(turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] }) {
     mkdirSync(path.join(this.dir, "adws"), { recursive: true });
-    writeFileSync(path.join(this.dir, "adws/adw_three.ts"), WORKFLOW);
+    writeFileSync(path.join(this.dir, "adws/adw_three.ts"), THREE);
     writeFileSync(path.join(this.dir, "adws/adw_gate.ts"), ASK);
     writeFileSync(
       path.join(this.dir, ".gitignore"),

@@ -6,34 +6,13 @@ import { openSqlite } from "../../src/trace/sqlite.js";
 import { cliPath, collect, envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
+import { asked, PAIR } from "./pi-pair.js";
 
 let world: PiWorld | undefined;
 afterEach(async () => {
   await world?.cleanup();
   world = undefined;
 });
-
-const PAIR = `import { defineWorkflow, GenericOutput } from "sssf";
-export default defineWorkflow({
-  name: "pair", description: "Two pi agents", agents: ["first", "second"],
-  async run(run, request) {
-    const one = await run.agent("one", { owner: "first", description: "First" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "ALPHA " + request }));
-    const two = await run.agent("two", { owner: "second", description: "Second" }, (phase) =>
-      phase.call({ outputType: GenericOutput, prompt: "BETA after " + one.summary }));
-    return run.finish({ accepted: true, reason: two.summary });
-  },
-});
-`;
-
-/** Users' texts of the chat requests the fake model got that contain `marker`. */
-function asked(w: PiWorld, marker: string): number {
-  return w
-    .chats()
-    .filter((entry) =>
-      chatMessages(entry).some((message) => message.role === "user" && messageText(message).includes(marker)),
-    ).length;
-}
 
 function query<T>(w: PiWorld, sql: string): T[] {
   const db = openSqlite(path.join(w.work, "adws/adw_data/sssf.db"), { readonly: true });

@@ -8,7 +8,8 @@ import { GIT_ENV, git } from "../worktree/worktree-world.js";
  * A repo-local workflow of five phases: two agent phases, a commit, a suite and a third agent. Each
  * agent is told what the one before it said, so a replayed phase must hand on the same envelope.
  */
-const THREE = `import { defineWorkflow, GenericOutput } from "sssf";
+/** The workflow `three` (resume and cluster tests): two agents, a commit, a suite, a third agent. */
+export const THREE = `import { defineWorkflow, GenericOutput } from "sssf";
 export default defineWorkflow({
   name: "three",
   description: "Three agents, a commit and a suite",
@@ -29,7 +30,8 @@ export default defineWorkflow({
 });
 `;
 
-const USER = "# Task\n\n{{prompt}}\n\n## previous_envelope\n\n{{previous_envelope}}\n";
+/** A user prompt that shows the request and the envelope handed on. */
+export const USER = "# Task\n\n{{prompt}}\n\n## previous_envelope\n\n{{previous_envelope}}\n";
 
 /** A turn that writes `file` and says so. */
 export function writeTurn(file: string, summary: string): ScriptedTurn {

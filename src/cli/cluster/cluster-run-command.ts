@@ -15,8 +15,6 @@ import { SssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
 import { openTraceDb } from "../../trace/database.js";
-import type { EventRow, PhaseRow } from "../../trace/events.js";
-import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
 import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { terminalSafe } from "../../util/terminal-text.js";
@@ -26,6 +24,7 @@ import type { RunCommandOptions } from "../commands/run-command.js";
 import { readPromptArgument } from "../commands/run-command.js";
 import { reportError } from "../report-error.js";
 import { createTailPrinter } from "../tail-printer.js";
+import { traceFollower } from "../trace-follower.js";
 import { clusterUrl } from "./cluster-urls.js";
 
 export interface ClusterRunOptions extends RunCommandOptions {
@@ -69,20 +68,12 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
 async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
   const printer = createTailPrinter(process.stdout, cwd);
   let done = false;
-  void ended.finally(() => {
+  const end = () => {
     done = true;
-  });
-  let started = false;
-  let cursor = 0;
-  const phases = new Map<string, PhaseRow>();
-  const phaseOf = (event: EventRow): PhaseRow | undefined => {
-    if (event.phase_id === null) return undefined;
-    const cached = phases.get(event.phase_id);
-    if (cached !== undefined && event.type !== "phase_end") return cached;
-    const row = getPhase(db, event.phase_id);
-    if (row !== undefined) phases.set(row.id, row);
-    return row;
   };
+  ended.then(end, end);
+  let started = false;
+  const follower = traceFollower(db, adwId, printer);
   for (;;) {
     const last = done;
     const session = getSession(db, adwId);
@@ -90,14 +81,7 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
       printer.sessionStarted(session, "on its worker (the trace names it)");
       started = true;
     }
-    for (;;) {
-      const events = listEventsAfter(db, adwId, cursor);
-      for (const event of events) {
-        cursor = event._rowid;
-        printer.event(event, phaseOf(event));
-      }
-      if (events.length < 1000) break;
-    }
+    follower.drain();
     if (last) {
       // The worktree was the worker's: what is left to review is the branch on the shared remote.
       if (session !== undefined) printer.finished({ ...session, worktree: null }, listPhases(db, adwId));

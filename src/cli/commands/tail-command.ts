@@ -1,13 +1,12 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { UsageError } from "../../errors/usage-error.js";
-import type { EventRow, PhaseRow } from "../../trace/events.js";
-import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
 import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
 import { reportError } from "../report-error.js";
 import { createTailPrinter } from "../tail-printer.js";
+import { traceFollower } from "../trace-follower.js";
 
 export interface TailOptions extends ReadOptions {
   /** `--from-start`: print the whole run so far (default: its last `--lines`). */
@@ -88,28 +87,11 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const printer = createTailPrinter(history.sink, cwd);
     printer.sessionStarted(first, path.join(trace.sessionsDir, adwId));
-    const phases = new Map<string, PhaseRow>();
-    const phaseOf = (event: EventRow): PhaseRow | undefined => {
-      if (event.phase_id === null || db === undefined) return undefined;
-      // A phase's end is printed from its final row; every other line needs only its name and number.
-      const cached = phases.get(event.phase_id);
-      if (cached !== undefined && event.type !== "phase_end") return cached;
-      const row = getPhase(db, event.phase_id);
-      if (row !== undefined) phases.set(row.id, row);
-      return row;
-    };
-    let cursor = 0;
+    const follower = traceFollower(db, adwId, printer);
     for (let poll = 1; ; poll++) {
       // The session first: once it has ended, every event it wrote before is already there.
       const session = getSession(db, adwId) ?? first;
-      for (;;) {
-        const events = listEventsAfter(db, adwId, cursor);
-        for (const event of events) {
-          cursor = event._rowid;
-          printer.event(event, phaseOf(event));
-        }
-        if (events.length < 1000) break;
-      }
+      follower.drain();
       if (session.status !== "running") {
         printer.finished(session, listPhases(db, adwId));
         history.release();

@@ -1,0 +1,34 @@
+import type { EventRow, PhaseRow } from "../trace/events.js";
+import { getPhase, listEventsAfter } from "../trace/follow-queries.js";
+import type { TraceDb } from "../trace/sqlite.js";
+import type { TailPrinter } from "./tail-printer.js";
+
+/**
+ * Prints a session's events as the trace gets them (`sssf tail`, `sssf run --engine restate`): each
+ * `drain()` prints every event committed since the last one, in order, with its phase as it stands.
+ */
+export function traceFollower(db: TraceDb, adwId: string, printer: TailPrinter): { drain(): void } {
+  let cursor = 0;
+  const phases = new Map<string, PhaseRow>();
+  const phaseOf = (event: EventRow): PhaseRow | undefined => {
+    if (event.phase_id === null) return undefined;
+    // A phase's end is printed from its final row; every other line needs only its name and number.
+    const cached = phases.get(event.phase_id);
+    if (cached !== undefined && event.type !== "phase_end") return cached;
+    const row = getPhase(db, event.phase_id);
+    if (row !== undefined) phases.set(row.id, row);
+    return row;
+  };
+  return {
+    drain() {
+      for (;;) {
+        const events = listEventsAfter(db, adwId, cursor);
+        for (const event of events) {
+          cursor = event._rowid;
+          printer.event(event, phaseOf(event));
+        }
+        if (events.length < 1000) return;
+      }
+    },
+  };
+}
