@@ -150,7 +150,11 @@ export async function askEngineer(
       signal: waiting.signal,
       ...(context.pollMs === undefined ? {} : { pollMs: context.pollMs }),
     });
-    const remote = context.remoteAnswer?.(waiting.signal).then((answer) => ({ remote: answer }));
+    // The other door closing (its wait abandoned, its network gone) never ends the wait: only an answer does.
+    const remote = context.remoteAnswer?.(waiting.signal).then(
+      (answer) => ({ remote: answer }),
+      () => new Promise<never>(() => {}),
+    );
     const outcome = remote === undefined ? await local : await Promise.race([local, remote]);
     waiting.abort("answered");
     const waitedMs = Date.now() - asked.getTime();

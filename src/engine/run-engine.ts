@@ -170,7 +170,7 @@ export class RunEngine implements Run {
     name: string,
     owner: string,
     options: PhaseOptions,
-    body: (row: PhaseRow, durable: DurablePhase) => R | Promise<R>,
+    body: (row: PhaseRow, durable: DurablePhase, position: number) => R | Promise<R>,
   ): Promise<R> {
     this.throwIfAborted();
     const { durable: run } = this.options;
@@ -184,7 +184,7 @@ export class RunEngine implements Run {
     };
     let durable = run.phase(identity);
     if (durable.replays !== null) {
-      const replayed = await this.replayPhase(durable, durable.replays, body);
+      const replayed = await this.replayPhase(durable, durable.replays, identity.position, body);
       if (replayed.done) return replayed.value as R;
       run.diverge(identity, replayed.why);
       durable = run.phase(identity);
@@ -202,7 +202,7 @@ export class RunEngine implements Run {
     this.phases.push(row);
     durable.begin(row);
     const result = await tracePhase(this.lifecycle, row, () =>
-      this.scope.inPhase(row.id, () => body(row, durable)),
+      this.scope.inPhase(row.id, () => body(row, durable, identity.position)),
     );
     durable.completed(row);
     await this.options.host?.phaseCompleted?.(row);
@@ -217,14 +217,15 @@ export class RunEngine implements Run {
   private async replayPhase<R>(
     durable: DurablePhase,
     original: PhaseRow,
-    body: (row: PhaseRow, durable: DurablePhase) => R | Promise<R>,
+    position: number,
+    body: (row: PhaseRow, durable: DurablePhase, position: number) => R | Promise<R>,
   ): Promise<{ done: true; value: R } | { done: false; why: string }> {
     const row: PhaseRow = { ...original, replayed_at: new Date().toISOString() };
     const before = this.lastEnvelope;
     let value: R;
     try {
       durable.begin(row);
-      value = await this.scope.inPhase(row.id, () => body(row, durable));
+      value = await this.scope.inPhase(row.id, () => body(row, durable, position));
       durable.completed(row);
     } catch (error) {
       this.throwIfAborted();
@@ -253,9 +254,7 @@ export class RunEngine implements Run {
     options: PhaseOptions,
     body: (phase: EngineerPhase) => R | Promise<R>,
   ): Promise<R> {
-    // runPhase takes the next position synchronously, before its first await.
-    const position = this.position + 1;
-    return this.runPhase("engineer", name, "engineer", options, (row, durable) => {
+    return this.runPhase("engineer", name, "engineer", options, (row, durable, position) => {
       let asked = 0;
       return body({
         name,

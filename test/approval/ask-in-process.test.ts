@@ -211,3 +211,54 @@ describe("waitForFile", () => {
     expect(await waitForFile(file, { signal: controller.signal })).toBe("aborted");
   });
 });
+
+describe("phase.ask with a host's second door (a cluster's durable promise)", () => {
+  it("a second door that fails (its network gone) does not end the wait: the local answer file still answers", async () => {
+    const seen: EngineerAnswer[] = [];
+    const rejected: unknown[] = [];
+    const onUnhandled = (reason: unknown) => rejected.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const keys: string[] = [];
+    try {
+      const running = runWorkflow({
+        workflow: askingWorkflow(seen),
+        request: "go",
+        config: repo.config,
+        adwId: "door0001",
+        host: {
+          answerVia: { restate_ingress: "http://127.0.0.1:1" },
+          remoteAnswer: (question) => {
+            keys.push(question.key);
+            return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1"));
+          },
+        },
+      });
+      const dir = sessionApprovals("door0001");
+      const [request] = await waitFor(() => {
+        const pending = pendingRequests(dir);
+        return pending.length > 0 ? pending : undefined;
+      });
+      writeAnswerOnce(answerFile(dir, String(request?.phase_id)), {
+        approved: true,
+        reason: "",
+        by: "here@host",
+        at: new Date().toISOString(),
+      });
+      const outcome = await running;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(outcome.exitCode).toBe(0);
+      expect(seen.map((a) => a.by)).toEqual(["here@host"]);
+      expect(keys).toEqual(["p1.approve.ask#1"]);
+      expect(rejected).toEqual([]);
+      const [waiting] = repo.query<Row>(
+        "SELECT payload FROM events WHERE name LIKE 'waiting for approval:%'",
+      );
+      expect(JSON.parse(String(waiting?.payload))).toMatchObject({
+        restate_ingress: "http://127.0.0.1:1",
+        answer_step: "p1.approve.ask#1",
+      });
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
