@@ -3,9 +3,12 @@ import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
+import { isUnavailable } from "./db-unavailable.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
+import { PgDb } from "./pg-db.js";
 import { migrate } from "./schema.js";
 import { openSqlite, type TraceDb, type TraceStatement } from "./sqlite.js";
+import { isPostgresUrl } from "./trace-location.js";
 
 /** Options of {@link openTraceDb}. */
 export interface OpenTraceDbOptions {
@@ -22,6 +25,7 @@ export interface OpenTraceDbOptions {
  * const db = openTraceDb("adws/adw_data/sssf.db");
  */
 export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): TraceDb {
+  if (isPostgresUrl(dbPath)) return openPostgresTrace(dbPath, options);
   if (options.readonly === true) {
     if (!existsSync(dbPath)) {
       throw new SssfError(
@@ -42,6 +46,40 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
     migrate(db);
   } catch (error) {
     db.close();
+    throw error;
+  }
+  return db;
+}
+
+/**
+ * The trace on the PostgreSQL database at `url`: the rowid sequence and schema row created and the
+ * schema migrated (unless `readonly`). Throws SssfError("usage") naming the URL (without its password)
+ * when the server cannot be reached or, read-only, holds no trace yet.
+ */
+function openPostgresTrace(url: string, options: OpenTraceDbOptions): TraceDb {
+  const db = new PgDb(url, { readonly: options.readonly === true });
+  try {
+    if (options.readonly === true) {
+      const found = db.prepare("SELECT to_regclass('sssf_schema') AS t").get() as { t: string | null };
+      if (found.t === null)
+        throw new SssfError(
+          "usage",
+          `Trace database ${db.name} holds no sssf trace yet (run a workflow first).`,
+        );
+    } else {
+      db.bootstrap();
+      migrate(db);
+    }
+  } catch (error) {
+    db.close();
+    if (isUnavailable(error))
+      throw new SssfError(
+        "usage",
+        `Trace database ${db.name} cannot be reached: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     throw error;
   }
   return db;

@@ -20,6 +20,7 @@ import {
 } from "./events.js";
 import type { TraceDb } from "./sqlite.js";
 import { cachedStatement } from "./statement-cache.js";
+import { traceMayExist } from "./trace-location.js";
 
 // Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
 // a database without the trace schema).
@@ -62,7 +63,7 @@ export function listSessionsJson(db: TraceDb, options: ListSessionsOptions = {})
     `SELECT json_group_array(json(row)) AS rows FROM (
        SELECT json_object(${fields}) AS row FROM sessions
        WHERE (@includeArchived = 1 OR archived = 0) AND (@status IS NULL OR status = @status)
-       ORDER BY started_at DESC, adw_id DESC LIMIT @limit)`,
+       ORDER BY started_at DESC, adw_id DESC LIMIT @limit) AS page`,
   );
   const result = statement.get({
     includeArchived: options.includeArchived === true ? 1 : 0,
@@ -160,7 +161,7 @@ export function latestAcceptedEnvelope(db: TraceDb, adwId: string): object | nul
 
 /** The session's row in the db at `dbPath` (opened read-only), or undefined when the db or the row is missing. */
 export function readSessionRow(dbPath: string, adwId: string): SessionRow | undefined {
-  if (!existsSync(dbPath)) return undefined;
+  if (!traceMayExist(dbPath, existsSync)) return undefined;
   const db = openTraceDb(dbPath, { readonly: true });
   try {
     return getSession(db, adwId);

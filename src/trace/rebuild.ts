@@ -6,6 +6,7 @@ import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
 import { redactRecord } from "./redact-record.js";
 import { openSqlite, sqliteErrorCode } from "./sqlite.js";
+import { isPostgresUrl } from "./trace-location.js";
 
 /** Options of {@link rebuildDatabase}. */
 export interface RebuildOptions {
@@ -46,6 +47,9 @@ function parseRecord(line: string): TraceRecord | undefined {
 /** A row SQLite refuses (a missing required field, a value of the wrong kind) makes a bad line, unlike I/O errors. */
 function isBadRow(error: unknown): boolean {
   if (error instanceof TypeError || error instanceof RangeError) return true;
+  // PostgreSQL: integrity (23…) and data (22…) errors.
+  const sqlState = (error as { sqlState?: unknown } | null)?.sqlState;
+  if (typeof sqlState === "string" && /^2[23]/.test(sqlState)) return true;
   const code = sqliteErrorCode(error);
   return code !== undefined && /^SQLITE_(?:CONSTRAINT|MISMATCH|TOOBIG)/.test(code);
 }
@@ -94,6 +98,8 @@ function backUp(dbPath: string): string | null {
  */
 export function rebuildDatabase(options: RebuildOptions): RebuildResult {
   const { sessionsDir, dbPath } = options;
+  // A shared PostgreSQL trace holds every worker's sessions: add this host's files, never replace it.
+  if (isPostgresUrl(dbPath)) return loadSessions(options);
   const sessionFiles = sessionFilesIn(sessionsDir, dbPath);
   const backupPath = backUp(dbPath);
   return { ...storeSessionFiles(dbPath, sessionFiles), backupPath };
@@ -131,7 +137,9 @@ function storeSessionFiles(dbPath: string, sessionFiles: string[]): Omit<Rebuild
   const result = { sessions: sessionFiles.length, records: 0, skippedLines: 0 };
   const db = openTraceDb(dbPath);
   try {
-    const upsert = createUpserter(db);
+    const upsertRow = createUpserter(db);
+    // On PostgreSQL a failed statement aborts its transaction: each row gets a savepoint there.
+    const upsert = db.dialect === "postgres" ? db.transaction(upsertRow) : upsertRow;
     const storeLines = db.transaction((lines: string[]) => {
       for (const line of lines) {
         const record = parseRecord(line);

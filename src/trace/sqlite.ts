@@ -34,6 +34,8 @@ export interface TraceDb {
   readonly name: string;
   readonly open: boolean;
   readonly readonly: boolean;
+  /** Set on a PostgreSQL trace (pg-db.ts); SQLite's connections leave it unset. */
+  readonly dialect?: "postgres";
   prepare(sql: string): TraceStatement;
   exec(sql: string): unknown;
   /** `PRAGMA <text>`: the rows, or with `simple` the first column of the first row. */

@@ -1,6 +1,7 @@
 import { SssfError } from "../errors/index.js";
 import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
+import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
@@ -34,9 +35,18 @@ interface EachResult {
   firstError: unknown;
 }
 
+/** A busy or locked SQLite, or a PostgreSQL out of reach: the records wait for a later flush. */
 function isTransient(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
   const code = sqliteErrorCode(error);
   return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/** How long `close()` keeps retrying records a database out of reach could not take yet. */
+const CLOSE_RETRY_MS = 30_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
@@ -75,11 +85,13 @@ export class Tracer {
     // Multi-row statements; the one-row upserts below store what they can after a failure.
     this.#insertBatch = options.db.transaction(createBatchUpserter(options.db));
     // Fallback after a non-transient failure: store every record that can be stored, report the first error.
+    // Each in its savepoint: on PostgreSQL a failed statement would abort the whole transaction.
+    const upsertOne = options.db.transaction(upsert);
     this.#insertEach = options.db.transaction((records: TraceRecord[]) => {
       const result: EachResult = { stored: 0, firstError: undefined };
       for (const record of records) {
         try {
-          upsert(record);
+          upsertOne(record);
           result.stored += 1;
         } catch (error) {
           result.firstError ??= error;
@@ -143,6 +155,12 @@ export class Tracer {
     if (!this.#file.isOpen) return;
     try {
       this.flush();
+      // A database out of reach (a PostgreSQL restarting) gets a while to come back before the run ends.
+      const until = Date.now() + CLOSE_RETRY_MS;
+      while (this.#pendingDb.length > 0 && isUnavailable(this.#lastBusyError) && Date.now() < until) {
+        sleepSync(250);
+        this.flush();
+      }
       if (this.#pendingDb.length > 0) {
         throw (
           this.#lastBusyError ?? new SssfError("internal", `Trace records of ${this.#eventsFile} not stored.`)
