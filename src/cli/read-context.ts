@@ -4,6 +4,7 @@ import { UsageError } from "../errors/usage-error.js";
 import { type ReapResult, reapDeadRuns } from "../session/reaper.js";
 import { openTraceDb } from "../trace/database.js";
 import type { TraceDb } from "../trace/sqlite.js";
+import { traceLocation, traceMayExist } from "../trace/trace-location.js";
 import { terminalSafe } from "../util/terminal-text.js";
 
 export interface ReadOptions {
@@ -24,7 +25,7 @@ export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string
     const { loadConfig } = await import("./builtin-plugins.js");
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     return {
-      dbPath: options.db ? path.resolve(cwd, options.db) : config.dbPath,
+      dbPath: options.db ? traceLocation(cwd, options.db) : config.dbPath,
       sessionsDir: config.sessionsDir,
     };
   }
@@ -32,9 +33,9 @@ export async function tracePaths(options: ReadOptions): Promise<{ dbPath: string
   const shared = process.env.SSSF_DB;
   return {
     dbPath: options.db
-      ? path.resolve(cwd, options.db)
+      ? traceLocation(cwd, options.db)
       : shared
-        ? path.resolve(cwd, shared)
+        ? traceLocation(cwd, shared)
         : path.join(dataDir, "sssf.db"),
     sessionsDir: path.join(dataDir, "sessions"),
   };
@@ -100,7 +101,7 @@ export interface ReadTrace {
 export async function openReadTrace(options: ReadOptions, open: OpenReadOptions = {}): Promise<ReadTrace> {
   const paths = await tracePaths(options);
   const { dbPath } = paths;
-  if (!existsSync(dbPath)) {
+  if (!traceMayExist(dbPath, existsSync)) {
     throw new UsageError(
       `no trace database at ${dbPath} (run a workflow first, or pass --db PATH / --config PATH)`,
       "--db",

@@ -1,3 +1,4 @@
+import { isUnavailable } from "../trace/db-unavailable.js";
 import type { EventRow, PhaseRow } from "../trace/events.js";
 import { getPhase, listEventsAfter } from "../trace/follow-queries.js";
 import type { TraceDb } from "../trace/sqlite.js";
@@ -5,7 +6,8 @@ import type { TailPrinter } from "./tail-printer.js";
 
 /**
  * Prints a session's events as the trace gets them (`sssf tail`, `sssf run --engine restate`): each
- * `drain()` prints every event committed since the last one, in order, with its phase as it stands.
+ * `drain()` prints every event committed since the last one, in order, with its phase as it stands; a
+ * database out of reach prints nothing until it is back.
  */
 export function traceFollower(db: TraceDb, adwId: string, printer: TailPrinter): { drain(): void } {
   let cursor = 0;
@@ -21,13 +23,19 @@ export function traceFollower(db: TraceDb, adwId: string, printer: TailPrinter):
   };
   return {
     drain() {
-      for (;;) {
-        const events = listEventsAfter(db, adwId, cursor);
-        for (const event of events) {
-          cursor = event._rowid;
-          printer.event(event, phaseOf(event));
+      try {
+        for (;;) {
+          const events = listEventsAfter(db, adwId, cursor);
+          for (const event of events) {
+            const phase = phaseOf(event);
+            cursor = event._rowid;
+            printer.event(event, phase);
+          }
+          if (events.length < 1000) return;
         }
-        if (events.length < 1000) return;
+      } catch (error) {
+        // A PostgreSQL trace out of reach: the next drain goes on from the same cursor.
+        if (!isUnavailable(error)) throw error;
       }
     },
   };

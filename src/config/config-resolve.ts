@@ -8,6 +8,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigProblem } from "../errors/config-error.js";
 import type { AgentTimeouts } from "../runtimes/runtime.js";
+import { traceLocation } from "../trace/trace-location.js";
 import { boundaryGlobProblem, expandBoundaryGlob } from "./boundary-globs.js";
 import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
 import { unknownToolProblems } from "./config-tools.js";
@@ -248,7 +249,10 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     dataDir,
     sessionsDir: path.join(dataDir, "sessions"),
     // SSSF_DB: every worker, the CLI and the UI of one host share one trace (docs/cluster.md).
-    dbPath: resolvePath(process.env.SSSF_DB || (wire.observability.db ?? path.join(dataDir, "sssf.db"))),
+    dbPath: traceLocation(
+      repoRoot,
+      process.env.SSSF_DB || (wire.trace.url ?? wire.observability.db ?? path.join(dataDir, "sssf.db")),
+    ),
     limits: {
       jsonFixAttempts: wire.limits.json_fix_attempts,
       retries: wire.limits.retries,

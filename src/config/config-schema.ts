@@ -212,6 +212,18 @@ export const configWireSchema = z
       })
       .strict()
       .prefault({}),
+    trace: z
+      .object({
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
+          .optional()
+          .describe(
+            "One PostgreSQL trace for every worker, CLI and UI (postgres://user@host:5432/db; the password from PGPASSWORD or ~/.pgpass). Wins over observability.db; the SSSF_DB environment variable wins over both.",
+          ),
+      })
+      .strict()
+      .prefault({}),
     engine: z
       .object({
         restate: z

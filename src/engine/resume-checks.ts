@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { SssfConfig } from "../config/config-types.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { SessionRow } from "../trace/events.js";
+import { displayTraceLocation } from "../trace/trace-location.js";
 
 /**
  * Refuses a resume that has nothing to continue: no such session, a run that finished accepted, or one
@@ -15,7 +16,7 @@ export function checkResumable(
 ): void {
   if (existing === undefined)
     throw new UsageError(
-      `sssf resume ${adwId}: no session ${adwId} in ${config.dbPath} (sssf sessions lists them)`,
+      `sssf resume ${adwId}: no session ${adwId} in ${displayTraceLocation(config.dbPath)} (sssf sessions lists them)`,
       "<adw_id>",
     );
   if (existing.status === "success")

@@ -3,6 +3,7 @@ import type { SssfConfig } from "../config/config-types.js";
 import { UsageError } from "../errors/usage-error.js";
 import { openTraceDb } from "../trace/database.js";
 import { getSession, listPhases, listSteps } from "../trace/queries.js";
+import { traceMayExist } from "../trace/trace-location.js";
 import { checkResumable } from "./resume-checks.js";
 import { buildJournal } from "./step-journal.js";
 
@@ -20,7 +21,7 @@ export interface ResumePlan {
  * there is no trace, no such session, or a run that finished accepted.
  */
 export function readResumePlan(config: SssfConfig, adwId: string): ResumePlan {
-  if (!existsSync(config.dbPath))
+  if (!traceMayExist(config.dbPath, existsSync))
     throw new UsageError(
       `sssf resume ${adwId}: no trace at ${config.dbPath} (run a workflow first)`,
       "<adw_id>",

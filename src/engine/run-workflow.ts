@@ -26,6 +26,7 @@ import {
 import { registerSecretEnv } from "../trace/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
+import { displayTraceLocation } from "../trace/trace-location.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
 import {
@@ -122,7 +123,7 @@ interface OpenedSession {
 function refuseJoinWithoutRecord(session: OpenedSession, config: SssfConfig): void {
   if (session.existing || !hasRecords(session.dirs.eventsFile)) return;
   throw new UsageError(
-    `--adw-id ${session.adwId}: the session's files exist but ${config.dbPath} has no record of it; run "sssf db rebuild" first`,
+    `--adw-id ${session.adwId}: the session's files exist but ${displayTraceLocation(config.dbPath)} has no record of it; run "sssf db rebuild" first`,
     "--adw-id",
   );
 }

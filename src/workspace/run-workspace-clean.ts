@@ -8,6 +8,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
 import { getSession } from "../trace/queries.js";
+import { traceMayExist } from "../trace/trace-location.js";
 import {
   type GitRepo,
   inspectCheckout,
@@ -57,7 +58,7 @@ function realOrResolved(file: string): string {
 }
 
 function readSessions(dbPath: string): (adwId: string) => SessionRow | undefined {
-  if (!existsSync(dbPath)) return () => undefined;
+  if (!traceMayExist(dbPath, existsSync)) return () => undefined;
   return (adwId) => {
     const db = openTraceDb(dbPath, { readonly: true });
     try {

@@ -4,7 +4,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScriptedTurn } from "../../src/testing/index.js";
+import { openTraceDb } from "../../src/trace/database.js";
+import type { TraceDb } from "../../src/trace/sqlite.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
+import { isPostgresUrl, traceMayExist } from "../../src/trace/trace-location.js";
 import { type CliResult, cliPath, collect, repoRoot, Sandbox } from "../helpers/sandbox.js";
 import { sleep } from "../helpers/wait.js";
 import { THREE, USER } from "../resume/resume-world.js";
@@ -150,13 +153,18 @@ export class ClusterWorld {
   readonly dir = this.sb.dir;
   readonly scratch = mkdtempSync(path.join(tmpdir(), "sssf-cluster-"));
   readonly remote = path.join(this.scratch, "remote.git");
-  readonly dbPath = path.join(this.scratch, "trace.db");
+  /** The shared trace: a SQLite file here, or the PostgreSQL URL the constructor was given. */
+  readonly dbPath: string;
   readonly restate = new RestateServer();
   pool: Proc | null = null;
   poolUrl = "";
   readonly workers: Proc[] = [];
 
-  constructor(turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] }) {
+  constructor(
+    turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] },
+    options: { trace?: string } = {},
+  ) {
+    this.dbPath = options.trace ?? path.join(this.scratch, "trace.db");
     mkdirSync(path.join(this.dir, "adws"), { recursive: true });
     writeFileSync(path.join(this.dir, "adws/adw_three.ts"), THREE);
     writeFileSync(path.join(this.dir, "adws/adw_gate.ts"), ASK);
@@ -285,8 +293,17 @@ export class ClusterWorld {
 
   /** Rows of the shared trace (none before a worker created it). */
   query<T>(sql: string, ...params: unknown[]): T[] {
-    if (!existsSync(this.dbPath)) return [];
-    const db = openSqlite(this.dbPath, { readonly: true });
+    if (!traceMayExist(this.dbPath, existsSync)) return [];
+    let db: TraceDb;
+    try {
+      db = isPostgresUrl(this.dbPath)
+        ? openTraceDb(this.dbPath, { readonly: true })
+        : openSqlite(this.dbPath, { readonly: true });
+    } catch (error) {
+      // A PostgreSQL trace no worker has written to yet.
+      if (/holds no sssf trace yet/.test(String(error))) return [];
+      throw error;
+    }
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {

@@ -220,3 +220,25 @@ describe("loadConfig with extra runtimes", () => {
     expect(config.agents[0]?.codingAgent).toBe("mine");
   });
 });
+
+describe("trace.url", () => {
+  const withTrace = (url: string) =>
+    `agents:\n  - name: planner\n    purpose: Plans\ntrace:\n  url: "${url}"\n`;
+
+  it("a postgres:// URL is the trace, kept as it is (not a path), over observability.db", () => {
+    repo.writeConfig(`${withTrace("postgres://sssf@db-host:5432/sssf")}observability:\n  db: x.db\n`);
+    writePrompts(repo, ["planner"]);
+    const saved = process.env.SSSF_DB;
+    delete process.env.SSSF_DB;
+    try {
+      expect(loadConfig({ cwd: repo.root }).dbPath).toBe("postgres://sssf@db-host:5432/sssf");
+    } finally {
+      if (saved !== undefined) process.env.SSSF_DB = saved;
+    }
+  });
+
+  it("anything but a PostgreSQL URL is refused, naming the field", () => {
+    repo.writeConfig(withTrace("mysql://db-host/sssf"));
+    expect(() => loadConfig({ cwd: repo.root })).toThrow(/trace\.url[\s\S]*postgres:\/\/host\/database/);
+  });
+});

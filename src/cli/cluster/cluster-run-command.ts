@@ -15,6 +15,8 @@ import { SssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
 import { openTraceDb } from "../../trace/database.js";
+import { isUnavailable } from "../../trace/db-unavailable.js";
+import type { SessionRow } from "../../trace/events.js";
 import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { terminalSafe } from "../../util/terminal-text.js";
@@ -74,9 +76,22 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
   ended.then(end, end);
   let started = false;
   const follower = traceFollower(db, adwId, printer);
+  // After the end, a trace out of reach gets 30 s to come back for the last lines.
+  let unreachableAfterEnd = 0;
   for (;;) {
     const last = done;
-    const session = getSession(db, adwId);
+    let session: SessionRow | undefined;
+    try {
+      session = getSession(db, adwId);
+    } catch (error) {
+      // A PostgreSQL trace out of reach: the run goes on without it; read again shortly.
+      if (!isUnavailable(error) || (last && ++unreachableAfterEnd > 120)) {
+        if (isUnavailable(error)) return;
+        throw error;
+      }
+      await sleep(250);
+      continue;
+    }
     if (session !== undefined && !started) {
       printer.sessionStarted(session, "on its worker (the trace names it)");
       started = true;
@@ -84,7 +99,11 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
     follower.drain();
     if (last) {
       // The worktree was the worker's: what is left to review is the branch on the shared remote.
-      if (session !== undefined) printer.finished({ ...session, worktree: null }, listPhases(db, adwId));
+      try {
+        if (session !== undefined) printer.finished({ ...session, worktree: null }, listPhases(db, adwId));
+      } catch (error) {
+        if (!isUnavailable(error)) throw error;
+      }
       return;
     }
     await sleep(250);

@@ -5,6 +5,8 @@ import { WorkerRepo } from "../../cluster/worker-repo.js";
 import { startWorker } from "../../cluster/worker-server.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { silentReporter } from "../../session/reporter.js";
+import { openTraceDb } from "../../trace/database.js";
+import { displayTraceLocation, traceLocation } from "../../trace/trace-location.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { reportError } from "../report-error.js";
@@ -33,7 +35,7 @@ function sharedDb(flag: string | undefined): string {
       "--db: a worker writes the trace every worker, the CLI and the UI read: pass --db <file> or set SSSF_DB (docs/cluster.md)",
       "--db",
     );
-  return path.resolve(value);
+  return traceLocation(process.cwd(), value);
 }
 
 /**
@@ -52,6 +54,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
       }
     })();
     const dbPath = sharedDb(options.db);
+    // The worker writes the trace: create (or migrate) it now, and fail here, not at the first run,
+    // when it cannot be reached.
+    openTraceDb(dbPath).close();
     const slots = parseCount("--slots", options.slots, 2);
     const runTimeoutMs =
       parseCount(
@@ -97,7 +102,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
       log,
     });
     log(
-      `worker ${worker.id} serves at ${worker.url} with ${slots} slot${slots === 1 ? "" : "s"}; trace ${dbPath}`,
+      `worker ${worker.id} serves at ${worker.url} with ${slots} slot${slots === 1 ? "" : "s"}; trace ${displayTraceLocation(dbPath)}`,
     );
     await new Promise<void>((resolve) => {
       const onSignal = (signal: NodeJS.Signals) => {

@@ -4,6 +4,7 @@ import { UsageError } from "../../errors/usage-error.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
 import { openTraceDb } from "../../trace/database.js";
 import { loadSessions, rebuildDatabase } from "../../trace/rebuild.js";
+import { displayTraceLocation, isPostgresUrl, traceMayExist } from "../../trace/trace-location.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { type ReadOptions, tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
@@ -16,7 +17,7 @@ import { reportError } from "../report-error.js";
 function liveRuns(dbPath: string, sessionsDir: string): { adwId: string; pid: number | null }[] {
   const live = new Map<string, number | null>();
   for (const { adwId, pid } of lockedSessions(sessionsDir)) live.set(adwId, pid);
-  if (existsSync(dbPath)) {
+  if (traceMayExist(dbPath, existsSync)) {
     try {
       const db = openTraceDb(dbPath, { readonly: true });
       try {
@@ -43,13 +44,15 @@ export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
     if (live.length > 0) {
       const names = live.map((run) => (run.pid === null ? run.adwId : `${run.adwId} (pid ${run.pid})`));
       throw new UsageError(
-        `refusing to rebuild ${dbPath} while ${live.length === 1 ? "a run is" : "runs are"} live: ${names.join(", ")}; wait for ${live.length === 1 ? "it" : "them"} to finish, or stop ${live.length === 1 ? "it" : "them"} with sssf kill <adw_id> (sssf ps lists live runs)`,
+        `refusing to rebuild ${displayTraceLocation(dbPath)} while ${live.length === 1 ? "a run is" : "runs are"} live: ${names.join(", ")}; wait for ${live.length === 1 ? "it" : "them"} to finish, or stop ${live.length === 1 ? "it" : "them"} with sssf kill <adw_id> (sssf ps lists live runs)`,
       );
     }
     const result = rebuildDatabase({ dbPath, sessionsDir });
     process.stdout.write(
       terminalSafe(
-        `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)` +
+        (isPostgresUrl(dbPath)
+          ? `loaded ${result.sessions} session(s), ${result.records} record(s) from ${sessionsDir} into ${displayTraceLocation(dbPath)} (a shared PostgreSQL trace is added to, never replaced)`
+          : `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)`) +
           (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
           (result.backupPath ? `\nprevious database kept at ${result.backupPath}` : "") +
           "\n",
@@ -79,7 +82,7 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
     const result = loadSessions({ dbPath, sessionsDir: from });
     process.stdout.write(
       terminalSafe(
-        `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${dbPath}` +
+        `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${displayTraceLocation(dbPath)}` +
           (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
           "\n",
       ),

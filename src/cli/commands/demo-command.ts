@@ -3,6 +3,7 @@ import { DEMO_MODEL } from "../../demo/demo-pi.js";
 import { DEMO_REQUEST } from "../../demo/demo-story-files.js";
 import { type DemoOutcome, demoDataDir, runDemo } from "../../demo/run-demo.js";
 import type { PhaseRow } from "../../trace/events.js";
+import { displayTraceLocation } from "../../trace/trace-location.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { defaultAgents } from "../../workflows/prompts/default-prompts.js";
 import { formatCost, formatDuration, formatTokens, table } from "../format.js";
@@ -61,7 +62,7 @@ function printSummary(demo: DemoOutcome, ui: boolean): void {
   write(`scratch repo    ${dir}`);
   if (run.session.worktree) write(`run's worktree  ${run.session.worktree} (branch ${run.session.branch})`);
   write(`session files   ${run.sessionDir}`);
-  write(`trace database  ${config.dbPath}`);
+  write(`trace database  ${displayTraceLocation(config.dbPath)}`);
   write(`pi's own dir    ${demoDataDir(config)} (agent dir, HOME; your ~/.pi is not used)`);
   const egress =
     demo.egress === 0 ? "no attempt to leave the machine" : `${demo.egress} REFUSED egress attempts`;

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { displayTraceLocation, traceLocation, traceMayExist } from "../../trace/trace-location.js";
 import type { ColorScheme } from "../../ui/server/api-types.js";
 import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
 import { terminalSafe } from "../../util/terminal-text.js";
@@ -50,7 +51,7 @@ async function uiPaths(options: ReadOptions): Promise<UiPaths> {
   }
   const dataDir = path.join(cwd, DEFAULT_DATA_DIR);
   return {
-    dbPath: options.db ? path.resolve(cwd, options.db) : (config?.dbPath ?? path.join(dataDir, "sssf.db")),
+    dbPath: options.db ? traceLocation(cwd, options.db) : (config?.dbPath ?? path.join(dataDir, "sssf.db")),
     sessionsDir: config?.sessionsDir ?? path.join(dataDir, "sessions"),
     scheme: {
       colors: Object.fromEntries((config?.agents ?? []).map((agent) => [agent.name, agent.color])),
@@ -87,7 +88,7 @@ export async function uiCommand(options: UiOptions): Promise<number> {
     const port = parsePort(options.port);
     const host = options.host ?? "127.0.0.1";
     const paths = await uiPaths(options);
-    if (!existsSync(paths.dbPath)) {
+    if (!traceMayExist(paths.dbPath, existsSync)) {
       throw new UsageError(
         `no trace database at ${paths.dbPath} (run a workflow first, or pass --db PATH / --config PATH)`,
         "--db",
@@ -114,7 +115,10 @@ export async function uiCommand(options: UiOptions): Promise<number> {
       throw error;
     });
     process.stdout.write(
-      terminalSafe(`sssf ui: ${server.url}  (trace ${paths.dbPath}; Ctrl-C to stop)\n`, { multiline: true }),
+      terminalSafe(
+        `sssf ui: ${server.url}  (trace ${displayTraceLocation(paths.dbPath)}; Ctrl-C to stop)\n`,
+        { multiline: true },
+      ),
     );
     await signals.interrupted;
     await server.close();

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { SssfError } from "../../errors/sssf-error.js";
 import { openTraceDb } from "../../trace/database.js";
 import type { TraceDb } from "../../trace/sqlite.js";
+import { displayTraceLocation } from "../../trace/trace-location.js";
 import type { LiveSubscription } from "./api-types.js";
 import { LiveReader } from "./live-query.js";
 import { type DatabaseWatch, watchDatabase } from "./live-watch.js";
@@ -69,7 +70,7 @@ export class LiveHub {
       this.#db.close();
       throw new SssfError(
         "usage",
-        `${dbPath} is not an sssf trace database (${(error as Error).message}); pass --db PATH.`,
+        `${displayTraceLocation(dbPath)} is not an sssf trace database (${(error as Error).message}); pass --db PATH.`,
       );
     }
     this.#dataVersion = this.#readDataVersion();

@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import path from "node:path";
+import { isPostgresUrl } from "../../trace/trace-location.js";
 
 /** Options of {@link watchDatabase}. */
 export interface WatchDatabaseOptions {
@@ -26,21 +27,27 @@ export function watchDatabase(dbPath: string, options: WatchDatabaseOptions): Da
   const base = path.basename(dbPath);
   const names = new Set([base, `${base}-wal`]);
   let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(path.dirname(path.resolve(dbPath)), { persistent: false }, (_event, name) => {
-      if (name === null || names.has(String(name))) options.onChange();
-    });
-    watcher.on("error", () => {
-      watcher?.close();
+  // A PostgreSQL trace has no file to watch: poll it (the hub's read is one cheap query).
+  const polled = isPostgresUrl(dbPath);
+  if (!polled)
+    try {
+      watcher = watch(path.dirname(path.resolve(dbPath)), { persistent: false }, (_event, name) => {
+        if (name === null || names.has(String(name))) options.onChange();
+      });
+      watcher.on("error", () => {
+        watcher?.close();
+        watcher = null;
+      });
+    } catch {
       watcher = null;
-    });
-  } catch {
-    watcher = null;
-  }
-  const timer = setInterval(() => {
-    options.onChange();
-    options.onInterval?.();
-  }, options.fallbackMs ?? 1000);
+    }
+  const timer = setInterval(
+    () => {
+      options.onChange();
+      options.onInterval?.();
+    },
+    polled ? 250 : (options.fallbackMs ?? 1000),
+  );
   timer.unref();
   return {
     close() {

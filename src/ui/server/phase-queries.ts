@@ -105,7 +105,7 @@ export function readPhaseDetail(
     const events = cachedStatement(
       db,
       `SELECT * FROM (SELECT ${selectList(db, "events")} FROM events
-         WHERE phase_id = ? AND type != 'tool_call' ORDER BY started_at DESC, id DESC LIMIT ?)
+         WHERE phase_id = ? AND type != 'tool_call' ORDER BY started_at DESC, id DESC LIMIT ?) AS latest
        ORDER BY started_at, id`,
     ).all(phaseId, PHASE_EVENT_LIMIT) as Versioned<EventRow>[];
     const envelopes = byPhase<EnvelopeRow>(db, "envelopes", phaseId);

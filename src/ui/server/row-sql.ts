@@ -29,7 +29,7 @@ export function tableColumns(db: TraceDb, table: TraceTable): string[] {
   }
   let columns = tables.get(table);
   if (columns === undefined) {
-    const info = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    const info = db.pragma(`table_info(${table})`) as { name: string }[];
     columns = info.map((column) => column.name);
     tables.set(table, columns);
   }
@@ -48,7 +48,8 @@ function valueSql(table: TraceTable, column: string): string {
 function cutSql(db: TraceDb, table: TraceTable): string {
   const long = LONG_COLUMNS[table].filter((c) => tableColumns(db, table).includes(c));
   if (long.length === 0) return "0";
-  return `(${long.map((c) => `coalesce(length(${c}), 0) > ${TEXT_LIMIT}`).join(" OR ")})`;
+  // A number, not a truth value: PostgreSQL's comparisons are booleans, SQLite's are 0 or 1.
+  return `(CASE WHEN ${long.map((c) => `coalesce(length(${c}), 0) > ${TEXT_LIMIT}`).join(" OR ")} THEN 1 ELSE 0 END)`;
 }
 
 /**

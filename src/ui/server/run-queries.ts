@@ -61,8 +61,8 @@ export function countPhases(
   const scope = phaseId ?? adwId;
   const events = cachedStatement(
     db,
-    `SELECT phase_id, sum(type = 'tool_call') AS tool_calls, sum(type = 'error') AS errors,
-       sum(type = 'gate_fail') AS gate_fails
+    `SELECT phase_id, sum(CASE WHEN type = 'tool_call' THEN 1 ELSE 0 END) AS tool_calls, sum(CASE WHEN type = 'error' THEN 1 ELSE 0 END) AS errors,
+       sum(CASE WHEN type = 'gate_fail' THEN 1 ELSE 0 END) AS gate_fails
      FROM events WHERE ${where} AND rowid <= @upTo AND phase_id IS NOT NULL GROUP BY phase_id`,
   ).all({ scope, upTo: cursor.events }) as EventCountRow[];
   for (const row of events) {
@@ -73,7 +73,7 @@ export function countPhases(
   }
   const envelopes = cachedStatement(
     db,
-    `SELECT phase_id, count(*) AS attempts, sum(valid = 0) AS invalid
+    `SELECT phase_id, count(*) AS attempts, sum(CASE WHEN valid = 0 THEN 1 ELSE 0 END) AS invalid
      FROM envelopes WHERE adw_id = @adwId AND (@phaseId IS NULL OR phase_id = @phaseId) AND rowid <= @upTo
      GROUP BY phase_id`,
   ).all({ adwId, phaseId, upTo: cursor.envelopes }) as EnvelopeCountRow[];
