@@ -26,7 +26,7 @@ interface WorkerAnswer {
 const WORKER = `
 const { workerData } = require("node:worker_threads");
 const pg = require(workerData.pgPath);
-const { port, signal, url, connectTimeoutMs } = workerData;
+const { port, signal, url, connectTimeoutMs, readOnly } = workerData;
 const NUMBER = (v) => (v === null ? null : Number(v));
 const TEXT = (v) => v;
 const types = {
@@ -46,7 +46,11 @@ function unavailable(error) {
 async function connect() {
   if (client) return client;
   if (Date.now() - failedAt < 250) throw Object.assign(new Error(lastError), { code: "RETRY_LATER" });
-  const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, types, application_name: "sssf" });
+  const next = new pg.Client({
+    connectionString: url, connectionTimeoutMillis: connectTimeoutMs, types, application_name: "sssf",
+    // A read-only trace refuses writes, as SQLite's read-only connections do.
+    ...(readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
+  });
   next.on("error", () => { if (client === next) client = null; });
   try {
     await next.connect();
@@ -92,7 +96,10 @@ export class PgBridge {
   #next = 0;
 
   /** `url` is a `postgres://` URL; the password may come from PGPASSWORD or ~/.pgpass instead. */
-  constructor(url: string, options: { connectTimeoutMs?: number; statementTimeoutMs?: number } = {}) {
+  constructor(
+    url: string,
+    options: { connectTimeoutMs?: number; statementTimeoutMs?: number; readOnly?: boolean } = {},
+  ) {
     const pgPath = createRequire(import.meta.url).resolve("pg");
     const { port1, port2 } = new MessageChannel();
     this.#signal = new Int32Array(new SharedArrayBuffer(4));
@@ -105,6 +112,7 @@ export class PgBridge {
         url,
         pgPath,
         connectTimeoutMs: options.connectTimeoutMs ?? 3000,
+        readOnly: options.readOnly === true,
       },
       transferList: [port2],
     });

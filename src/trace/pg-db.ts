@@ -72,7 +72,7 @@ export class PgDb implements TraceDb {
   constructor(url: string, options: { readonly?: boolean } = {}) {
     this.name = displayTraceLocation(url);
     this.readonly = options.readonly === true;
-    this.#bridge = new PgBridge(url);
+    this.#bridge = new PgBridge(url, { readOnly: this.readonly });
   }
 
   get open(): boolean {

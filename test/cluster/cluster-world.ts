@@ -162,7 +162,13 @@ export class ClusterWorld {
 
   constructor(
     turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] },
-    options: { trace?: string } = {},
+    options: {
+      trace?: string;
+      /** Top-level config sections (limits…) next to the roster. */
+      config?: Record<string, unknown>;
+      /** Per agent, fields added to its roster entry (writes…). */
+      agents?: Partial<Record<"first" | "second" | "third", Record<string, unknown>>>;
+    } = {},
   ) {
     this.dbPath = options.trace ?? path.join(this.scratch, "trace.db");
     mkdirSync(path.join(this.dir, "adws"), { recursive: true });
@@ -175,11 +181,11 @@ export class ClusterWorld {
     writeFileSync(path.join(this.dir, "check.mjs"), 'console.log("ok 1");\n');
     this.sb.setup(
       [
-        { name: "first", turns: turns.first, userPrompt: USER },
-        { name: "second", turns: turns.second, userPrompt: USER },
-        { name: "third", turns: turns.third, userPrompt: USER },
+        { name: "first", turns: turns.first, userPrompt: USER, extra: options.agents?.first },
+        { name: "second", turns: turns.second, userPrompt: USER, extra: options.agents?.second },
+        { name: "third", turns: turns.third, userPrompt: USER, extra: options.agents?.third },
       ],
-      { quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } } },
+      { quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } }, ...options.config },
     );
     git(this.dir, ["init", "-q", "-b", "main"]);
     git(this.dir, ["add", "-A"]);

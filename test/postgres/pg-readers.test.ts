@@ -207,6 +207,24 @@ describePostgres("the readers on a PostgreSQL trace", () => {
       const versions = run.phases.map((p) => (p as { _v?: number })._v);
       for (const v of versions) expect(typeof v).toBe("number");
       expect(new Set(versions).size).toBe(versions.length);
+      // The UI's one write, archiving, reaches PostgreSQL (not a SQLite file named like the URL).
+      const archive = await onPg.app.request(`http://127.0.0.1:4477/api/sessions/${first}/archive`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          origin: "http://127.0.0.1:4477",
+          "sec-fetch-site": "same-origin",
+        },
+        body: '{"archived":true}',
+      });
+      expect(archive.status).toBe(200);
+      const [row] = await pg.query<{ archived: string }>("SELECT archived FROM sessions WHERE adw_id = $1", [
+        first,
+      ]);
+      expect(Number(row?.archived)).toBe(1);
+      expect((await getJson<SessionsPage>(onPg, "/api/sessions")).sessions.map((s) => s.adw_id)).toEqual([
+        ids[1],
+      ]);
     } finally {
       onPg.close();
       onSqlite.close();

@@ -162,4 +162,13 @@ describePostgres("the trace on PostgreSQL", () => {
       await empty.drop();
     }
   });
+  it("a read-only connection refuses writes, as SQLite's does", () => {
+    const db = openTraceDb(database.url, { readonly: true });
+    try {
+      expect(() => db.prepare("UPDATE sessions SET archived = 1").run()).toThrow(/read-only transaction/);
+      expect(db.prepare("SELECT count(*) AS n FROM sessions").pluck().get()).toBeTypeOf("number");
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -1,4 +1,6 @@
+import { PgDb } from "../../trace/pg-db.js";
 import { openSqlite } from "../../trace/sqlite.js";
+import { isPostgresUrl } from "../../trace/trace-location.js";
 /**
  * Sets `sessions.archived` of one session: the UI's only write, through its own short-lived writable
  * connection (the UI reads through a read-only one). No migration, no journal-mode change: the
@@ -7,7 +9,8 @@ import { openSqlite } from "../../trace/sqlite.js";
  * read-only file).
  */
 export function setArchived(dbPath: string, adwId: string, archived: boolean): boolean {
-  const db = openSqlite(dbPath, { fileMustExist: true });
+  // On PostgreSQL the trace is already there: a plain connection, no bootstrap.
+  const db = isPostgresUrl(dbPath) ? new PgDb(dbPath) : openSqlite(dbPath, { fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
     const result = db
