@@ -18,6 +18,7 @@ const suites = {
   "run-overhead": () => import("./run-overhead.mjs"),
   "git-spawns": () => import("./git-spawns.mjs"),
   cluster: () => import("./cluster.mjs"),
+  "pg-trace": () => import("./pg-trace.mjs"),
 };
 
 const wanted = process.argv.slice(2);
