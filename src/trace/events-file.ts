@@ -12,7 +12,8 @@ import type { TraceRecord } from "./events.js";
 export class EventsFile {
   readonly path: string;
   #fd: number | null;
-  #unwritten: { bytes: Buffer; records: TraceRecord[] } | null = null;
+  /** Bytes a write left over, and the records and JSON lines they end (all of them, not just the bytes). */
+  #unwritten: { bytes: Buffer; records: TraceRecord[]; text: string } | null = null;
 
   /** Opens `filePath` for appending, creating it and its directory when missing. Throws fs errors. */
   constructor(filePath: string) {
@@ -28,33 +29,35 @@ export class EventsFile {
 
   /**
    * Appends the bytes an earlier call could not write, then `records`; returns the records now in the file,
-   * in order. Throws the write error (those records are then kept for the next call), or SssfError("internal")
-   * when closed.
+   * in order, and their JSON lines (each ending in "\n"). Throws the write error (those records are then
+   * kept for the next call), or SssfError("internal") when closed.
    */
-  append(records: TraceRecord[]): TraceRecord[] {
+  append(records: TraceRecord[]): { records: TraceRecord[]; text: string } {
     const fd = this.#requireFd();
     const lines = records.map((record) => JSON.stringify(record));
     lines.push("");
     const text = lines.join("\n");
     if (this.#unwritten !== null) {
       // Bytes an earlier call could not write go first, so lines stay whole and in order.
-      const { bytes, records: earlier } = this.#unwritten;
+      const { bytes, text: earlierText, records: earlier } = this.#unwritten;
       this.#unwritten = null;
       const all = earlier.concat(records);
-      this.#writeBytes(fd, Buffer.concat([bytes, Buffer.from(text)]), all);
-      return all;
+      const allText = earlierText + text;
+      this.#writeBytes(fd, Buffer.concat([bytes, Buffer.from(text)]), all, allText);
+      return { records: all, text: allText };
     }
-    if (records.length === 0) return records;
+    if (records.length === 0) return { records, text: "" };
     let written: number;
     try {
       // A string write skips an intermediate Buffer; a failed write(2) has written nothing.
       written = writeSync(fd, text);
     } catch (error) {
-      this.#unwritten = { bytes: Buffer.from(text), records };
+      this.#unwritten = { bytes: Buffer.from(text), records, text };
       throw error;
     }
-    if (written < Buffer.byteLength(text)) this.#writeBytes(fd, Buffer.from(text).subarray(written), records);
-    return records;
+    if (written < Buffer.byteLength(text))
+      this.#writeBytes(fd, Buffer.from(text).subarray(written), records, text);
+    return { records, text };
   }
 
   /** Closes the file; idempotent. Bytes still unwritten are dropped (the caller reports that failure). */
@@ -69,12 +72,12 @@ export class EventsFile {
     return this.#fd;
   }
 
-  #writeBytes(fd: number, bytes: Buffer, records: TraceRecord[]): void {
+  #writeBytes(fd: number, bytes: Buffer, records: TraceRecord[], text: string): void {
     let offset = 0;
     try {
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
     } catch (error) {
-      this.#unwritten = { bytes: bytes.subarray(offset), records };
+      this.#unwritten = { bytes: bytes.subarray(offset), records, text };
       throw error;
     }
   }

@@ -139,6 +139,18 @@ export function sqliteDriver(): SqliteDriver {
   return picked.driver;
 }
 
+/**
+ * What another thread of this process needs to open its own connection with the same driver: the
+ * driver's name and, for better-sqlite3, the file `require` loads it from.
+ */
+export function sqliteDriverSource(): { driver: SqliteDriver; modulePath: string | null } {
+  const driver = sqliteDriver();
+  return {
+    driver,
+    modulePath: driver === "better-sqlite3" ? createRequire(import.meta.url).resolve("better-sqlite3") : null,
+  };
+}
+
 /** A statement of node:sqlite with better-sqlite3's conventions: an array binds positionally, `pluck`. */
 class NodeStatement implements TraceStatement {
   #plucked = false;

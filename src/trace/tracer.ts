@@ -1,3 +1,4 @@
+import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
@@ -6,6 +7,7 @@ import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
+import { type BatchAnswer, WriterThread } from "./writer-thread.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
 export interface TracerOptions {
@@ -21,7 +23,20 @@ export interface TracerOptions {
   maxBatch?: number;
   /** Called after each committed transaction with its records (for latency measurements). */
   onCommit?: (records: readonly TraceRecord[]) => void;
+  /**
+   * Where the inserts run: `"auto"` (default) moves them to a thread of their own once one flush holds
+   * {@link THREAD_MIN_BATCH} records (a flooding agent; never on PostgreSQL, an in-memory or read-only
+   * database, or with `SSSF_TRACE_THREAD=0`); `"never"` keeps them here; `"always"` starts the thread
+   * with the first flush (tests).
+   */
+  thread?: "auto" | "never" | "always";
 }
+
+/** Records in one flush that move a tracer's inserts to their thread (a flood, not a run's trickle). */
+export const THREAD_MIN_BATCH = 500;
+
+/** Batches handed to the thread and not yet answered before `write` waits for it (bounds memory). */
+const MAX_IN_FLIGHT = 8;
 
 /** Counters of a {@link Tracer}: records stored in the db, flushes that stored them, slowest flush. */
 export interface TracerStats {
@@ -75,6 +90,18 @@ export class Tracer {
   #timer: NodeJS.Timeout | null = null;
   #deferredError: unknown = undefined;
   #lastBusyError: unknown = undefined;
+  /** The database file the thread would write, or null when this tracer's inserts stay here. */
+  #threadFile: string | null;
+  readonly #threadAlways: boolean;
+  #thread: WriterThread | null = null;
+  readonly #db: TraceDb;
+  /**
+   * Batches the thread holds, by sequence number, in order: in the file, owed to the db. Kept as their
+   * text (one string, no objects for the collector to trace); the records only for `onCommit`.
+   */
+  readonly #owed = new Map<number, { text: string; records: TraceRecord[] | null; postedAt: number }>();
+  /** The thread's first batch is held by a busy database. */
+  #blocked = false;
 
   constructor(options: TracerOptions) {
     this.#eventsFile = options.eventsFile;
@@ -100,6 +127,17 @@ export class Tracer {
       return result;
     });
     this.#file = new EventsFile(this.#eventsFile);
+    const mode = options.thread ?? (process.env.SSSF_TRACE_THREAD === "0" ? "never" : "auto");
+    const db = options.db;
+    this.#db = db;
+    const fileBacked =
+      db.dialect === undefined &&
+      !db.readonly &&
+      db.name !== "" &&
+      db.name !== ":memory:" &&
+      !db.name.startsWith("file:");
+    this.#threadFile = mode !== "never" && fileBacked ? path.resolve(db.name) : null;
+    this.#threadAlways = mode === "always";
   }
 
   /** A snapshot of the counters. */
@@ -137,14 +175,28 @@ export class Tracer {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    const deferred = this.#deferredError;
-    this.#deferredError = undefined;
+    let thrown: unknown;
+    let failed = false;
     try {
       this.#flushNow();
+      if (this.#thread !== null) {
+        // An explicit flush tries a busy database again now, as the caller's thread would.
+        if (this.#blocked) {
+          this.#blocked = false;
+          this.#thread.retry();
+        }
+        this.#thread.waitFor(() => this.#owed.size === 0 || this.#blocked);
+        // A thread that could not write gave its batches back: store them here.
+        if (this.#thread === null && this.#pendingDb.length > 0) this.#flushNow();
+      }
     } catch (error) {
-      if (deferred === undefined) throw error;
+      thrown = error;
+      failed = true;
     }
+    const deferred = this.#deferredError;
+    this.#deferredError = undefined;
     if (deferred !== undefined) throw deferred;
+    if (failed) throw thrown;
   }
 
   /**
@@ -161,7 +213,7 @@ export class Tracer {
         sleepSync(250);
         this.flush();
       }
-      if (this.#pendingDb.length > 0) {
+      if (this.#pendingDb.length > 0 || this.#owed.size > 0) {
         throw (
           this.#lastBusyError ?? new SssfError("internal", `Trace records of ${this.#eventsFile} not stored.`)
         );
@@ -169,6 +221,8 @@ export class Tracer {
     } finally {
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
+      this.#thread?.close();
+      this.#thread = null;
       this.#file.close();
     }
   }
@@ -195,7 +249,16 @@ export class Tracer {
     const started = performance.now();
     const queued = this.#queue;
     this.#queue = [];
-    this.#afterFile(this.#file.append(queued));
+    const appended = this.#file.append(queued);
+    if (this.#thread === null && this.#threadFile !== null) {
+      const size = appended.records.length + this.#pendingDb.length;
+      if (size > 0 && (this.#threadAlways || size >= THREAD_MIN_BATCH)) this.#startThread(this.#threadFile);
+    }
+    if (this.#thread !== null) {
+      this.#handOver(appended.records, appended.text, started);
+      return;
+    }
+    this.#afterFile(appended.records);
     if (this.#pendingDb.length === 0) return;
     const batch = this.#pendingDb;
     let failure: unknown;
@@ -220,6 +283,61 @@ export class Tracer {
     this.#pendingDb = [];
     this.#record(result.stored, started);
     throw result.firstError ?? failure;
+  }
+
+  #startThread(file: string): void {
+    const busyTimeoutMs = Number(this.#db.pragma("busy_timeout", { simple: true }) ?? 30_000);
+    this.#thread = new WriterThread(file, (answer) => this.#answered(answer), { busyTimeoutMs });
+    // Records a busy database held here go first.
+    if (this.#pendingDb.length > 0) {
+      const held = this.#pendingDb;
+      this.#pendingDb = [];
+      this.#handOver(held, `${held.map((record) => JSON.stringify(record)).join("\n")}\n`, performance.now());
+    }
+  }
+
+  /** Gives the thread `records` (in the file as `text`); waits while it holds too many batches. */
+  #handOver(records: TraceRecord[], text: string, started: number): void {
+    const thread = this.#thread as WriterThread;
+    if (records.length > 0)
+      this.#owed.set(thread.post(text), {
+        text,
+        records: this.#onCommit === undefined ? null : records,
+        postedAt: started,
+      });
+    if (this.#owed.size >= MAX_IN_FLIGHT)
+      thread.waitFor(() => this.#owed.size < MAX_IN_FLIGHT || this.#blocked || this.#thread === null);
+  }
+
+  /** The thread's answer about one batch. */
+  #answered(answer: BatchAnswer): void {
+    if (answer.kind === "busy") {
+      this.#blocked = true;
+      this.#lastBusyError = answer.error;
+      return;
+    }
+    this.#blocked = false;
+    if (answer.kind === "fatal") {
+      // The thread cannot write: every batch it holds comes back here, in order, for the next flush.
+      const back = [...this.#owed.values()].flatMap(
+        (batch) =>
+          batch.records ??
+          (JSON.parse(`[${batch.text.slice(0, -1).replaceAll("\n", ",")}]`) as TraceRecord[]),
+      );
+      this.#owed.clear();
+      this.#pendingDb = back.concat(this.#pendingDb);
+      this.#thread?.close();
+      this.#thread = null;
+      this.#threadFile = null;
+      this.#schedule();
+      return;
+    }
+    const batch = this.#owed.get(answer.seq);
+    this.#owed.delete(answer.seq);
+    if (batch === undefined) return;
+    this.#record(answer.stored, batch.postedAt);
+    if (answer.error !== undefined) this.#deferredError ??= answer.error;
+    else if (batch.records !== null) this.#onCommit?.(batch.records);
   }
 
   /** True (and a retry scheduled) when `error` is a busy or locked db: the pending records stay queued. */

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
@@ -12,11 +12,14 @@ import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures
 const tempDir = useTempDir("tracer");
 const T0 = Date.UTC(2025, 0, 1);
 
+// Every test runs with the inserts on the caller's thread and on the writer thread.
+let threadMode: "never" | "always" = "never";
+
 function setup(options: { flushIntervalMs?: number; maxBatch?: number } = {}) {
   const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
   const eventsFile = path.join(tempDir(), "adw_data", "sessions", "a1b2c3d4", "events.jsonl");
   const db = openTraceDb(dbPath);
-  const tracer = new Tracer({ db, eventsFile, ...options });
+  const tracer = new Tracer({ db, eventsFile, thread: threadMode, ...options });
   const fileRecords = (): TraceRecord[] =>
     readFileSync(eventsFile, "utf8")
       .split("\n")
@@ -32,7 +35,17 @@ function event(index: number, overrides: Partial<EventRow> = {}): TraceRecord {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("Tracer", () => {
+/** Waits (up to 5 s) until `check` holds: the writer thread answers in its own time. */
+async function eventually(check: () => boolean): Promise<void> {
+  const until = Date.now() + 5_000;
+  while (!check() && Date.now() < until) await sleep(10);
+}
+
+describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode) => {
+  beforeEach(() => {
+    threadMode = mode;
+  });
+
   it("writes every record to the events file and the db", () => {
     const { db, tracer, fileRecords } = setup();
     const records = sessionRecords("a1b2c3d4", T0);
@@ -52,6 +65,7 @@ describe("Tracer", () => {
     tracer.write(event(1));
     expect(readTable(db, "events")).toHaveLength(0);
     await sleep(60);
+    await eventually(() => readTable(db, "events").length === 1);
     expect(fileRecords()).toHaveLength(1);
     expect(readTable(db, "events")).toHaveLength(1);
     tracer.close();
@@ -61,10 +75,12 @@ describe("Tracer", () => {
   it("batches many writes into few flushes", async () => {
     const { db, tracer } = setup({ maxBatch: 1000 });
     for (let index = 0; index < 5000; index += 1) tracer.write(event(index));
-    // Five full batches were flushed synchronously by size; nothing is left for the timer.
+    // Five full batches were flushed by size; nothing is left for the timer.
+    await eventually(() => tracer.stats.records === 5000);
     expect(tracer.stats).toMatchObject({ records: 5000, batches: 5 });
     for (let index = 5000; index < 5300; index += 1) tracer.write(event(index));
     await sleep(60);
+    await eventually(() => tracer.stats.records === 5300);
     expect(tracer.stats).toMatchObject({ records: 5300, batches: 6 });
     expect(tracer.stats.maxBatchMs).toBeGreaterThan(0);
     tracer.close();
@@ -123,7 +139,8 @@ describe("Tracer", () => {
     expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
     expect(readTable(db, "events")).toHaveLength(1);
     expect(fileRecords()).toHaveLength(3);
-    expect(tracer.stats).toMatchObject({ records: 3, batches: 1 });
+    // Held here, the three records go in one retry; the thread keeps the two batches it was handed.
+    expect(tracer.stats).toMatchObject({ records: 3, batches: mode === "never" ? 1 : 2 });
     tracer.close();
     db.close();
   });
@@ -182,12 +199,13 @@ describe("Tracer", () => {
   it("keeps good records of a batch and reports a bad one from the next flush", async () => {
     const { db, tracer } = setup({ flushIntervalMs: 1 });
     tracer.write(event(1));
-    // A value neither driver can bind (a boolean is one only for better-sqlite3).
-    tracer.write(event(2, { ok: Symbol("bad") as unknown as number }));
+    // A value neither driver can bind, in the file as in memory.
+    tracer.write(event(2, { ok: { bad: true } as unknown as number }));
     tracer.write(event(3));
     await sleep(40);
+    await eventually(() => readTable(db, "events").length === 2);
     expect(readTable(db, "events").map((row) => row.id)).toEqual(["evt_000001", "evt_000003"]);
-    expect(() => tracer.flush()).toThrow(/bind|bound/);
+    expect(() => tracer.flush()).toThrow(/bind|bound|type/);
     expect(() => tracer.flush()).not.toThrow();
     tracer.close();
     db.close();
@@ -217,6 +235,78 @@ describe("Tracer", () => {
     tracer.close();
     // Every event lands; the rate is bench/trace-ingest.mjs's to measure.
     expect(readTable(db, "events")).toHaveLength(50_000);
+    db.close();
+  });
+});
+
+describe("Tracer writer thread", () => {
+  it("takes over a flood by itself, and the db holds what the file holds", () => {
+    const { db, tracer, fileRecords } = setup();
+    for (let index = 0; index < 20_000; index += 1)
+      tracer.write(
+        event(index, {
+          type: "tool_call",
+          name: `bash: echo ${index} \u0000 "q"`,
+          payload: `{"i":${index}}`,
+        }),
+      );
+    tracer.close();
+    const rows = readTable(db, "events");
+    expect(rows).toHaveLength(20_000);
+    const filed = new Map(
+      fileRecords()
+        .filter((record) => record.table === "events")
+        .map((record) => [(record.row as EventRow).id, record.row]),
+    );
+    for (const row of rows) expect(row).toEqual(filed.get(row.id));
+    db.close();
+  });
+
+  it("stays on the caller's thread for a trickle, and with SSSF_TRACE_THREAD=0", () => {
+    const { db, dbPath, tracer } = setup();
+    tracer.write(event(1));
+    tracer.flush();
+    // Readable at once from another connection: the rows were committed by the flush itself.
+    const other = openSqlite(dbPath, { readonly: true });
+    expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
+    other.close();
+    tracer.close();
+    db.close();
+  });
+
+  it("falls back to the caller's thread when the thread cannot open the database", () => {
+    const { db, dbPath, eventsFile } = setup();
+    // The file is gone (renamed) after the caller's connection opened it: the thread cannot follow.
+    renameSync(dbPath, `${dbPath}.moved`);
+    const tracer = new Tracer({ db, eventsFile, thread: "always" });
+    for (let index = 0; index < 1_000; index += 1) tracer.write(event(index));
+    tracer.close();
+    expect(readTable(db, "events")).toHaveLength(1_000);
+    expect(existsSync(dbPath)).toBe(false);
+    db.close();
+  });
+
+  it("keeps the order of batches a busy database held, and reports records it never took", () => {
+    const { db, dbPath, eventsFile } = setup();
+    db.pragma("busy_timeout = 50");
+    const tracer = new Tracer({ db, eventsFile, thread: "always", maxBatch: 100 });
+    const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
+    const other = openSqlite(dbPath);
+    other.exec("BEGIN IMMEDIATE");
+    tracer.write({ table: "phases", row: running });
+    for (let index = 0; index < 450; index += 1) tracer.write(event(index));
+    tracer.write({ table: "phases", row: { ...running, status: "success" } });
+    tracer.flush();
+    expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(0);
+    other.exec("COMMIT");
+    tracer.flush();
+    expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
+    expect(readTable(db, "events")).toHaveLength(450);
+    other.exec("BEGIN IMMEDIATE");
+    tracer.write(event(999));
+    expect(() => tracer.close()).toThrow(/locked|busy/i);
+    other.exec("ROLLBACK");
+    other.close();
     db.close();
   });
 });

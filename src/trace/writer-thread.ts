@@ -1,0 +1,297 @@
+/**
+ * The trace's SQLite inserts on a thread of their own. An agent flooding tool calls keeps the main
+ * thread busy reading, parsing and filing each line; with the inserts beside it, both cores work.
+ * The thread opens its own connection to the same file (WAL: the main connection keeps reading) and
+ * gets each batch as the JSON lines `events.jsonl` received, so both hold the same bytes.
+ * Batches commit in the order they were handed over; a busy database holds the queue (it never skips
+ * ahead), as the tracer's own retry would.
+ */
+
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
+import { columnNames } from "./columns.js";
+import { TRACE_TABLES } from "./events.js";
+import { sqliteDriverSource } from "./sqlite.js";
+
+/** What the thread reports of one batch. */
+export type BatchAnswer =
+  /** Committed: every record stored, or (`error` set) all but the ones the database refused. */
+  | { kind: "done"; seq: number; stored: number; error?: Error }
+  /** The database stayed busy or locked: the batch (and every later one) waits; the thread retries. */
+  | { kind: "busy"; seq: number; error: Error }
+  /** The thread cannot write at all (its connection failed): nothing from `seq` on was stored. */
+  | { kind: "fatal"; seq: number; error: Error };
+
+interface WireError {
+  message: string;
+  code?: unknown;
+  errcode?: unknown;
+}
+
+interface WireAnswer {
+  kind: BatchAnswer["kind"] | "closed";
+  seq: number;
+  stored?: number;
+  error?: WireError;
+}
+
+// The thread, as a script (a bundled or a tsx-run sssf loads it the same way): Node and the driver only.
+const SCRIPT = `
+const { workerData } = require("node:worker_threads");
+const { port, signal, file, driver, modulePath, tables, busyRetryMs, busyTimeoutMs } = workerData;
+let db = null;
+const run = driver === "better-sqlite3" ? (s, v) => s.run(v) : (s, v) => s.run(...v);
+const statements = new Map();
+function statement(table, rows) {
+  const key = table + ":" + rows;
+  let found = statements.get(key);
+  if (!found) { found = db.prepare(tables[table].sql[rows]); statements.set(key, found); }
+  return found;
+}
+function open() {
+  // The main thread's connection created and migrated the file; a file gone since is not recreated.
+  if (!require("node:fs").existsSync(file)) throw new Error("trace database " + file + " is gone");
+  if (driver === "better-sqlite3") {
+    const Database = require(modulePath);
+    db = new Database(file, { fileMustExist: true });
+  } else {
+    const emit = process.emitWarning;
+    process.emitWarning = (w, ...rest) => { if (!/SQLite is an experimental/i.test(String(w && w.message || w))) emit.call(process, w, ...rest); };
+    try { db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(file); } finally { process.emitWarning = emit; }
+  }
+  db.exec("PRAGMA busy_timeout = " + busyTimeoutMs + "; PRAGMA synchronous = NORMAL");
+  db.prepare("SELECT 1 FROM events LIMIT 0").all();
+}
+function sizeFor(left) {
+  if (left >= ${ROWS_PER_STATEMENT}) return ${ROWS_PER_STATEMENT};
+  let size = 1;
+  while (size * 2 <= left) size *= 2;
+  return size;
+}
+function upsertRows(records, start, end) {
+  const table = records[start].table;
+  const { columns } = tables[table];
+  const width = columns.length;
+  for (let at = start; at < end; ) {
+    const rows = sizeFor(end - at);
+    const values = new Array(rows * width);
+    let slot = 0;
+    for (let r = 0; r < rows; r++) {
+      const row = records[at + r].row;
+      for (let c = 0; c < width; c++) { const v = row[columns[c]]; values[slot++] = v === undefined ? null : v; }
+    }
+    run(statement(table, rows), values);
+    at += rows;
+  }
+}
+function upsertAll(records) {
+  let start = 0;
+  while (start < records.length) {
+    const table = records[start].table;
+    if (!tables[table]) throw Object.assign(new Error("Unknown trace table " + JSON.stringify(table) + " in a trace record."), { code: "SSSF_UNKNOWN_TABLE" });
+    let end = start + 1;
+    while (end < records.length && records[end].table === table) end++;
+    upsertRows(records, start, end);
+    start = end;
+  }
+}
+function rollback() { try { db.exec("ROLLBACK"); } catch {} }
+const wire = (e) => ({ message: String(e && e.message || e), code: e && e.code, errcode: e && e.errcode });
+const busy = (e) => { const c = e && (typeof e.code === "string" ? e.code : ""); const n = e && typeof e.errcode === "number" ? e.errcode & 0xff : 0; return /^SQLITE_(BUSY|LOCKED)/.test(c) || n === 5 || n === 6; };
+// One record at a time, each in its savepoint: store what can be stored, report the first refusal.
+function storeEach(records) {
+  let stored = 0, first = null;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    for (let i = 0; i < records.length; i++) {
+      db.exec("SAVEPOINT sssf_one");
+      try { upsertRows(records, i, i + 1); db.exec("RELEASE sssf_one"); stored++; }
+      catch (e) { db.exec("ROLLBACK TO sssf_one; RELEASE sssf_one"); if (busy(e)) throw e; first = first || e; }
+    }
+    db.exec("COMMIT");
+  } catch (e) { rollback(); throw e; }
+  return { stored, first };
+}
+const queue = [];
+let fatal = null;
+let timer = null;
+function answer(message) {
+  port.postMessage(message);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+function drain() {
+  timer = null;
+  while (queue.length > 0) {
+    const { seq, text } = queue[0];
+    if (fatal) { queue.shift(); continue; }
+    let records;
+    try {
+      if (!db) open();
+      records = JSON.parse("[" + text.slice(0, -1).replaceAll("\\n", ",") + "]");
+    } catch (e) {
+      fatal = e;
+      answer({ kind: "fatal", seq, error: wire(e) });
+      queue.length = 0;
+      return;
+    }
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      try { upsertAll(records); db.exec("COMMIT"); } catch (e) { rollback(); throw e; }
+      queue.shift();
+      answer({ kind: "done", seq, stored: records.length });
+    } catch (error) {
+      if (busy(error)) { answer({ kind: "busy", seq, error: wire(error) }); timer = setTimeout(drain, busyRetryMs); return; }
+      try {
+        const { stored, first } = storeEach(records);
+        queue.shift();
+        answer({ kind: "done", seq, stored, error: wire(first || error) });
+      } catch (again) {
+        if (busy(again)) { answer({ kind: "busy", seq, error: wire(again) }); timer = setTimeout(drain, busyRetryMs); return; }
+        queue.shift();
+        answer({ kind: "done", seq, stored: 0, error: wire(again) });
+      }
+    }
+  }
+}
+port.on("message", (message) => {
+  if (message.retry) { if (timer) { clearTimeout(timer); drain(); } return; }
+  if (message.close) {
+    if (timer) clearTimeout(timer);
+    try { if (db) db.close(); } catch {}
+    answer({ kind: "closed", seq: -1 });
+    port.close();
+    return;
+  }
+  queue.push(message);
+  if (!timer) drain();
+});
+`;
+
+function fromWire(error: WireError | undefined): Error {
+  const rebuilt = new Error(error?.message ?? "trace writer thread failed");
+  if (error?.code !== undefined) Object.assign(rebuilt, { code: error.code });
+  if (error?.errcode !== undefined) Object.assign(rebuilt, { errcode: error.errcode });
+  return rebuilt;
+}
+
+/** How long a synchronous wait gives the thread before calling it lost. */
+const ANSWER_TIMEOUT_MS = 120_000;
+
+/**
+ * The main thread's end of the writer thread on `file` (a SQLite trace another connection of this
+ * process opened and migrated). `post` hands over a batch; answers arrive by themselves (`onAnswer`,
+ * when the event loop runs) or by `waitFor`, which blocks until a batch is answered.
+ */
+export class WriterThread {
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #signal: Int32Array;
+  readonly #onAnswer: (answer: BatchAnswer) => void;
+  #seq = 0;
+  #closed = false;
+
+  /** `busyTimeoutMs`: the wait for a lock before a batch counts as busy (the main connection's). */
+  constructor(
+    file: string,
+    onAnswer: (answer: BatchAnswer) => void,
+    options: { busyTimeoutMs: number; busyRetryMs?: number },
+  ) {
+    const { driver, modulePath } = sqliteDriverSource();
+    const tables: Record<string, { columns: readonly string[]; sql: Record<number, string> }> = {};
+    for (const table of TRACE_TABLES) {
+      const sql: Record<number, string> = { [ROWS_PER_STATEMENT]: upsertSql(table, ROWS_PER_STATEMENT) };
+      for (let rows = 1; rows < ROWS_PER_STATEMENT; rows *= 2) sql[rows] = upsertSql(table, rows);
+      tables[table] = { columns: columnNames(table), sql };
+    }
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    this.#signal = new Int32Array(new SharedArrayBuffer(4));
+    this.#onAnswer = onAnswer;
+    this.#worker = new Worker(SCRIPT, {
+      eval: true,
+      workerData: {
+        port: port2,
+        signal: this.#signal,
+        file,
+        driver,
+        modulePath,
+        tables,
+        busyRetryMs: options.busyRetryMs ?? 250,
+        busyTimeoutMs: Math.max(0, Math.floor(options.busyTimeoutMs)),
+      },
+      transferList: [port2],
+      // The parent's stdio: a warning the thread prints reaches the user as the main thread's would.
+      stdout: false,
+      stderr: false,
+    });
+    this.#worker.unref();
+    this.#port.on("message", (message: WireAnswer) => this.#deliver(message));
+    this.#port.unref();
+  }
+
+  /** Asks a thread a busy database held to try again now. */
+  retry(): void {
+    this.#port.postMessage({ retry: true });
+  }
+
+  /** Hands over one batch (JSON lines, each ending in "\n"); returns its sequence number. */
+  post(text: string): number {
+    this.#seq += 1;
+    this.#port.postMessage({ seq: this.#seq, text });
+    return this.#seq;
+  }
+
+  /**
+   * Blocks until `done()` says so, delivering each answer as it comes. Throws when the thread gives no
+   * answer for two minutes (it is gone).
+   */
+  waitFor(done: () => boolean): void {
+    let lastAnswerAt = Date.now();
+    while (!done()) {
+      const seen = Atomics.load(this.#signal, 0);
+      const message = receiveMessageOnPort(this.#port);
+      if (message !== undefined) {
+        this.#deliver(message.message as WireAnswer);
+        lastAnswerAt = Date.now();
+        continue;
+      }
+      if (Date.now() - lastAnswerAt > ANSWER_TIMEOUT_MS)
+        throw new Error("The trace writer thread stopped answering for two minutes.");
+      Atomics.wait(this.#signal, 0, seen, 1000);
+    }
+  }
+
+  /** Closes the thread's connection and lets the thread end. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#port.postMessage({ close: true });
+    let closed = false;
+    const until = Date.now() + 5_000;
+    while (!closed && Date.now() < until) {
+      const seen = Atomics.load(this.#signal, 0);
+      const message = receiveMessageOnPort(this.#port);
+      if (message === undefined) {
+        Atomics.wait(this.#signal, 0, seen, 100);
+        continue;
+      }
+      const answer = message.message as WireAnswer;
+      if (answer.kind === "closed") closed = true;
+      else this.#deliver(answer);
+    }
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+
+  #deliver(message: WireAnswer): void {
+    if (message.kind === "closed") return;
+    if (message.kind === "done") {
+      const answer: BatchAnswer = { kind: "done", seq: message.seq, stored: message.stored ?? 0 };
+      if (message.error !== undefined) answer.error = fromWire(message.error);
+      this.#onAnswer(answer);
+    } else {
+      this.#onAnswer({ kind: message.kind, seq: message.seq, error: fromWire(message.error) });
+    }
+  }
+}
