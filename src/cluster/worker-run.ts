@@ -7,6 +7,7 @@
  */
 
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
@@ -15,8 +16,10 @@ import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
+import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
 import { readSessionRow } from "../trace/queries.js";
+import { claimSession, ownerName, type SessionOwner } from "../trace/session-fence.js";
 import { runBranch, worktreePath } from "../workspace/run-workspace-plan.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
@@ -59,6 +62,25 @@ function endedResult(context: WorkerContext, row: SessionRow): ClusterRunResult 
 }
 
 /**
+ * Makes this process the owner of the session `before` names (its row's host and pid), so the attempt
+ * taken for dead is fenced off the trace. Throws (Restate retries later) when another worker claimed it
+ * first.
+ */
+function claimRun(context: WorkerContext, before: SessionRow): void {
+  const db = openTraceDb(context.dbPath);
+  try {
+    const me: SessionOwner = { host: hostname(), pid: process.pid };
+    if (before.host === me.host && before.pid === me.pid) return;
+    if (!claimSession(db, before.adw_id, before, me))
+      throw new Error(
+        `run ${before.adw_id}: another worker claimed it after ${ownerName(before)} was taken for dead`,
+      );
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Executes the run `request` on this worker and resolves with how it ended. Rejects only when it
  * could not start (the remote is unreachable, the base commit is missing): Restate retries it then.
  */
@@ -72,13 +94,15 @@ export async function executeClusterRun(
   // An execution that finished but whose answer Restate did not get: the trace has the outcome.
   if (before !== undefined && (before.status === "success" || before.status === "fail"))
     return endedResult(context, before);
+  const takingOver = before !== undefined;
+  // Before reading what the run pushed: from here on, the attempt taken for dead writes nothing more.
+  if (takingOver) claimRun(context, before);
   await repo.fetch();
   const checkout = checkoutDir(context, adwId);
   await repo.checkoutFor(checkout, request.base_commit);
   const { workflow, config: runConfig } = await context.loadRun(checkout, request.workflow);
   const config: SssfConfig = { ...runConfig, dbPath: context.dbPath, sessionsDir: context.sessionsDir };
   const branch = before?.branch ?? runBranch(workflow.name, adwId);
-  const takingOver = before !== undefined;
   // What the run pushed before: its branch (commits), then its uncommitted work on top.
   const pushed = takingOver ? await repo.remoteRef(`refs/heads/${branch}`) : null;
   if (pushed !== null) await repo.fetchRef(`refs/heads/${branch}`);
@@ -89,13 +113,24 @@ export async function executeClusterRun(
   let lastHead: string = pushed ?? request.base_commit;
   let lastWip: string | null = wip;
   let runTrace: SessionTrace | undefined;
+  // Another worker took the run over while this one was taken for dead: it stops, and keeps its hands off.
+  let fencedBy: string | undefined;
+  const isFenced = () => fencedBy !== undefined || runTrace?.fenced === true;
+  const own = new AbortController();
+  const signal = AbortSignal.any([context.signal, own.signal]);
 
   const host: RunHost = {
     ...(takingOver
       ? {
           takeOver: {
             reason: `interrupted: worker ${before.host ?? "?"} (pid ${before.pid ?? "?"}) stopped running it; worker ${context.id} takes it over`,
-            payload: { failover: true, to_worker: context.id },
+            payload: {
+              failover: true,
+              to_worker: context.id,
+              from_host: before.host,
+              from_pid: before.pid,
+            },
+            from: { host: before.host, pid: before.pid },
           },
         }
       : {}),
@@ -120,8 +155,23 @@ export async function executeClusterRun(
         payload: { failover: true, wip, branch_head: pushed, worker: context.id },
       });
     },
+    fenced: (holder) => {
+      fencedBy = holder === null ? "nobody (the session is gone)" : ownerName(holder);
+      const reason = `fenced: ${fencedBy} runs it now; worker ${context.id} stops its stale attempt and writes nothing more to the trace or the remote`;
+      // Only the session's files get this (the trace refuses the attempt's records from now on).
+      runTrace?.event({
+        type: "log",
+        name: reason,
+        phaseId: null,
+        ok: false,
+        payload: { fenced: true, worker: context.id, holder },
+      });
+      own.abort(reason);
+    },
     phaseCompleted: async (phase) => {
       if (phase.status !== "success" && phase.status !== "fail") return;
+      // Only an attempt the trace still takes pushes (the journal entry follows the push).
+      if (isFenced() || runTrace?.stillOwner() === false) return;
       try {
         const { head, wip: now } = await repo.workState(
           worktree,
@@ -156,11 +206,23 @@ export async function executeClusterRun(
     ...(request.agent === null ? {} : { agent: request.agent }),
     registry: context.registry,
     reporter: context.reporter,
-    signal: context.signal,
+    signal,
     yes: request.yes,
     ...(takingOver ? { resume: true } : { base: request.base_commit }),
     host,
   });
+  if (isFenced()) {
+    await repo.removeCheckout(checkout);
+    return {
+      adw_id: adwId,
+      accepted: false,
+      reason: `fenced: ${fencedBy ?? "another worker"} runs it now`,
+      branch: null,
+      head: null,
+      wip_ref: null,
+      worker: context.id,
+    };
+  }
   return finishRun(context, outcome, { worktree, branch, base: request.base_commit, lastWip, checkout });
 }
 

@@ -204,8 +204,9 @@ export class RunEngine implements Run {
     const result = await tracePhase(this.lifecycle, row, () =>
       this.scope.inPhase(row.id, () => body(row, durable, identity.position)),
     );
-    durable.completed(row);
+    // A host keeps the phase's work first: a journaled phase is one whose work another host finds.
     await this.options.host?.phaseCompleted?.(row);
+    durable.completed(row);
     return result;
   }
 

@@ -1,6 +1,7 @@
 import type { EngineerAnswer } from "../api/run-api.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
+import type { SessionOwner } from "../trace/session-fence.js";
 import type { RunWorkspace } from "../workspace/run-workspace.js";
 
 /** What an engineer phase waits for, as a host that answers it from elsewhere sees it. */
@@ -21,10 +22,24 @@ export interface RunHost {
    * this reason (the host knows its sssf is gone: the engine that placed it retried it elsewhere),
    * wherever it ran, instead of refusing a run of another host.
    */
-  takeOver?: { reason: string; payload: Record<string, unknown> };
+  takeOver?: {
+    reason: string;
+    payload: Record<string, unknown>;
+    /** The process the session row named before the host claimed it (its leftover processes end). */
+    from?: { host: string | null; pid: number | null };
+  };
+  /**
+   * The run's trace writes to the db only while the session row names this process (host and pid):
+   * a host that can be taken for dead and wake up again (a cluster worker) passes what to do when
+   * another process claimed the session. Its records then go to the session's files only.
+   */
+  fenced?(holder: SessionOwner | null): void;
   /** The workspace is open and announced, before the first phase: put back what an earlier attempt kept. */
   workspaceOpened?(workspace: RunWorkspace, trace: SessionTrace): Promise<void>;
-  /** A live phase completed and is journaled: keep what it made where another host can continue from it. */
+  /**
+   * A live phase completed: keep what it made where another host can continue from it. Called before
+   * the phase is journaled, so a host that dies before this resolves has the phase run again.
+   */
   phaseCompleted?(phase: PhaseRow): Promise<void>;
   /**
    * A second door for an engineer's answer, raced with `sssf approve` on this host: resolves with the

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { hostname } from "node:os";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
@@ -317,17 +318,26 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   let tracer: Tracer | undefined;
   try {
     db = openTraceDb(config.dbPath);
-    tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
+    const fenced = options.host?.fenced;
+    tracer = new Tracer({
+      db,
+      eventsFile: dirs.eventsFile,
+      ...(fenced === undefined
+        ? {}
+        : { fence: { adwId, owner: { host: hostname(), pid: process.pid }, onFenced: fenced } }),
+    });
     const session: OpenedSession = { adwId, dirs, db, tracer, existing: getSession(db, adwId) };
     refuseJoinWithoutRecord(session, config);
     const takeOver = options.host?.takeOver;
     if (options.resume === true) checkResumable(adwId, session.existing, config, takeOver !== undefined);
     // Holding the lock, a session still marked running is one whose sssf died: close what it left open.
     if (session.existing?.status === "running") {
-      const dead = session.existing;
+      // A host that claimed the row already names itself there: the processes are the previous owner's.
+      const existing = session.existing;
+      const dead = { ...existing, ...takeOver?.from };
       await endLeftoverProcesses(db, dead);
       const write = tracer.write.bind(tracer);
-      closeSessionAsInterrupted(db, write, dead, {
+      closeSessionAsInterrupted(db, write, existing, {
         reason:
           takeOver?.reason ??
           `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,

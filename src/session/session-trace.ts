@@ -116,4 +116,14 @@ export class SessionTrace {
   flush(): void {
     this.tracer.flush();
   }
+
+  /** True once another process claimed the session: the trace takes nothing more from this one. */
+  get fenced(): boolean {
+    return this.tracer.fenced;
+  }
+
+  /** Reads the session's owner now: false when another process claimed it (see `fenced`). */
+  stillOwner(): boolean {
+    return this.tracer.checkFence();
+  }
 }

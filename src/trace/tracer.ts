@@ -6,6 +6,7 @@ import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
+import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
 import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
 import { type BatchAnswer, WriterThread } from "./writer-thread.js";
 
@@ -30,7 +31,16 @@ export interface TracerOptions {
    * with the first flush (tests).
    */
   thread?: "auto" | "never" | "always";
+  /**
+   * Write to the db only while the session's row names this owner (a cluster attempt,
+   * `session-fence.ts`): checked inside every batch's transaction, and once a second while idle. Once
+   * fenced, records go to the events file only. Keeps the inserts on the caller's thread.
+   */
+  fence?: SessionFence;
 }
+
+/** How often a fenced tracer looks at its session's owner while it has nothing to write. */
+const FENCE_CHECK_MS = 1000;
 
 /** Records in one flush that move a tracer's inserts to their thread (a flood, not a run's trickle). */
 export const THREAD_MIN_BATCH = 500;
@@ -102,19 +112,34 @@ export class Tracer {
   readonly #owed = new Map<number, { text: string; records: TraceRecord[] | null; postedAt: number }>();
   /** The thread's first batch is held by a busy database. */
   #blocked = false;
+  readonly #fence: SessionFence | undefined;
+  /** Another process owns the session: nothing more goes to the db. */
+  #fenced = false;
+  #fenceTimer: NodeJS.Timeout | null = null;
 
   constructor(options: TracerOptions) {
     this.#eventsFile = options.eventsFile;
     this.#flushIntervalMs = options.flushIntervalMs ?? 10;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 4000);
     this.#onCommit = options.onCommit;
+    const fence = options.fence;
+    this.#fence = fence;
     const upsert = createUpserter(options.db);
+    const batchUpsert = createBatchUpserter(options.db);
     // Multi-row statements; the one-row upserts below store what they can after a failure.
-    this.#insertBatch = options.db.transaction(createBatchUpserter(options.db));
+    this.#insertBatch = options.db.transaction(
+      fence === undefined
+        ? batchUpsert
+        : (records: TraceRecord[]) => {
+            checkSessionOwner(options.db, fence, true);
+            batchUpsert(records);
+          },
+    );
     // Fallback after a non-transient failure: store every record that can be stored, report the first error.
     // Each in its savepoint: on PostgreSQL a failed statement would abort the whole transaction.
     const upsertOne = options.db.transaction(upsert);
     this.#insertEach = options.db.transaction((records: TraceRecord[]) => {
+      if (fence !== undefined) checkSessionOwner(options.db, fence, true);
       const result: EachResult = { stored: 0, firstError: undefined };
       for (const record of records) {
         try {
@@ -127,7 +152,10 @@ export class Tracer {
       return result;
     });
     this.#file = new EventsFile(this.#eventsFile);
-    const mode = options.thread ?? (process.env.SSSF_TRACE_THREAD === "0" ? "never" : "auto");
+    const mode =
+      fence !== undefined
+        ? "never"
+        : (options.thread ?? (process.env.SSSF_TRACE_THREAD === "0" ? "never" : "auto"));
     const db = options.db;
     this.#db = db;
     const fileBacked =
@@ -138,6 +166,24 @@ export class Tracer {
       !db.name.startsWith("file:");
     this.#threadFile = mode !== "never" && fileBacked ? path.resolve(db.name) : null;
     this.#threadAlways = mode === "always";
+    if (fence !== undefined) {
+      this.#fenceTimer = setInterval(() => this.#lookAtOwner(), FENCE_CHECK_MS);
+      this.#fenceTimer.unref();
+    }
+  }
+
+  /** True once another process owns the session (see {@link TracerOptions.fence}). */
+  get fenced(): boolean {
+    return this.#fenced;
+  }
+
+  /**
+   * Looks at the session's owner now (a fenced tracer; others answer true at once): true while it names
+   * this tracer's owner or cannot be read (a database out of reach fences nobody).
+   */
+  checkFence(): boolean {
+    this.#lookAtOwner();
+    return !this.#fenced;
   }
 
   /** A snapshot of the counters. */
@@ -221,6 +267,8 @@ export class Tracer {
     } finally {
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
+      if (this.#fenceTimer !== null) clearInterval(this.#fenceTimer);
+      this.#fenceTimer = null;
       this.#thread?.close();
       this.#thread = null;
       this.#file.close();
@@ -258,6 +306,7 @@ export class Tracer {
       this.#handOver(appended.records, appended.text, started);
       return;
     }
+    if (this.#fenced) return;
     this.#afterFile(appended.records);
     if (this.#pendingDb.length === 0) return;
     const batch = this.#pendingDb;
@@ -269,14 +318,14 @@ export class Tracer {
       this.#onCommit?.(batch);
       return;
     } catch (error) {
-      if (this.#keepForRetry(error)) return;
+      if (this.#keepForRetry(error) || this.#fencedBy(error)) return;
       failure = error;
     }
     let result: EachResult;
     try {
       result = this.#insertEach.immediate(batch);
     } catch (error) {
-      if (this.#keepForRetry(error)) return;
+      if (this.#keepForRetry(error) || this.#fencedBy(error)) return;
       this.#pendingDb = [];
       throw error;
     }
@@ -346,6 +395,32 @@ export class Tracer {
     this.#lastBusyError = error;
     this.#schedule();
     return true;
+  }
+
+  /** True when `error` says another process owns the session: the db gets nothing more from here. */
+  #fencedBy(error: unknown): boolean {
+    if (!(error instanceof FencedError)) return false;
+    this.#pendingDb = [];
+    if (!this.#fenced) {
+      this.#fenced = true;
+      if (this.#fenceTimer !== null) clearInterval(this.#fenceTimer);
+      this.#fenceTimer = null;
+      const fence = this.#fence;
+      // After the flush that found it: the listener may write (to the file) and stop the run.
+      if (fence !== undefined) queueMicrotask(() => fence.onFenced(error.holder));
+    }
+    return true;
+  }
+
+  /** The idle check of a fenced tracer; a busy or unreachable db is looked at again next time. */
+  #lookAtOwner(): void {
+    const fence = this.#fence;
+    if (fence === undefined || this.#fenced || !this.#file.isOpen) return;
+    try {
+      checkSessionOwner(this.#db, fence, false);
+    } catch (error) {
+      this.#fencedBy(error);
+    }
   }
 
   /** `records` are in the file: they are now owed to the db. */

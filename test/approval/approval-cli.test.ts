@@ -188,6 +188,13 @@ describe("sssf approve / reject / --yes through the built CLI", () => {
     const late = await sb.run(["approve", "dead0001"]);
     expect(late.code).toBe(2);
     expect(late.stderr).toBe("sssf: session dead0001 has no phase waiting for approval\n");
+    // A run of another host (a cluster worker's) has no session folder here, only its rows in the trace.
+    rmSync(sb.sessionDir("dead0001"), { recursive: true });
+    const elsewhere = await sb.run(["approve", "dead0001"]);
+    expect(elsewhere).toMatchObject({
+      code: 2,
+      stderr: "sssf: session dead0001 has no phase waiting for approval (the trace shows it fail)\n",
+    });
   });
 
   it("errors: unknown session, bad id, already answered, a dead asker, several waiting phases", async () => {

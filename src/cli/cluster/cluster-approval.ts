@@ -18,7 +18,11 @@ export interface ClusterQuestion {
   ingress: string;
 }
 
-/** The questions of `adwId` waiting on the cluster right now, oldest first (none for a local run). */
+/**
+ * The questions of `adwId` waiting on the cluster right now, oldest first (none for a local run). While
+ * a run fails over its asking phase is closed and not yet asked again: the last question it asked is
+ * the one waiting then (its promise is the same on every attempt), so it is answered, or said answered.
+ */
 export function clusterQuestions(dbPath: string, adwId: string): ClusterQuestion[] {
   let db: ReturnType<typeof openTraceDb>;
   try {
@@ -29,14 +33,29 @@ export function clusterQuestions(dbPath: string, adwId: string): ClusterQuestion
   try {
     const rows = db
       .prepare(
-        `SELECT e.phase_id AS phase_id, p.name AS phase, p.number AS phase_number, e.payload AS payload
-         FROM events e JOIN phases p ON p.id = e.phase_id
-         WHERE e.adw_id = ? AND e.type = 'log' AND e.name LIKE 'waiting for approval:%' AND p.status = 'running'
+        `SELECT e.phase_id AS phase_id, p.name AS phase, p.number AS phase_number, p.status AS status,
+           e.payload AS payload, s.status AS session_status
+         FROM events e JOIN phases p ON p.id = e.phase_id JOIN sessions s ON s.adw_id = e.adw_id
+         WHERE e.adw_id = ? AND e.type = 'log' AND e.name LIKE 'waiting for approval:%'
          ORDER BY e.started_at`,
       )
-      .all(adwId) as { phase_id: string; phase: string; phase_number: number; payload: string | null }[];
+      .all(adwId) as {
+      phase_id: string;
+      phase: string;
+      phase_number: number;
+      status: string;
+      payload: string | null;
+      session_status: string;
+    }[];
+    const running = rows.filter((row) => row.status === "running");
+    const last = rows.at(-1);
+    const failingOver =
+      running.length === 0 &&
+      last !== undefined &&
+      (last.session_status === "running" || last.session_status === "interrupted") &&
+      last.status === "interrupted";
     const questions: ClusterQuestion[] = [];
-    for (const row of rows) {
+    for (const row of failingOver && last !== undefined ? [last] : running) {
       const payload = JSON.parse(row.payload ?? "{}") as {
         question?: unknown;
         restate_ingress?: unknown;

@@ -126,7 +126,16 @@ export async function approvalCommand(
       const asked = clusterQuestions(dbPath, adwId);
       if (asked.length > 0) return await answerClusterQuestion(verb, adwId, asked, { ...options, reason });
     }
-    if (!existsSync(sessionRoot)) throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
+    if (!existsSync(sessionRoot)) {
+      // A run of another host (a cluster worker's) is in the trace, not in this host's sessions folder.
+      const { readSessionRow } = await import("../../trace/queries.js");
+      const row = readSessionRow(dbPath, adwId);
+      if (row !== undefined)
+        throw new UsageError(
+          `session ${adwId} has no phase waiting for approval (the trace shows it ${row.status})`,
+        );
+      throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
+    }
     if (live.length === 0) {
       const note = gone.length > 0 ? ` (the run that asked, pid ${gone[0]?.pid}, has exited)` : "";
       throw new UsageError(`session ${adwId} has no phase waiting for approval${note}`);
