@@ -52,6 +52,15 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
 }
 
 /**
+ * A plain writable connection to an existing trace (a SQLite file or a PostgreSQL URL): no migration,
+ * no journal-mode change, for a short write to rows that are there (the UI's archive flag). Throws what
+ * the driver throws (a missing file, a server out of reach). The caller closes it.
+ */
+export function openTraceConnection(dbPath: string): TraceDb {
+  return isPostgresUrl(dbPath) ? new PgDb(dbPath) : openSqlite(dbPath, { fileMustExist: true });
+}
+
+/**
  * The trace on the PostgreSQL database at `url`: the rowid sequence and schema row created and the
  * schema migrated (unless `readonly`). Throws SssfError("usage") naming the URL (without its password)
  * when the server cannot be reached or, read-only, holds no trace yet.

@@ -39,6 +39,17 @@ export interface SqlTemplate {
   readonly upsert?: { table: TraceTable; columns: readonly string[] };
 }
 
+/**
+ * The index of the quote that closes the literal or quoted name opening at `start` (a doubled quote
+ * inside is part of it), or the text's last index when it is never closed.
+ */
+function closingQuote(sql: string, start: number): number {
+  const quote = sql[start];
+  let j = start + 1;
+  while (j < sql.length && !(sql[j] === quote && sql[j + 1] !== quote)) j += sql[j] === quote ? 2 : 1;
+  return j;
+}
+
 /** Rewrites outside string literals and quoted names: `replace` sees only SQL text. */
 function mapCode(sql: string, replace: (code: string) => string): string {
   let out = "";
@@ -48,10 +59,9 @@ function mapCode(sql: string, replace: (code: string) => string): string {
     if (c === "'" || c === '"') {
       out += replace(code);
       code = "";
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === c && sql[j + 1] !== c)) j += sql[j] === c ? 2 : 1;
-      out += sql.slice(i, j + 1);
-      i = j;
+      const end = closingQuote(sql, i);
+      out += sql.slice(i, end + 1);
+      i = end;
     } else code += c;
   }
   return out + replace(code);
@@ -105,11 +115,9 @@ export function parseSql(sql: string): SqlTemplate {
   for (let i = 0; i < translated.length; i++) {
     const c = translated[i] as string;
     if (c === "'" || c === '"') {
-      let j = i + 1;
-      while (j < translated.length && !(translated[j] === c && translated[j + 1] !== c))
-        j += translated[j] === c ? 2 : 1;
-      piece += translated.slice(i, j + 1);
-      i = j;
+      const end = closingQuote(translated, i);
+      piece += translated.slice(i, end + 1);
+      i = end;
     } else if (c === "?") {
       pieces.push(piece);
       slots.push(null);

@@ -8,6 +8,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
 import { getSession } from "../trace/queries.js";
+import type { TraceDb } from "../trace/sqlite.js";
 import { traceMayExist } from "../trace/trace-location.js";
 import {
   type GitRepo,
@@ -57,15 +58,22 @@ function realOrResolved(file: string): string {
   }
 }
 
-function readSessions(dbPath: string): (adwId: string) => SessionRow | undefined {
-  if (!traceMayExist(dbPath, existsSync)) return () => undefined;
-  return (adwId) => {
-    const db = openTraceDb(dbPath, { readonly: true });
-    try {
+/**
+ * Reads session rows through one read-only connection, opened at the first lookup (a PostgreSQL
+ * connection costs tens of ms; each query still sees what was committed since). `close()` ends it.
+ */
+function readSessions(dbPath: string): { get(adwId: string): SessionRow | undefined; close(): void } {
+  if (!traceMayExist(dbPath, existsSync)) return { get: () => undefined, close: () => undefined };
+  let db: TraceDb | undefined;
+  return {
+    get(adwId) {
+      db ??= openTraceDb(dbPath, { readonly: true });
       return getSession(db, adwId);
-    } finally {
-      db.close();
-    }
+    },
+    close() {
+      db?.close();
+      db = undefined;
+    },
   };
 }
 
@@ -252,73 +260,78 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
   const folder = path.join(request.dataDir, ".worktrees");
   const parents = new Set([realOrResolved(folder), path.resolve(folder)]);
   const ours = (await listWorktrees(git)).filter((entry) => parents.has(path.dirname(entry.path)));
-  const sessionOf = readSessions(request.dbPath);
-  const entries: CleanEntry[] = [];
-  for (const entry of ours) {
-    const adwId = path.basename(entry.path);
-    const lock = takeLock(request.sessionsDir, adwId);
-    if (lock instanceof SessionLockedError) {
-      const reason = `running (pid ${lock.holderPid} holds the session)`;
-      const branchOutcome = entry.branch === null ? null : "kept";
-      entries.push({
-        adwId,
-        worktree: entry.path,
-        branch: entry.branch,
-        outcome: "skipped",
-        reason,
-        branchOutcome,
-      });
-      continue;
+  const sessions = readSessions(request.dbPath);
+  const sessionOf = (adwId: string) => sessions.get(adwId);
+  try {
+    const entries: CleanEntry[] = [];
+    for (const entry of ours) {
+      const adwId = path.basename(entry.path);
+      const lock = takeLock(request.sessionsDir, adwId);
+      if (lock instanceof SessionLockedError) {
+        const reason = `running (pid ${lock.holderPid} holds the session)`;
+        const branchOutcome = entry.branch === null ? null : "kept";
+        entries.push({
+          adwId,
+          worktree: entry.path,
+          branch: entry.branch,
+          outcome: "skipped",
+          reason,
+          branchOutcome,
+        });
+        continue;
+      }
+      try {
+        entries.push(await cleanOne(request, entry, git, sessionOf(adwId)));
+      } catch (error) {
+        if (!isSssfError(error)) throw error;
+        entries.push({
+          adwId,
+          worktree: entry.path,
+          branch: entry.branch,
+          outcome: "skipped",
+          reason: error.message,
+          branchOutcome: entry.branch === null ? null : "kept",
+        });
+      } finally {
+        lock();
+      }
     }
-    try {
-      entries.push(await cleanOne(request, entry, git, sessionOf(adwId)));
-    } catch (error) {
-      if (!isSssfError(error)) throw error;
-      entries.push({
-        adwId,
-        worktree: entry.path,
-        branch: entry.branch,
-        outcome: "skipped",
-        reason: error.message,
-        branchOutcome: entry.branch === null ? null : "kept",
-      });
-    } finally {
-      lock();
-    }
-  }
-  const known = new Set(ours.map((entry) => path.basename(entry.path)));
-  // Read the folder before listing again: a folder seen here whose `git worktree add` was still under
-  // way has finished by then (the list waits for the worktree lock), so a run started meanwhile is
-  // never mistaken for a stray folder.
-  const names = existsSync(folder) ? readdirSync(folder) : [];
-  // The removals are done: a failed second look only loses the finer reason below.
-  const again = await listWorktrees(git).catch((error: unknown) => {
-    if (isSssfError(error)) return [];
-    throw error;
-  });
-  const added = new Map(
-    again
-      .filter((entry) => parents.has(path.dirname(entry.path)) && !known.has(path.basename(entry.path)))
-      .map((entry) => [path.basename(entry.path), entry]),
-  );
-  for (const name of names) {
-    if (known.has(name)) continue;
-    const entry = added.get(name);
-    entries.push({
-      adwId: name,
-      worktree: entry?.path ?? path.join(folder, name),
-      branch: entry?.branch ?? null,
-      branchOutcome: entry?.branch ? "kept" : null,
-      outcome: "skipped",
-      reason: entry
-        ? addedMeanwhile(request.sessionsDir, name)
-        : `not a worktree of ${git.topLevel}: remove it by hand if it is yours`,
+    const known = new Set(ours.map((entry) => path.basename(entry.path)));
+    // Read the folder before listing again: a folder seen here whose `git worktree add` was still under
+    // way has finished by then (the list waits for the worktree lock), so a run started meanwhile is
+    // never mistaken for a stray folder.
+    const names = existsSync(folder) ? readdirSync(folder) : [];
+    // The removals are done: a failed second look only loses the finer reason below.
+    const again = await listWorktrees(git).catch((error: unknown) => {
+      if (isSssfError(error)) return [];
+      throw error;
     });
+    const added = new Map(
+      again
+        .filter((entry) => parents.has(path.dirname(entry.path)) && !known.has(path.basename(entry.path)))
+        .map((entry) => [path.basename(entry.path), entry]),
+    );
+    for (const name of names) {
+      if (known.has(name)) continue;
+      const entry = added.get(name);
+      entries.push({
+        adwId: name,
+        worktree: entry?.path ?? path.join(folder, name),
+        branch: entry?.branch ?? null,
+        branchOutcome: entry?.branch ? "kept" : null,
+        outcome: "skipped",
+        reason: entry
+          ? addedMeanwhile(request.sessionsDir, name)
+          : `not a worktree of ${git.topLevel}: remove it by hand if it is yours`,
+      });
+    }
+    // Every branch of a worktree seen in either look is handled above (or belongs to a run started meanwhile).
+    const handled = new Set(
+      [...ours, ...again].flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
+    );
+    entries.push(...(await cleanEmptyBranches(request, git, handled, sessionOf)));
+    return entries;
+  } finally {
+    sessions.close();
   }
-  // Every branch of a worktree seen in either look is handled above (or belongs to a run started meanwhile).
-  const handled = new Set(
-    [...ours, ...again].flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
-  );
-  entries.push(...(await cleanEmptyBranches(request, git, handled, sessionOf)));
-  return entries;
 }

@@ -66,6 +66,18 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
   }
 }
 
+const UNREACHABLE = Symbol("trace out of reach");
+
+/** The session as the trace has it now, or UNREACHABLE while a PostgreSQL trace is out of reach. */
+function readSession(db: TraceDb, adwId: string): SessionRow | undefined | typeof UNREACHABLE {
+  try {
+    return getSession(db, adwId);
+  } catch (error) {
+    if (isUnavailable(error)) return UNREACHABLE;
+    throw error;
+  }
+}
+
 /** Prints the run's trace as it grows, from the first line, until `ended` resolves; then its end. */
 async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
   const printer = createTailPrinter(process.stdout, cwd);
@@ -76,19 +88,14 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
   ended.then(end, end);
   let started = false;
   const follower = traceFollower(db, adwId, printer);
-  // After the end, a trace out of reach gets 30 s to come back for the last lines.
-  let unreachableAfterEnd = 0;
+  // The run goes on while the trace is out of reach; after its end, the last lines get 30 s to come.
+  let giveUpAt: number | undefined;
   for (;;) {
     const last = done;
-    let session: SessionRow | undefined;
-    try {
-      session = getSession(db, adwId);
-    } catch (error) {
-      // A PostgreSQL trace out of reach: the run goes on without it; read again shortly.
-      if (!isUnavailable(error) || (last && ++unreachableAfterEnd > 120)) {
-        if (isUnavailable(error)) return;
-        throw error;
-      }
+    const session = readSession(db, adwId);
+    if (session === UNREACHABLE) {
+      if (last) giveUpAt ??= Date.now() + 30_000;
+      if (giveUpAt !== undefined && Date.now() > giveUpAt) return;
       await sleep(250);
       continue;
     }

@@ -1,6 +1,5 @@
-import { PgDb } from "../../trace/pg-db.js";
-import { openSqlite } from "../../trace/sqlite.js";
-import { isPostgresUrl } from "../../trace/trace-location.js";
+import { openTraceConnection } from "../../trace/database.js";
+
 /**
  * Sets `sessions.archived` of one session: the UI's only write, through its own short-lived writable
  * connection (the UI reads through a read-only one). No migration, no journal-mode change: the
@@ -9,8 +8,7 @@ import { isPostgresUrl } from "../../trace/trace-location.js";
  * read-only file).
  */
 export function setArchived(dbPath: string, adwId: string, archived: boolean): boolean {
-  // On PostgreSQL the trace is already there: a plain connection, no bootstrap.
-  const db = isPostgresUrl(dbPath) ? new PgDb(dbPath) : openSqlite(dbPath, { fileMustExist: true });
+  const db = openTraceConnection(dbPath);
   try {
     db.pragma("busy_timeout = 5000");
     const result = db
