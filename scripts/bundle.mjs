@@ -43,6 +43,40 @@ const require = __sssfCreateRequire(import.meta.url);`;
 
 const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
 
+/**
+ * zod's messages in English only: its other 60-odd locales are 0.5 MB of source that every start of
+ * sssf would compile, and sssf never uses them. `z.locales.<other>()` through sssf's zod says how to
+ * get them (a repo's own zod has them all).
+ */
+const englishZod = {
+  name: "english-zod",
+  setup(esbuild) {
+    const locales = path.join(root, "node_modules/zod/v4/locales");
+    esbuild.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      path.resolve(args.resolveDir, args.path) === path.join(locales, "index.js")
+        ? { path: "zod-locales", namespace: "english-zod" }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "english-zod" }, () => {
+      const names = [...readFileSync(path.join(locales, "index.js"), "utf8").matchAll(/as (\w+) \}/g)]
+        .map((m) => m[1])
+        .filter((name) => name !== "en");
+      const other = names.map(
+        (name) =>
+          `export const ${name} = () => { throw new Error(${JSON.stringify(`z.locales.${name}(): the zod bundled with sssf speaks English only; add zod to the repository (npm install zod) for its other locales`)}); };`,
+      );
+      return {
+        contents: [
+          `export { default as en } from ${JSON.stringify(path.join(locales, "en.js"))};`,
+          ...other,
+        ].join("\n"),
+        resolveDir: locales,
+        loader: "js",
+      };
+    });
+  },
+};
+
 // A fresh dist/: files of an earlier build must not stay importable.
 rmSync(path.join(root, "dist"), { recursive: true, force: true });
 
@@ -64,6 +98,7 @@ await build({
   sourcemap: "linked",
   legalComments: "linked",
   logLevel: "warning",
+  plugins: [englishZod],
 });
 
 // `sssf --help` as commander prints it to a pipe in a folder with no workflows of its own: printed
