@@ -124,12 +124,8 @@ export async function executeClusterRun(
       ? {
           takeOver: {
             reason: `interrupted: worker ${before.host ?? "?"} (pid ${before.pid ?? "?"}) stopped running it; worker ${context.id} takes it over`,
-            payload: {
-              failover: true,
-              to_worker: context.id,
-              from_host: before.host,
-              from_pid: before.pid,
-            },
+            // The closing event's payload names the previous owner (pid, host) from `from`.
+            payload: { failover: true, to_worker: context.id },
             from: { host: before.host, pid: before.pid },
           },
         }

@@ -9,6 +9,18 @@ import type { TraceRecord } from "./events.js";
  * Contract: a line is never split or written twice: when the file takes only part of a batch (or none),
  * the rest is kept and written first by the next `append`, and `append` throws the file system's error.
  */
+/** `records` as the JSON lines `events.jsonl` holds, each ending in "\n" ("" for none). */
+export function recordLines(records: readonly TraceRecord[]): string {
+  const lines = records.map((record) => JSON.stringify(record));
+  lines.push("");
+  return lines.join("\n");
+}
+
+/** The records of JSON lines as {@link recordLines} writes them, in one parse. */
+export function parseRecordLines(text: string): TraceRecord[] {
+  return text === "" ? [] : (JSON.parse(`[${text.slice(0, -1).replaceAll("\n", ",")}]`) as TraceRecord[]);
+}
+
 export class EventsFile {
   readonly path: string;
   #fd: number | null;
@@ -34,9 +46,7 @@ export class EventsFile {
    */
   append(records: TraceRecord[]): { records: TraceRecord[]; text: string } {
     const fd = this.#requireFd();
-    const lines = records.map((record) => JSON.stringify(record));
-    lines.push("");
-    const text = lines.join("\n");
+    const text = recordLines(records);
     if (this.#unwritten !== null) {
       // Bytes an earlier call could not write go first, so lines stay whole and in order.
       const { bytes, text: earlierText, records: earlier } = this.#unwritten;

@@ -4,7 +4,7 @@ import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
 import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
-import { EventsFile } from "./events-file.js";
+import { EventsFile, parseRecordLines, recordLines } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
 import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
@@ -341,7 +341,7 @@ export class Tracer {
     if (this.#pendingDb.length > 0) {
       const held = this.#pendingDb;
       this.#pendingDb = [];
-      this.#handOver(held, `${held.map((record) => JSON.stringify(record)).join("\n")}\n`, performance.now());
+      this.#handOver(held, recordLines(held), performance.now());
     }
   }
 
@@ -368,11 +368,7 @@ export class Tracer {
     this.#blocked = false;
     if (answer.kind === "fatal") {
       // The thread cannot write: every batch it holds comes back here, in order, for the next flush.
-      const back = [...this.#owed.values()].flatMap(
-        (batch) =>
-          batch.records ??
-          (JSON.parse(`[${batch.text.slice(0, -1).replaceAll("\n", ",")}]`) as TraceRecord[]),
-      );
+      const back = [...this.#owed.values()].flatMap((batch) => batch.records ?? parseRecordLines(batch.text));
       this.#owed.clear();
       this.#pendingDb = back.concat(this.#pendingDb);
       this.#thread?.close();

@@ -128,6 +128,7 @@ function drain() {
     let records;
     try {
       if (!db) open();
+      // As parseRecordLines (events-file.ts) does: one parse of the whole batch.
       records = JSON.parse("[" + text.slice(0, -1).replaceAll("\\n", ",") + "]");
     } catch (e) {
       fatal = e;
