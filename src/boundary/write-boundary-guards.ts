@@ -212,16 +212,16 @@ export class BoundaryGuards {
   }
 
   /**
-   * The watches of the link targets `before` shows (committed symlinks, and those `git status` lists)
+   * The watches of the targets of `links` (the committed symlinks, and those `git status` lists)
    * that no other watch, and not the checkout's snapshot, covers. Never rejects.
    */
   private async linkWatches(
     located: Located,
-    before: TreeSnapshot,
+    links: readonly string[],
     checkout: CheckoutContext | null,
     watched: readonly WatchCheckpoint[],
   ): Promise<Watch[]> {
-    const targets = linksOut(this.options.root, this.options.realRoot, await this.links(before))
+    const targets = linksOut(this.options.root, this.options.realRoot, links)
       .map((out) => out.target)
       .filter(
         (target) =>
@@ -259,9 +259,12 @@ export class BoundaryGuards {
     checkoutTaking.catch(() => undefined);
     const where = { store: located.store, read: located.read, listings: this.options.listings };
     await spawned();
+    // The committed links are listed (git ls-tree, once per commit) while the base watches are walked.
+    const links = before.then((snapshot) => this.links(snapshot));
+    links.catch(() => undefined); // awaited below
     const base = await checkpointWatches(this.baseWatches(located, checkout), where);
-    const links = await this.linkWatches(located, await before, checkout, base);
-    const taken = [...base, ...(await checkpointWatches(links, where))];
+    const linkWatches = await this.linkWatches(located, await links, checkout, base);
+    const taken = [...base, ...(await checkpointWatches(linkWatches, where))];
     const checkpoint = await checkoutTaking;
     this.lastCheckout = checkpoint;
     return { watches: taken, checkout: checkout && checkpoint ? { context: checkout, checkpoint } : null };

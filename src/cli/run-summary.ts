@@ -7,7 +7,7 @@
 import { runGitSync } from "../code/run-git.js";
 import type { RunOutcome } from "../engine/run-workflow.js";
 import { openTraceDb } from "../trace/database.js";
-import type { PhaseRow, SessionRow } from "../trace/events.js";
+import type { PhaseRow } from "../trace/events.js";
 import { listEvents } from "../trace/queries.js";
 import { redactSecrets } from "../trace/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
@@ -162,8 +162,13 @@ function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
   }
 }
 
-/** The run's commits: its branch's beyond the base when it had one, else those it made in place. */
-function runCommits(session: SessionRow, dbPath: string, cwd: string): SummaryCommit[] {
+/**
+ * The run's commits: its branch's beyond the base when it had one (none when the run removed it for
+ * having none: no git to ask), else those it made in place.
+ */
+function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): SummaryCommit[] {
+  const { session } = outcome;
+  if (outcome.branch === "removed") return [];
   if (session.branch !== null && session.base_ref !== null)
     return branchLog(session.checkout ?? cwd, session.base_ref, session.branch);
   return tracedCommits(dbPath, session.adw_id);
@@ -193,7 +198,7 @@ export function buildRunSummary(
     branch: session.branch,
     worktree: session.worktree,
     base_ref: session.base_ref,
-    commits: runCommits(session, context.dbPath, context.cwd),
+    commits: runCommits(outcome, context.dbPath, context.cwd),
     session_dir: outcome.sessionDir,
   };
 }

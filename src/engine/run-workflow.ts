@@ -40,7 +40,7 @@ import {
   workspaceExclude,
   workspaceStart,
 } from "../workspace/run-workspace.js";
-import { finishWorkspace } from "../workspace/run-workspace-finish.js";
+import { type EmptyBranchOutcome, finishWorkspace } from "../workspace/run-workspace-finish.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -100,6 +100,8 @@ export interface RunOutcome {
   workspace: RunWorkspace;
   /** What `merge` did; null without it or when the run was not accepted. */
   merge: FastForwardResult | null;
+  /** What became of a worktree run's branch at its end: `removed` when it held no commit of its own. */
+  branch: EmptyBranchOutcome;
 }
 
 function hasRecords(file: string): boolean {
@@ -386,6 +388,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       phases: engine.phases.map((p) => ({ ...p })),
       workspace,
       merge,
+      branch,
     };
   } finally {
     tracer?.close();

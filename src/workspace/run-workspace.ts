@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { repoFacts } from "../code/git-facts.js";
 import type { SssfConfig } from "../config/config-types.js";
 import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
 import { SssfError } from "../errors/sssf-error.js";
@@ -97,10 +98,15 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
   const started = performance.now();
   let dirty: CheckoutChanges | null = null;
   let carried: CarriedChanges | null = null;
+  // Run from a sub-folder of the checkout: work in the same sub-folder of the worktree.
+  const root = git.prefix === "" ? worktree : path.join(worktree, git.prefix.replace(/\/$/, ""));
   if (plan.action === "create") {
     const baseRef = plan.baseRef;
     if (baseRef === null) throw new SssfError("internal", "a new worktree needs a base commit");
     if (plan.prune) await pruneWorktrees(git);
+    // Only to tell the operator, it reads the checkout while git adds the worktree (nothing it lists
+    // changes there). Without --carry-dirty a checkout git cannot read does not stop the run.
+    const looking = plan.carryDirty ? null : checkoutChanges(git, plan.ownPaths).catch(() => null);
     await addWorktree(git, worktree, branch, baseRef);
     if (plan.carryDirty) {
       try {
@@ -113,16 +119,16 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
         throw error;
       }
     } else {
-      // Only to tell the operator: a checkout git cannot read does not stop the run.
-      dirty = await checkoutChanges(git, plan.ownPaths).catch(() => null);
+      mkdirSync(root, { recursive: true });
+      // The run's first boundary checkpoint asks where the root sits in git: asked now, meanwhile.
+      void repoFacts(root);
+      dirty = await looking;
     }
   } else if (plan.action === "recreate") {
     await attachWorktree(git, worktree, branch);
   }
   const linked = (await linkDependencies(git.topLevel, worktree)).map((name) => path.join(worktree, name));
   const openMs = plan.action === "reuse" ? 0 : Math.round(performance.now() - started);
-  // Run from a sub-folder of the checkout: work in the same sub-folder of the worktree.
-  const root = git.prefix === "" ? worktree : path.join(worktree, git.prefix.replace(/\/$/, ""));
   mkdirSync(root, { recursive: true });
   const action = plan.action === "create" ? "created" : plan.action === "recreate" ? "recreated" : "reused";
   return { mode: "worktree", action, root, linked, openMs, dirty, carried, ...base };
