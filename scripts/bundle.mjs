@@ -3,7 +3,8 @@
 // copy of each class and schema) serves the CLI, the library a workflow imports, and the scripts.
 // tsc writes only the declarations (.d.ts) next to them.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,14 +35,28 @@ const ENTRIES = [
   "envelope/schemas.ts",
 ];
 
-// Loaded at run time from node_modules: a native addon, and tsx (it registers loader hooks by URL).
-const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk"];
+// Loaded at run time from node_modules: a native addon, tsx (it registers loader hooks by URL), and
+// yaml (required only when a config text is new to the config cache, so a run does not compile it).
+const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk", "yaml"];
 
 // CommonJS dependencies (commander, yaml…) call require() for Node's built-ins; an ES bundle has none.
 const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
 const require = __sssfCreateRequire(import.meta.url);`;
 
 const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
+
+/** The build's id: a hash of every source file and of the lockfile (what the config cache keys on). */
+function buildId() {
+  const hash = createHash("sha256");
+  const files = readdirSync(path.join(root, "src"), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+  for (const file of [...files, path.join(root, "package-lock.json")]) {
+    hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return hash.digest("hex").slice(0, 32);
+}
 
 /**
  * zod's messages in English only: its other 60-odd locales are 0.5 MB of source that every start of
@@ -92,8 +107,8 @@ await build({
   target: "node20.12",
   external: EXTERNAL,
   banner: { js: BANNER },
-  // The version is read once here, not from package.json at every start.
-  define: { __SSSF_VERSION__: JSON.stringify(version) },
+  // The version is read once here, not from package.json at every start; the build id keys the config cache.
+  define: { __SSSF_VERSION__: JSON.stringify(version), __SSSF_BUILD_ID__: JSON.stringify(buildId()) },
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   legalComments: "linked",

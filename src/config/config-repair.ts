@@ -114,7 +114,7 @@ export function problemsBeyondSchema(
       if (out === null) return [];
       removed.add(key(out));
     }
-    const result = configWireSchema.safeParse(copy, { error: configIssueMessage });
+    const result = configWireSchema().safeParse(copy, { error: configIssueMessage });
     if (result.success) {
       parsed = result.data;
       break;

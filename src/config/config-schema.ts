@@ -29,280 +29,296 @@ export const DEFAULT_TOOLS = ["read", "bash", "edit", "write"] as const satisfie
 /** Agent names become directory names, so they stay lowercase and path-safe. */
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
-const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+/** Builds the wire schema: zod builds a schema's checks as it is declared, so it is built on first use. */
+function buildConfigWireSchema() {
+  const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-const nameSchema = (what: string, why: string) =>
-  z.string().regex(AGENT_NAME_PATTERN, {
-    error: (issue) =>
-      `expected a lowercase ${what} matching ${AGENT_NAME_PATTERN.source}${why}, got ${describeValue(issue.input)}`,
-  });
+  const nameSchema = (what: string, why: string) =>
+    z.string().regex(AGENT_NAME_PATTERN, {
+      error: (issue) =>
+        `expected a lowercase ${what} matching ${AGENT_NAME_PATTERN.source}${why}, got ${describeValue(issue.input)}`,
+    });
 
-/** Custom wording for a wrong type; a missing key falls through to the generic "required". */
-const expected = (what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? undefined : `expected ${what}, got ${describeValue(issue.input)}`;
+  /** Custom wording for a wrong type; a missing key falls through to the generic "required". */
+  const expected = (what: string) => (issue: { input?: unknown }) =>
+    issue.input === undefined ? undefined : `expected ${what}, got ${describeValue(issue.input)}`;
 
-const stringList = (what: string) => z.array(z.string().min(1), { error: expected(`a list of ${what}`) });
+  const stringList = (what: string) => z.array(z.string().min(1), { error: expected(`a list of ${what}`) });
 
-/** Tool names: free-form strings (exec agents define their own), sssf's names offered to editors. */
-const toolList = () =>
-  z.array(
-    z
-      .string()
-      .min(1)
-      .meta({ examples: [...TOOL_NAMES] }),
-    { error: expected("a list of tool names") },
-  );
+  /** Tool names: free-form strings (exec agents define their own), sssf's names offered to editors. */
+  const toolList = () =>
+    z.array(
+      z
+        .string()
+        .min(1)
+        .meta({ examples: [...TOOL_NAMES] }),
+      { error: expected("a list of tool names") },
+    );
 
-const commandSchema = z
-  .array(z.string().min(1), { error: expected("a command as a list of strings, e.g. [node, agent.mjs]") })
-  .min(1, { error: "expected at least the program to run" });
+  const commandSchema = z
+    .array(z.string().min(1), { error: expected("a command as a list of strings, e.g. [node, agent.mjs]") })
+    .min(1, { error: "expected at least the program to run" });
 
-const envSchema = z
-  .record(z.string(), z.string())
-  .describe("Extra environment variables; values must be strings (quote numbers).");
+  const envSchema = z
+    .record(z.string(), z.string())
+    .describe("Extra environment variables; values must be strings (quote numbers).");
 
-const seconds = z.number().positive();
-const usd = z.number().positive();
-const tokenCount = z.int().positive();
-const usdPerMillion = z.number().nonnegative();
+  const seconds = z.number().positive();
+  const usd = z.number().positive();
+  const tokenCount = z.int().positive();
+  const usdPerMillion = z.number().nonnegative();
 
-const TOOLS_NOTE = `sssf tool names (${TOOL_NAMES.join(", ")}); [] means no tools at all; free-form for exec agents.`;
-const FOLDER_NOTE = "a trailing / means the folder and everything under it (specs/ is specs/**)";
+  const TOOLS_NOTE = `sssf tool names (${TOOL_NAMES.join(", ")}); [] means no tools at all; free-form for exec agents.`;
+  const FOLDER_NOTE = "a trailing / means the folder and everything under it (specs/ is specs/**)";
 
-const thinkingSchema = z
-  .union([z.enum(THINKING_LEVELS), z.literal(false)], {
-    error: (issue) => `expected one of ${THINKING_LEVELS.join(", ")}, got ${describeValue(issue.input)}`,
-  })
-  .describe("Reasoning effort. `false` (what YAML 1.1 tools make of `off`) is read as off.");
+  const thinkingSchema = z
+    .union([z.enum(THINKING_LEVELS), z.literal(false)], {
+      error: (issue) => `expected one of ${THINKING_LEVELS.join(", ")}, got ${describeValue(issue.input)}`,
+    })
+    .describe("Reasoning effort. `false` (what YAML 1.1 tools make of `off`) is read as off.");
 
-const agentTimeoutsSchema = z
-  .object({
-    idle_seconds: seconds.optional().describe("Kill the call after this long without output."),
-    wall_seconds: seconds.optional().describe("Kill the call after this long in total."),
-  })
-  .strict()
-  .describe("Per-key override of defaults.timeouts.");
+  const agentTimeoutsSchema = z
+    .object({
+      idle_seconds: seconds.optional().describe("Kill the call after this long without output."),
+      wall_seconds: seconds.optional().describe("Kill the call after this long in total."),
+    })
+    .strict()
+    .describe("Per-key override of defaults.timeouts.");
 
-const agentLimitsSchema = z
-  .object({
-    max_cost_usd: usd
-      .optional()
-      .describe("Fail a phase of this agent once its sends have cost more than this (USD, per phase)."),
-    max_tokens: tokenCount
-      .optional()
-      .describe(
-        "Fail a phase of this agent once its sends have used more tokens than this (all kinds, per phase).",
+  const agentLimitsSchema = z
+    .object({
+      max_cost_usd: usd
+        .optional()
+        .describe("Fail a phase of this agent once its sends have cost more than this (USD, per phase)."),
+      max_tokens: tokenCount
+        .optional()
+        .describe(
+          "Fail a phase of this agent once its sends have used more tokens than this (all kinds, per phase).",
+        ),
+      max_seconds: seconds
+        .optional()
+        .describe("Fail a phase of this agent once it has run longer than this (per phase)."),
+    })
+    .strict()
+    .describe(
+      "Budgets of every phase this agent owns; a workflow's per-phase budget overrides them key by key.",
+    );
+
+  const priceSchema = z
+    .object({
+      input: usdPerMillion.describe("USD per million uncached input tokens."),
+      output: usdPerMillion.describe("USD per million output tokens (reasoning included)."),
+      cache_read: usdPerMillion
+        .optional()
+        .describe("USD per million cache-read tokens; default: the input price."),
+      cache_write: usdPerMillion
+        .optional()
+        .describe("USD per million cache-write tokens; default: the input price."),
+    })
+    .strict();
+
+  const defaultsSchema = z
+    .object({
+      coding_agent: z
+        .string()
+        .min(1)
+        .default("pi")
+        .describe("Runtime id: a runtime sssf registers (the built-in ones are listed in docs/runtimes/)."),
+      model: z.string().default("").describe('Model id; "" leaves the choice to the runtime.'),
+      thinking: thinkingSchema.default("off"),
+      tools: toolList()
+        .default([...DEFAULT_TOOLS])
+        .describe(`Tool allowlist: ${TOOLS_NOTE}`),
+      protected_files: stringList("globs")
+        .optional()
+        .describe(
+          `Repo-relative globs no agent may write, whatever its writes say; ${FOLDER_NOTE}. Default: .env, .env.*, adws/adw_sssf_config/**, adws/adw_*.{ts,mts,js,mjs}, adws/adw_modules/**, <data_dir>/prompt_engineering/**.`,
+        ),
+      data_dir: z.string().min(1).default(DEFAULT_DATA_DIR).describe("Sessions, prompts and the trace db."),
+      timeouts: z
+        .object({
+          idle_seconds: seconds.default(300).describe("Kill an agent call after this long without output."),
+          wall_seconds: seconds.default(1800).describe("Kill an agent call after this long in total."),
+        })
+        .strict()
+        .prefault({}),
+    })
+    .strict()
+    .describe("Values every agent inherits unless it sets its own.");
+
+  const agentSchema = z
+    .object({
+      name: nameSchema("agent name", " (it becomes a directory name)").describe(
+        "Unique agent name; also its directory name.",
       ),
-    max_seconds: seconds
-      .optional()
-      .describe("Fail a phase of this agent once it has run longer than this (per phase)."),
-  })
-  .strict()
-  .describe(
-    "Budgets of every phase this agent owns; a workflow's per-phase budget overrides them key by key.",
-  );
+      purpose: z.string().default("").describe("One line on what this agent is for."),
+      color: z
+        .string()
+        .regex(COLOR_PATTERN, {
+          error: (issue) =>
+            `expected a colour like "#4f9cf9" (#rgb or #rrggbb), got ${describeValue(issue.input)}`,
+        })
+        .optional()
+        .describe("CSS colour for the terminal and the UI; default from a fixed palette."),
+      model: z.string().optional().describe("Overrides defaults.model."),
+      thinking: thinkingSchema.optional(),
+      coding_agent: z.string().min(1).optional().describe("Overrides defaults.coding_agent."),
+      command: commandSchema
+        .optional()
+        .describe("argv of the agent program; required for coding_agent: exec."),
+      prompt_engineering: z
+        .object({
+          system: z.string().min(1).optional().describe("System prompt file."),
+          user: z.string().min(1).optional().describe("User prompt template file."),
+        })
+        .strict()
+        .optional()
+        .describe("Prompt files; default <data_dir>/prompt_engineering/<name>/{system,user}.md."),
+      tools: stringList("tool names").optional().describe(`Overrides defaults.tools: ${TOOLS_NOTE}`),
+      writes: stringList("paths")
+        .default(["**"])
+        .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
+      timeouts: agentTimeoutsSchema.optional(),
+      limits: agentLimitsSchema.optional(),
+      env: envSchema.default({}),
+    })
+    .strict();
 
-const priceSchema = z
-  .object({
-    input: usdPerMillion.describe("USD per million uncached input tokens."),
-    output: usdPerMillion.describe("USD per million output tokens (reasoning included)."),
-    cache_read: usdPerMillion
-      .optional()
-      .describe("USD per million cache-read tokens; default: the input price."),
-    cache_write: usdPerMillion
-      .optional()
-      .describe("USD per million cache-write tokens; default: the input price."),
-  })
-  .strict();
+  const qualitySuiteSchema = z
+    .object({
+      command: commandSchema.describe("argv of the check, run from the repo root."),
+      timeout_seconds: seconds.default(600).describe("Kill the check after this long."),
+      env: envSchema.default({}),
+      baseline: z
+        .boolean()
+        .optional()
+        .describe(
+          "When the check fails after a change, run it at the run's base commit first (default true); false: spend fix rounds even on a check that already failed there.",
+        ),
+    })
+    .strict();
 
-const defaultsSchema = z
-  .object({
-    coding_agent: z
-      .string()
-      .min(1)
-      .default("pi")
-      .describe("Runtime id: a runtime sssf registers (the built-in ones are listed in docs/runtimes/)."),
-    model: z.string().default("").describe('Model id; "" leaves the choice to the runtime.'),
-    thinking: thinkingSchema.default("off"),
-    tools: toolList()
-      .default([...DEFAULT_TOOLS])
-      .describe(`Tool allowlist: ${TOOLS_NOTE}`),
-    protected_files: stringList("globs")
-      .optional()
-      .describe(
-        `Repo-relative globs no agent may write, whatever its writes say; ${FOLDER_NOTE}. Default: .env, .env.*, adws/adw_sssf_config/**, adws/adw_*.{ts,mts,js,mjs}, adws/adw_modules/**, <data_dir>/prompt_engineering/**.`,
-      ),
-    data_dir: z.string().min(1).default(DEFAULT_DATA_DIR).describe("Sessions, prompts and the trace db."),
-    timeouts: z
-      .object({
-        idle_seconds: seconds.default(300).describe("Kill an agent call after this long without output."),
-        wall_seconds: seconds.default(1800).describe("Kill an agent call after this long in total."),
-      })
-      .strict()
-      .prefault({}),
-  })
-  .strict()
-  .describe("Values every agent inherits unless it sets its own.");
+  // The whole YAML file. Every section is optional except `agents`.
+  return z
+    .object({
+      defaults: defaultsSchema.prefault({}),
+      agents: z
+        .array(agentSchema, { error: expected("a list of agents") })
+        .min(1, { error: "expected at least one agent" })
+        .describe("The roster."),
+      observability: z
+        .object({
+          db: z
+            .string()
+            .min(1)
+            .optional()
+            .describe("Trace database; default <data_dir>/sssf.db (the SSSF_DB environment variable wins)."),
+        })
+        .strict()
+        .prefault({}),
+      trace: z
+        .object({
+          url: z
+            .string()
+            .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
+            .optional()
+            .describe(
+              "One PostgreSQL trace for every worker, CLI and UI (postgres://user@host:5432/db; the password from PGPASSWORD or ~/.pgpass). Wins over observability.db; the SSSF_DB environment variable wins over both.",
+            ),
+        })
+        .strict()
+        .prefault({}),
+      engine: z
+        .object({
+          restate: z
+            .object({
+              ingress: z
+                .url()
+                .optional()
+                .describe("Restate's ingress URL (sssf run --engine restate, sssf approve)."),
+              admin: z.url().optional().describe("Restate's admin URL (sssf pool registers there)."),
+              pool: z
+                .url()
+                .optional()
+                .describe("The sssf pool's URL (sssf worker joins it, sssf workers asks it)."),
+              run_timeout_seconds: seconds
+                .default(86_400)
+                .describe("Restate's inactivity and abort timeouts for a run: longer than the longest run."),
+            })
+            .strict()
+            .prefault({})
+            .describe("Running on a Restate cluster (docs/cluster.md)."),
+        })
+        .strict()
+        .prefault({}),
+      limits: z
+        .object({
+          json_fix_attempts: z
+            .int()
+            .min(0)
+            .max(10)
+            .default(2)
+            .describe("Corrections after invalid JSON, per gate round."),
+          retries: z
+            .int()
+            .min(0)
+            .max(10)
+            .default(1)
+            .describe("Default gate-violation corrections per agent phase."),
+          max_result_bytes: z
+            .int()
+            .positive()
+            .default(16_777_216)
+            .describe("Largest final agent message kept."),
+          max_cost_usd: usd
+            .optional()
+            .describe("Fail the run's agent phases once the session has cost more than this (USD)."),
+          max_tokens: tokenCount
+            .optional()
+            .describe(
+              "Fail the run's agent phases once the session has used more tokens than this (all kinds).",
+            ),
+          max_run_seconds: seconds
+            .optional()
+            .describe("Fail the run's agent phases once this sssf run has lasted longer than this."),
+        })
+        .strict()
+        .prefault({}),
+      prices: z
+        .record(z.string().min(1), priceSchema)
+        .default({})
+        .describe(
+          "Prices by model id, for runtimes that report tokens but no cost (codex, gemini); over sssf's defaults.",
+        ),
+      quality: z
+        .record(nameSchema("suite name", ""), qualitySuiteSchema)
+        .default({})
+        .describe("Quality suites by name (test, lint, typecheck…)."),
+    })
+    .strict()
+    .meta({ title: "sssf config", description: "Roster, defaults, limits and quality commands of sssf." });
+}
 
-const agentSchema = z
-  .object({
-    name: nameSchema("agent name", " (it becomes a directory name)").describe(
-      "Unique agent name; also its directory name.",
-    ),
-    purpose: z.string().default("").describe("One line on what this agent is for."),
-    color: z
-      .string()
-      .regex(COLOR_PATTERN, {
-        error: (issue) =>
-          `expected a colour like "#4f9cf9" (#rgb or #rrggbb), got ${describeValue(issue.input)}`,
-      })
-      .optional()
-      .describe("CSS colour for the terminal and the UI; default from a fixed palette."),
-    model: z.string().optional().describe("Overrides defaults.model."),
-    thinking: thinkingSchema.optional(),
-    coding_agent: z.string().min(1).optional().describe("Overrides defaults.coding_agent."),
-    command: commandSchema.optional().describe("argv of the agent program; required for coding_agent: exec."),
-    prompt_engineering: z
-      .object({
-        system: z.string().min(1).optional().describe("System prompt file."),
-        user: z.string().min(1).optional().describe("User prompt template file."),
-      })
-      .strict()
-      .optional()
-      .describe("Prompt files; default <data_dir>/prompt_engineering/<name>/{system,user}.md."),
-    tools: stringList("tool names").optional().describe(`Overrides defaults.tools: ${TOOLS_NOTE}`),
-    writes: stringList("paths")
-      .default(["**"])
-      .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
-    timeouts: agentTimeoutsSchema.optional(),
-    limits: agentLimitsSchema.optional(),
-    env: envSchema.default({}),
-  })
-  .strict();
+let wireSchema: ReturnType<typeof buildConfigWireSchema> | undefined;
 
-const qualitySuiteSchema = z
-  .object({
-    command: commandSchema.describe("argv of the check, run from the repo root."),
-    timeout_seconds: seconds.default(600).describe("Kill the check after this long."),
-    env: envSchema.default({}),
-    baseline: z
-      .boolean()
-      .optional()
-      .describe(
-        "When the check fails after a change, run it at the run's base commit first (default true); false: spend fix rounds even on a check that already failed there.",
-      ),
-  })
-  .strict();
-
-/** The whole YAML file. Every section is optional except `agents`. */
-export const configWireSchema = z
-  .object({
-    defaults: defaultsSchema.prefault({}),
-    agents: z
-      .array(agentSchema, { error: expected("a list of agents") })
-      .min(1, { error: "expected at least one agent" })
-      .describe("The roster."),
-    observability: z
-      .object({
-        db: z
-          .string()
-          .min(1)
-          .optional()
-          .describe("Trace database; default <data_dir>/sssf.db (the SSSF_DB environment variable wins)."),
-      })
-      .strict()
-      .prefault({}),
-    trace: z
-      .object({
-        url: z
-          .string()
-          .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
-          .optional()
-          .describe(
-            "One PostgreSQL trace for every worker, CLI and UI (postgres://user@host:5432/db; the password from PGPASSWORD or ~/.pgpass). Wins over observability.db; the SSSF_DB environment variable wins over both.",
-          ),
-      })
-      .strict()
-      .prefault({}),
-    engine: z
-      .object({
-        restate: z
-          .object({
-            ingress: z
-              .url()
-              .optional()
-              .describe("Restate's ingress URL (sssf run --engine restate, sssf approve)."),
-            admin: z.url().optional().describe("Restate's admin URL (sssf pool registers there)."),
-            pool: z
-              .url()
-              .optional()
-              .describe("The sssf pool's URL (sssf worker joins it, sssf workers asks it)."),
-            run_timeout_seconds: seconds
-              .default(86_400)
-              .describe("Restate's inactivity and abort timeouts for a run: longer than the longest run."),
-          })
-          .strict()
-          .prefault({})
-          .describe("Running on a Restate cluster (docs/cluster.md)."),
-      })
-      .strict()
-      .prefault({}),
-    limits: z
-      .object({
-        json_fix_attempts: z
-          .int()
-          .min(0)
-          .max(10)
-          .default(2)
-          .describe("Corrections after invalid JSON, per gate round."),
-        retries: z
-          .int()
-          .min(0)
-          .max(10)
-          .default(1)
-          .describe("Default gate-violation corrections per agent phase."),
-        max_result_bytes: z
-          .int()
-          .positive()
-          .default(16_777_216)
-          .describe("Largest final agent message kept."),
-        max_cost_usd: usd
-          .optional()
-          .describe("Fail the run's agent phases once the session has cost more than this (USD)."),
-        max_tokens: tokenCount
-          .optional()
-          .describe(
-            "Fail the run's agent phases once the session has used more tokens than this (all kinds).",
-          ),
-        max_run_seconds: seconds
-          .optional()
-          .describe("Fail the run's agent phases once this sssf run has lasted longer than this."),
-      })
-      .strict()
-      .prefault({}),
-    prices: z
-      .record(z.string().min(1), priceSchema)
-      .default({})
-      .describe(
-        "Prices by model id, for runtimes that report tokens but no cost (codex, gemini); over sssf's defaults.",
-      ),
-    quality: z
-      .record(nameSchema("suite name", ""), qualitySuiteSchema)
-      .default({})
-      .describe("Quality suites by name (test, lint, typecheck…)."),
-  })
-  .strict()
-  .meta({ title: "sssf config", description: "Roster, defaults, limits and quality commands of sssf." });
+/**
+ * The whole YAML file's strict schema (every section optional except `agents`), built on first use:
+ * a run whose config comes from the config cache never builds it.
+ */
+export function configWireSchema(): ReturnType<typeof buildConfigWireSchema> {
+  wireSchema ??= buildConfigWireSchema();
+  return wireSchema;
+}
 
 /** The validated wire value, defaults of the wire schema applied, not yet resolved against the repo. */
-export type ConfigWire = z.output<typeof configWireSchema>;
+export type ConfigWire = z.output<ReturnType<typeof buildConfigWireSchema>>;
 
 /**
  * JSON Schema (draft 2020-12) of the YAML file, for `# yaml-language-server: $schema=…`.
  * Describes the input side, so keys with defaults are optional. Never throws; deterministic.
  */
 export function configJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(configWireSchema, { target: "draft-2020-12", io: "input" }) as Record<
+  return z.toJSONSchema(configWireSchema(), { target: "draft-2020-12", io: "input" }) as Record<
     string,
     unknown
   >;

@@ -5,13 +5,14 @@
  * the schema refuses some fields, the semantic checks still run on the rest (`config-repair.ts`).
  */
 import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
 import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
+import { type CachedConfig, cachedConfig, keepConfig } from "./config-cache.js";
 import { problemsBeyondSchema } from "./config-repair.js";
 import { resolveConfig } from "./config-resolve.js";
-import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
+import { type ConfigWire, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
 
 export {
@@ -50,8 +51,20 @@ function readConfigText(file: string, explicit: boolean): string {
   }
 }
 
-/** YAML text to a plain value, or every syntax problem with its line and column. */
-function parseYaml(text: string): { value: unknown; problems: ConfigProblem[] } {
+// The YAML parser loads (from node_modules, not the bundle) only when the config text is new to the cache.
+type Yaml = typeof import("yaml");
+let yaml: Yaml | undefined;
+const loadYaml = (): Yaml => {
+  yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
+  return yaml;
+};
+
+/**
+ * YAML text to a plain value, or every syntax problem with its line and column. `cacheable`: parsed
+ * without a problem or a warning, so the value may be kept in the config cache.
+ */
+function parseYaml(text: string): { value: unknown; problems: ConfigProblem[]; cacheable: boolean } {
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
@@ -59,13 +72,17 @@ function parseYaml(text: string): { value: unknown; problems: ConfigProblem[] } 
       const { line, col } = lineCounter.linePos(error.pos[0]);
       return { path: "", message: `line ${line}, column ${col}: ${error.message}` };
     });
-    return { value: undefined, problems };
+    return { value: undefined, problems, cacheable: false };
   }
   try {
-    return { value: document.toJS(), problems: [] };
+    return { value: document.toJS(), problems: [], cacheable: document.warnings.length === 0 };
   } catch (error) {
     // Unresolvable aliases surface only when converting.
-    return { value: undefined, problems: [{ path: "", message: (error as Error).message }] };
+    return {
+      value: undefined,
+      problems: [{ path: "", message: (error as Error).message }],
+      cacheable: false,
+    };
   }
 }
 
@@ -107,18 +124,24 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   const repoRoot = path.resolve(options.cwd);
   const file = path.resolve(repoRoot, options.configPath ?? DEFAULT_CONFIG_PATH);
   const text = readConfigText(file, options.configPath !== undefined);
+  const context = { repoRoot, file, knownRuntimes: options.knownRuntimes };
 
-  const parsed = parseYaml(text);
-  if (parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
+  // A text this build validated before: the wire value it made, no YAML parser or schema to load.
+  const cached: CachedConfig | undefined = cachedConfig(text);
+  if (cached?.wire !== undefined) return resolved(file, resolveConfig(cached.wire as ConfigWire, context));
+
+  const parsed = cached ?? parseYaml(text);
+  if ("problems" in parsed && parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
   const shapeProblem = topLevelProblem(parsed.value);
   if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
 
-  const result = configWireSchema.safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
-  const context = { repoRoot, file, knownRuntimes: options.knownRuntimes };
+  const result = configWireSchema().safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
+  if (cached !== undefined || ("cacheable" in parsed && parsed.cacheable))
+    keepConfig(text, parsed.value, result.success ? result.data : undefined);
   if (!result.success) {
     const schemaProblems = zodIssueProblems(result.error.issues, {
       wording: "config",
-      schema: configWireSchema,
+      schema: configWireSchema(),
     });
     throw new ConfigError(file, [
       ...schemaProblems,
@@ -126,7 +149,10 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
     ]);
   }
 
-  const resolved = resolveConfig(result.data, context);
-  if (resolved.problems.length > 0) throw new ConfigError(file, resolved.problems);
-  return resolved.config;
+  return resolved(file, resolveConfig(result.data, context));
+}
+
+function resolved(file: string, outcome: ReturnType<typeof resolveConfig>): SssfConfig {
+  if (outcome.problems.length > 0) throw new ConfigError(file, outcome.problems);
+  return outcome.config;
 }

@@ -1,0 +1,126 @@
+/**
+ * The YAML parser's answer for a config text, kept under the text's SHA-256 in the user's cache folder:
+ * a run whose config did not change since the last one reads a small JSON file instead of loading and
+ * running the YAML parser (a quarter of the code a run would otherwise compile). Only the parsed value
+ * is kept, never the validated config: the schema and the semantic checks run on every load.
+ *
+ * The folder is `$SSSF_CACHE_DIR`, else `$XDG_CACHE_HOME/sssf`, else `~/.cache/sssf`; an empty
+ * `SSSF_CACHE_DIR` turns the cache off. It is used only when it belongs to this user and nobody else
+ * may write into it, since what it holds becomes the config. Every failure means "not cached".
+ *
+ * A built sssf also keeps what its wire schema made of the value, under its build id (a hash of the
+ * sources it was built from): the same build reads it back without building the schema. From src/
+ * (tests, tsx) there is no build id, and the schema always runs.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { buildId } from "../util/package-root.js";
+
+/** Bumped when what an entry holds, or how YAML maps to it, changes. */
+const FORMAT = "config-yaml-1";
+
+/** Entries kept at most; a write beyond that removes the least recently written half. */
+const MAX_ENTRIES = 256;
+
+/** The cache folder, or null when the cache is off. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  const explicit = env.SSSF_CACHE_DIR;
+  if (explicit !== undefined) return explicit === "" ? null : path.resolve(explicit);
+  const base = env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), ".cache");
+  return path.join(base, "sssf");
+}
+
+/** True when `dir` is a folder of this user's that no one else may write into. */
+function trusted(dir: string): boolean {
+  const stat = statSync(dir);
+  if (!stat.isDirectory()) return false;
+  const uid = process.getuid?.();
+  return uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
+}
+
+function entryPath(dir: string, text: string): string {
+  const key = createHash("sha256").update(FORMAT).update("\0").update(text).digest("hex");
+  return path.join(dir, `${key}.json`);
+}
+
+/** Plain JSON data only (what the YAML core schema gives a config): kept values must read back equal. */
+function isPlainJson(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1));
+  if (typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.entries(value).every(([key, item]) => key !== "__proto__" && isPlainJson(item, depth + 1));
+}
+
+/** What the cache holds for a config text: the YAML's value, and the wire schema's output when this build made it. */
+export interface CachedConfig {
+  value: unknown;
+  wire?: unknown;
+}
+
+/** The entry kept for `text`; undefined when none is (or the cache is off or unreadable). */
+export function cachedConfig(text: string): CachedConfig | undefined {
+  const dir = cacheDir();
+  if (dir === null) return undefined;
+  try {
+    if (!trusted(dir)) return undefined;
+    const entry = JSON.parse(readFileSync(entryPath(dir, text), "utf8")) as {
+      value?: unknown;
+      wire?: { build?: unknown; data?: unknown };
+    };
+    if (!("value" in entry)) return undefined;
+    const build = buildId();
+    const wire = build !== null && entry.wire?.build === build ? { wire: entry.wire.data } : {};
+    return { value: entry.value, ...wire };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps the YAML's `value` of `text` and, when given, the wire schema's output for it (under this
+ * build's id). Plain JSON only, so what is read back is what was kept. Never throws: a cache that
+ * cannot be written is skipped.
+ */
+export function keepConfig(text: string, value: unknown, wire?: unknown): void {
+  const dir = cacheDir();
+  if (dir === null || !isPlainJson(value)) return;
+  const build = buildId();
+  const entry =
+    wire !== undefined && build !== null && isPlainJson(wire)
+      ? { value, wire: { build, data: wire } }
+      : { value };
+  let partial: string | undefined;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!trusted(dir)) return;
+    const file = entryPath(dir, text);
+    // Written whole, then renamed: a concurrent reader sees the old entry or the new one, never half.
+    partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify(entry), { mode: 0o600 });
+    renameSync(partial, file);
+    evictOldEntries(dir);
+  } catch {
+    // Not kept: the next load parses the YAML again.
+    if (partial !== undefined) rmSync(partial, { force: true });
+  }
+}
+
+/** Keeps the folder small: past MAX_ENTRIES entries, the older half goes. Never throws. */
+function evictOldEntries(dir: string): void {
+  const names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+  if (names.length <= MAX_ENTRIES) return;
+  const aged = names.map((name) => {
+    try {
+      return { name, at: statSync(path.join(dir, name)).mtimeMs };
+    } catch {
+      return { name, at: 0 };
+    }
+  });
+  aged.sort((a, b) => a.at - b.at);
+  for (const { name } of aged.slice(0, aged.length - MAX_ENTRIES / 2))
+    rmSync(path.join(dir, name), { force: true });
+}
