@@ -32,6 +32,7 @@ import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
 import {
   announceWorkspace,
+  discardNewWorkspace,
   openWorkspace,
   planWorkspace,
   type RunWorkspace,
@@ -40,7 +41,11 @@ import {
   workspaceExclude,
   workspaceStart,
 } from "../workspace/run-workspace.js";
-import { type EmptyBranchOutcome, finishWorkspace } from "../workspace/run-workspace-finish.js";
+import {
+  type BranchLook,
+  type EmptyBranchOutcome,
+  finishWorkspace,
+} from "../workspace/run-workspace-finish.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -102,6 +107,8 @@ export interface RunOutcome {
   merge: FastForwardResult | null;
   /** What became of a worktree run's branch at its end: `removed` when it held no commit of its own. */
   branch: EmptyBranchOutcome;
+  /** The branch's commits beyond its base as the end found them; null in place or when git could not tell. */
+  commits: BranchLook;
 }
 
 function hasRecords(file: string): boolean {
@@ -316,6 +323,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   ensureSessionDirs(dirs);
   const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
   const reporter = options.reporter ?? silentReporter;
+  // A minted session's worktree is added while the trace opens: git works beside the main thread.
+  const planned = plan;
+  const early = options.adwId === undefined && plan.action === "create" ? openWorkspace(plan) : null;
+  early?.catch(() => undefined); // awaited (or discarded) below
+  let earlySettled = early === null;
   let db: TraceDb | undefined;
   let tracer: Tracer | undefined;
   try {
@@ -355,7 +367,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // Another process may have started this session between the first look and the lock.
     if ((session.existing === undefined) !== (onRecord === undefined))
       plan = await planWorkspace({ ...wanted, existing: session.existing });
-    const workspace = await openWorkspace(plan);
+    const useEarly = early !== null && plan === planned;
+    if (early !== null && !useEarly) await discardNewWorkspace(planned, early);
+    earlySettled = true;
+    const workspace = useEarly && early !== null ? await early : await openWorkspace(plan);
     const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
@@ -373,11 +388,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const outcome = await withRunMarker(adwId, () =>
       runBody(options, engine, trace, options.signal ?? new AbortController().signal),
     );
-    const { merge, branch } = await finishWorkspace(engine, workspace, outcome.accepted, {
+    const { merge, branch, commits } = await finishWorkspace(engine, workspace, outcome.accepted, {
       trace,
       reporter,
     });
-    finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed" });
+    finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed", commits });
     return {
       adwId,
       accepted: outcome.accepted,
@@ -389,7 +404,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       workspace,
       merge,
       branch,
+      commits,
     };
+  } catch (error) {
+    // The run never got to its worktree: the one added beside the trace's opening goes.
+    if (early !== null && !earlySettled) await discardNewWorkspace(planned, early);
+    throw error;
   } finally {
     tracer?.close();
     db?.close();

@@ -19,8 +19,9 @@ export interface OpenTraceDbOptions {
 /**
  * Opens (creating when needed) the trace database at `dbPath`: WAL journal so readers never block the
  * writer, `busy_timeout=30000` (many runs at once on a loaded machine wait rather than fail), `synchronous=NORMAL`, and the schema migrated to the current version.
- * Contract: throws SssfError("usage") naming the path when `readonly` is set and the file is missing;
- * otherwise throws what SQLite or the file system throw. The caller owns and closes the connection.
+ * Contract: throws SssfError("usage") naming the path when `readonly` is set and the file is missing,
+ * or when the file cannot be created or opened (a folder, no permission); otherwise (migrating) throws
+ * what SQLite throws. The caller owns and closes the connection.
  * @example
  * const db = openTraceDb("adws/adw_data/sssf.db");
  */
@@ -37,8 +38,7 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
     db.pragma("busy_timeout = 30000");
     return db;
   }
-  mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
-  const db = openSqlite(dbPath);
+  const db = openWritable(dbPath);
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 30000");
@@ -49,6 +49,22 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
     throw error;
   }
   return db;
+}
+
+/** The SQLite file at `dbPath` opened for writing, its folder created; SssfError("usage") naming it when it cannot be. */
+function openWritable(dbPath: string): TraceDb {
+  try {
+    mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+    return openSqlite(dbPath);
+  } catch (error) {
+    if (error instanceof SssfError) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new SssfError(
+      "usage",
+      `cannot open the trace database ${dbPath}: ${why}; point observability.db, trace.url or SSSF_DB at a file sssf may create and write`,
+      { cause: error },
+    );
+  }
 }
 
 /**

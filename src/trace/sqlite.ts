@@ -6,6 +6,7 @@
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
 
 /** A bound parameter: positional values, or one object of named values (`@name` without the `@`). */
@@ -76,7 +77,7 @@ type NodeSqliteModule = {
 
 type BetterSqliteConstructor = new (
   file: string,
-  options?: { readonly?: boolean; fileMustExist?: boolean },
+  options?: { readonly?: boolean; fileMustExist?: boolean; nativeBinding?: unknown },
 ) => TraceDb;
 
 /** `node:sqlite` without its ExperimentalWarning (Node 22 prints one on first load), or null. */
@@ -107,6 +108,21 @@ function loadBetterSqlite(): BetterSqliteConstructor | null {
   }
 }
 
+/**
+ * better-sqlite3's addon, loaded from where its build puts it: given to each connection, it spares the
+ * `bindings` package's search of a dozen paths. Null when it is elsewhere (then that search finds it).
+ */
+function loadBetterSqliteAddon(): unknown {
+  try {
+    const require = createRequire(import.meta.url);
+    const root = path.dirname(require.resolve("better-sqlite3/package.json"));
+    const addon = path.join(root, "build", "Release", "better_sqlite3.node");
+    return existsSync(addon) ? require(addon) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The driver: `SSSF_SQLITE_DRIVER` when set (for measuring both), else node:sqlite where it exists. */
 function pickDriver(): {
   driver: SqliteDriver;
@@ -132,6 +148,7 @@ function pickDriver(): {
 }
 
 let picked: ReturnType<typeof pickDriver> | undefined;
+let betterAddon: unknown;
 
 /** The driver of this process, chosen on first use. Throws SssfError("usage") when there is none. */
 export function sqliteDriver(): SqliteDriver {
@@ -281,8 +298,11 @@ class NodeDatabase implements TraceDb {
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): TraceDb {
   picked ??= pickDriver();
   const readonly = options.readonly === true;
-  if (picked.better)
-    return new picked.better(file, { readonly, fileMustExist: options.fileMustExist === true });
+  if (picked.better) {
+    if (betterAddon === undefined) betterAddon = loadBetterSqliteAddon();
+    const binding = betterAddon === null ? {} : { nativeBinding: betterAddon };
+    return new picked.better(file, { readonly, fileMustExist: options.fileMustExist === true, ...binding });
+  }
   if ((options.fileMustExist === true || readonly) && file !== ":memory:" && !existsSync(file))
     throw new SssfError("usage", `unable to open database file: ${file} does not exist`);
   const { DatabaseSync } = picked.nodeSqlite as NodeSqliteModule;

@@ -134,6 +134,20 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
   return { mode: "worktree", action, root, linked, openMs, dirty, carried, ...base };
 }
 
+/**
+ * Undoes `openWorkspace(plan)` for a `create` plan whose run never started (its worktree was added
+ * while the trace opened, and the trace failed): the worktree and its new branch go. Never rejects.
+ */
+export async function discardNewWorkspace(
+  plan: WorkspacePlan,
+  opening: Promise<RunWorkspace>,
+): Promise<void> {
+  const opened = await opening.catch(() => null);
+  if (opened?.action !== "created" || plan.git === null || plan.worktree === null || plan.branch === null)
+    return;
+  await discardWorktree(plan.git, plan.worktree, plan.branch);
+}
+
 /** Removes a worktree and the branch made for it moments ago. Never rejects: what git refuses stays. */
 async function discardWorktree(repo: GitRepo, worktree: string, branch: string): Promise<void> {
   await removeWorktree(repo, worktree, true).catch(() => undefined);
