@@ -163,12 +163,14 @@ function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
 }
 
 /**
- * The run's commits: its branch's beyond the base when it had one (none when the run removed it for
- * having none: no git to ask), else those it made in place.
+ * The run's commits: its branch's beyond the base when it had one (as the run's end found them, else
+ * asked of git), else those it made in place.
  */
 function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): SummaryCommit[] {
-  const { session } = outcome;
-  if (outcome.branch === "removed") return [];
+  const { session, commits } = outcome;
+  // What the run's end saw of its branch: nothing left to ask git.
+  if (commits === "missing") return [];
+  if (commits !== null) return commits.log.map(({ sha, subject }) => ({ sha, subject }));
   if (session.branch !== null && session.base_ref !== null)
     return branchLog(session.checkout ?? cwd, session.base_ref, session.branch);
   return tracedCommits(dbPath, session.adw_id);

@@ -121,13 +121,15 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       );
       if (session.worktree && session.branch) {
         const branch = safe(session.branch);
-        // Removed by this run's end: nothing to ask git.
+        // Removed, or looked at, by this run's end: nothing to ask git.
         const commits =
           end?.branchRemoved === true
             ? "missing"
-            : session.base_ref
-              ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
-              : null;
+            : end?.commits != null
+              ? end.commits
+              : session.base_ref
+                ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
+                : null;
         if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
         else if (commits !== null && commits.own.length === 0) {
           const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";

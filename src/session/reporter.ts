@@ -38,6 +38,11 @@ export interface RunReporter {
 /** What the end of the run did with its workspace, for the reporter's last lines. */
 export interface RunEnd {
   branchRemoved: boolean;
+  /**
+   * The branch's commits beyond its base as the end found them (`missing`: the branch is gone); null
+   * or absent when the end did not look (in place) or git could not tell: the reporter asks git.
+   */
+  commits?: { own: readonly string[]; carried: readonly string[] } | "missing" | null;
 }
 
 export const silentReporter: RunReporter = {

@@ -5,7 +5,13 @@ import type { RunWorkspace, WorkspaceVoice } from "./run-workspace.js";
 import { mergeIfAccepted } from "./run-workspace-merge.js";
 import { listPaths } from "./workspace-lines.js";
 import { removeWorktree, repoOf, resolveCommit, type WorktreeState, worktreeState } from "./worktree.js";
-import { checkoutStillHolds, commitsBetween, deleteBranchAt } from "./worktree-dirty.js";
+import {
+  type BranchCommits,
+  branchCommits,
+  checkoutStillHolds,
+  commitsBetween,
+  deleteBranchAt,
+} from "./worktree-dirty.js";
 import { LINKED_DEPENDENCIES, unlinkDependencies } from "./worktree-links.js";
 import type { FastForwardResult } from "./worktree-merge.js";
 
@@ -24,22 +30,54 @@ export async function finishWorkspace(
   workspace: RunWorkspace,
   accepted: boolean,
   voice: WorkspaceVoice,
-): Promise<{ merge: FastForwardResult | null; branch: EmptyBranchOutcome }> {
+): Promise<{ merge: FastForwardResult | null; branch: EmptyBranchOutcome; commits: BranchLook }> {
   const merge = await mergeIfAccepted(run, workspace, accepted, voice);
-  const branch =
-    accepted && (merge === null || merge.merged) ? await removeEmptyBranch(workspace, voice) : "none";
-  return { merge, branch };
+  if (accepted && (merge === null || merge.merged)) {
+    const { outcome, commits } = await removeEmptyBranch(workspace, voice);
+    return { merge, branch: outcome, commits };
+  }
+  return { merge, branch: "none", commits: await lookAtBranch(workspace) };
+}
+
+/**
+ * A worktree run's branch beyond its base as its end finds it (`missing`: gone), for its last lines and
+ * its summary; null in place or when git cannot tell (they ask git themselves).
+ */
+export type BranchLook = BranchCommits | "missing" | null;
+
+/** The branch's commits of a run that keeps its branch. Never rejects. */
+async function lookAtBranch(workspace: RunWorkspace): Promise<BranchLook> {
+  const { branch, baseRef } = workspace;
+  if (workspace.mode !== "worktree" || branch === null || baseRef === null) return null;
+  try {
+    return (await branchCommits(workspace.checkout, baseRef, branch)) ?? "missing";
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Removes the branch and worktree of a run that committed nothing: no commit beyond the base but the
  * carry commit of `--carry-dirty` (and that one only while the checkout still holds those changes).
  * A worktree with uncommitted changes is kept with its branch, and says so; a branch is deleted only
- * while it still points where it was looked at. Traced; a refusal is said, never thrown.
+ * while it still points where it was looked at. Traced; a refusal is said, never thrown. Returns what
+ * became of the branch, and its commits as they were looked at (`missing` once removed; null unseen).
  */
 export async function removeEmptyBranch(
   workspace: RunWorkspace,
+  voice: WorkspaceVoice,
+): Promise<{ outcome: EmptyBranchOutcome; commits: BranchLook }> {
+  let commits: BranchLook = null;
+  const outcome = await removeIfEmpty(workspace, voice, (seen) => {
+    commits = seen;
+  });
+  return { outcome, commits: outcome === "removed" ? "missing" : commits };
+}
+
+async function removeIfEmpty(
+  workspace: RunWorkspace,
   { trace, reporter }: WorkspaceVoice,
+  seen: (commits: BranchCommits) => void,
 ): Promise<EmptyBranchOutcome> {
   const { branch, worktree, baseRef } = workspace;
   if (workspace.mode !== "worktree" || branch === null || worktree === null || baseRef === null)
@@ -65,6 +103,7 @@ export async function removeEmptyBranch(
         : await resolveCommit(repo.topLevel, `refs/heads/${branch}`);
     if (tip === null) return "none";
     const commits = await commitsBetween(repo.topLevel, baseRef, tip);
+    seen(commits);
     if (commits.own.length > 0) return "has commits";
     const [carry] = commits.carried;
     if (carry !== undefined && !(await checkoutStillHolds(repo, carry, workspace.ownPaths))) {

@@ -217,16 +217,21 @@ export async function checkoutStillHolds(
 export interface BranchCommits {
   own: string[];
   carried: string[];
+  /** Every one of them with its subject, oldest first. */
+  log: { sha: string; subject: string }[];
 }
 
 function splitCommits(log: string): BranchCommits {
-  const commits: BranchCommits = { own: [], carried: [] };
+  const commits: BranchCommits = { own: [], carried: [], log: [] };
   for (const line of log.split("\n")) {
     if (line === "") continue;
     const [sha = "", author = "", subject = ""] = line.split("\0");
     if (author === "sssf" && subject === CARRY_SUBJECT) commits.carried.push(sha);
     else commits.own.push(sha);
+    commits.log.push({ sha, subject });
   }
+  // git log lists the newest first.
+  commits.log.reverse();
   return commits;
 }
 
@@ -248,7 +253,7 @@ export async function branchCommits(
  * `tip` is `base` itself. Rejects with a GitError when git cannot tell.
  */
 export async function commitsBetween(dir: string, base: string, tip: string): Promise<BranchCommits> {
-  if (tip === base) return { own: [], carried: [] };
+  if (tip === base) return { own: [], carried: [], log: [] };
   return splitCommits(await gitOrThrow(dir, ["log", LOG_FORMAT, `${base}..${tip}`, "--"]));
 }
 
