@@ -35,9 +35,10 @@ const ENTRIES = [
   "envelope/schemas.ts",
 ];
 
-// Loaded at run time from node_modules: a native addon, tsx (it registers loader hooks by URL), and
-// yaml (required only when a config text is new to the config cache, so a run does not compile it).
-const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk", "yaml"];
+// Loaded at run time from node_modules: a native addon, tsx (it registers loader hooks by URL), yaml
+// (required only when a config text is new to the config cache) and jsonrepair (only for a reply that
+// needs repairing), so a run does not compile them.
+const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk", "yaml", "jsonrepair"];
 
 // CommonJS dependencies (commander, yaml…) call require() for Node's built-ins; an ES bundle has none.
 const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";

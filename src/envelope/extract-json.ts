@@ -1,4 +1,13 @@
-import { jsonrepair } from "jsonrepair";
+import { createRequire } from "node:module";
+
+// jsonrepair loads (from node_modules, not the bundle) only when a reply needs repairing.
+type JsonRepair = typeof import("jsonrepair").jsonrepair;
+let repair: JsonRepair | undefined;
+const jsonrepair = (text: string): string => {
+  repair ??= (createRequire(import.meta.url)("jsonrepair") as { jsonrepair: JsonRepair }).jsonrepair;
+  return repair(text);
+};
+
 import type { EnvelopeProblem } from "./envelope-problem.js";
 import { type ScannedObject, scanObjects } from "./scan-objects.js";
 
