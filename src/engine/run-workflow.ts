@@ -32,8 +32,6 @@ import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
 import {
   announceWorkspace,
-  discardNewWorkspace,
-  openWorkspace,
   planWorkspace,
   type RunWorkspace,
   workspaceColumns,
@@ -46,6 +44,7 @@ import {
   type EmptyBranchOutcome,
   finishWorkspace,
 } from "../workspace/run-workspace-finish.js";
+import { WorkspaceOpening } from "../workspace/workspace-opening.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import { raceAbort } from "./race-abort.js";
@@ -305,10 +304,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   const { config } = options;
   // From here on, the secret-named values of the agents' and suites' env are redacted wherever text is kept.
   for (const { env } of [...config.agents, ...Object.values(config.quality)]) registerSecretEnv(env);
-  const resolveRuntime = await checkRunRequest(options);
-
-  const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
-  const wanted = {
+  const minted = options.adwId === undefined ? mintAdwId() : undefined;
+  const wantedFor = (adwId: string) => ({
     config,
     adwId,
     inPlace: options.inPlace === true,
@@ -316,18 +313,23 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     merge: options.merge === true,
     carryDirty: options.carryDirty === true,
     workflow: options.workflow.name,
-  };
-  const onRecord = options.adwId === undefined ? undefined : readSessionRow(config.dbPath, adwId);
-  let plan = await planWorkspace({ ...wanted, existing: onRecord });
+  });
+  // A new session's plan only reads git: it does so while the runtimes load. The request's own
+  // problems still come first.
+  const planning = minted === undefined ? null : planWorkspace({ ...wantedFor(minted), existing: undefined });
+  planning?.catch(() => undefined); // awaited below
+  const resolveRuntime = await checkRunRequest(options);
+
+  const adwId = minted ?? checkAdwId(options.adwId as string);
+  const wanted = wantedFor(adwId);
+  const onRecord = minted === undefined ? readSessionRow(config.dbPath, adwId) : undefined;
+  let plan = await (planning ?? planWorkspace({ ...wanted, existing: onRecord }));
   const dirs = sessionDirs(config.sessionsDir, adwId);
   ensureSessionDirs(dirs);
   const releaseLock = acquireSessionLock(dirs.lockFile, adwId);
   const reporter = options.reporter ?? silentReporter;
   // A minted session's worktree is added while the trace opens: git works beside the main thread.
-  const planned = plan;
-  const early = options.adwId === undefined && plan.action === "create" ? openWorkspace(plan) : null;
-  early?.catch(() => undefined); // awaited (or discarded) below
-  let earlySettled = early === null;
+  const opening = new WorkspaceOpening(plan, minted !== undefined);
   let db: TraceDb | undefined;
   let tracer: Tracer | undefined;
   try {
@@ -367,10 +369,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // Another process may have started this session between the first look and the lock.
     if ((session.existing === undefined) !== (onRecord === undefined))
       plan = await planWorkspace({ ...wanted, existing: session.existing });
-    const useEarly = early !== null && plan === planned;
-    if (early !== null && !useEarly) await discardNewWorkspace(planned, early);
-    earlySettled = true;
-    const workspace = useEarly && early !== null ? await early : await openWorkspace(plan);
+    const workspace = await opening.open(plan);
     const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
@@ -407,8 +406,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       commits,
     };
   } catch (error) {
-    // The run never got to its worktree: the one added beside the trace's opening goes.
-    if (early !== null && !earlySettled) await discardNewWorkspace(planned, early);
+    // A run that never got to its worktree leaves none: the one added ahead goes.
+    await opening.abandon();
     throw error;
   } finally {
     tracer?.close();
