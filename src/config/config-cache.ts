@@ -6,7 +6,9 @@
  *
  * The folder is `$SSSF_CACHE_DIR`, else `$XDG_CACHE_HOME/sssf`, else `~/.cache/sssf`; an empty
  * `SSSF_CACHE_DIR` turns the cache off. It is used only when it belongs to this user and nobody else
- * may write into it, since what it holds becomes the config. Every failure means "not cached".
+ * may write into it, since what it holds becomes the config. Every failure means "not cached". A
+ * config that sets a secret-named variable (`env:` of an agent or a suite) is never kept: sssf copies
+ * no secret to a file of its own.
  *
  * A built sssf also keeps what its wire schema made of the value, under its build id (a hash of the
  * sources it was built from): the same build reads it back without building the schema. From src/
@@ -16,6 +18,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { isSecretVariableName } from "../trace/secret-values.js";
 import { buildId } from "../util/package-root.js";
 
 /** Bumped when what an entry holds, or how YAML maps to it, changes. */
@@ -28,7 +31,9 @@ const MAX_ENTRIES = 256;
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
   const explicit = env.SSSF_CACHE_DIR;
   if (explicit !== undefined) return explicit === "" ? null : path.resolve(explicit);
-  const base = env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), ".cache");
+  // A relative XDG_CACHE_HOME is invalid (the XDG spec says to ignore it).
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || homedir(), ".cache");
   return path.join(base, "sssf");
 }
 
@@ -43,6 +48,20 @@ function trusted(dir: string): boolean {
 function entryPath(dir: string, text: string): string {
   const key = createHash("sha256").update(FORMAT).update("\0").update(text).digest("hex");
   return path.join(dir, `${key}.json`);
+}
+
+/** Whether the config's text sets a secret-named variable: any `env` mapping, at any depth, naming one. */
+function setsSecret(value: unknown, depth = 0): boolean {
+  if (depth > 64 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((item) => setsSecret(item, depth + 1));
+  return Object.entries(value).some(
+    ([key, item]) =>
+      (key === "env" &&
+        item !== null &&
+        typeof item === "object" &&
+        Object.keys(item).some((name) => isSecretVariableName(name))) ||
+      setsSecret(item, depth + 1),
+  );
 }
 
 /** Plain JSON data only (what the YAML core schema gives a config): kept values must read back equal. */
@@ -87,7 +106,7 @@ export function cachedConfig(text: string): CachedConfig | undefined {
  */
 export function keepConfig(text: string, value: unknown, wire?: unknown): void {
   const dir = cacheDir();
-  if (dir === null || !isPlainJson(value)) return;
+  if (dir === null || !isPlainJson(value) || setsSecret(value)) return;
   const build = buildId();
   const entry =
     wire !== undefined && build !== null && isPlainJson(wire)

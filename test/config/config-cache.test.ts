@@ -110,6 +110,23 @@ describe("the config cache", () => {
     expect(refusal()).toBe(first);
   });
 
+  it("never keeps a config that sets a secret-named variable, wherever its env is", () => {
+    writePrompts(repo, ["planner"]);
+    for (const text of [
+      'agents:\n  - name: planner\n    env: { OPENAI_API_KEY: "sk-live-0123456789abcdefghij" }\n',
+      "agents:\n  - name: planner\nquality:\n  test: { command: [npm, test], env: { NPM_TOKEN: abc123xyz } }\n",
+      "agents:\n  - name: planner\n    env:\n      dbPassword: hunter2hunter2\n",
+    ]) {
+      repo.writeConfig(text);
+      load();
+    }
+    expect(entries()).toEqual([]);
+    // A variable that names no secret is kept as any other value.
+    repo.writeConfig('agents:\n  - name: planner\n    env: { LOG_LEVEL: "debug" }\n');
+    load();
+    expect(entries()).toHaveLength(1);
+  });
+
   it("is off with an empty SSSF_CACHE_DIR", () => {
     process.env.SSSF_CACHE_DIR = "";
     expect(cacheDir()).toBeNull();
@@ -122,6 +139,8 @@ describe("the config cache", () => {
   it("defaults to $XDG_CACHE_HOME/sssf, else ~/.cache/sssf", () => {
     expect(cacheDir({ XDG_CACHE_HOME: "/x/cache", HOME: "/home/u" })).toBe("/x/cache/sssf");
     expect(cacheDir({ HOME: "/home/u" })).toBe("/home/u/.cache/sssf");
+    // A relative XDG_CACHE_HOME is invalid, as the XDG spec says.
+    expect(cacheDir({ XDG_CACHE_HOME: "cache", HOME: "/home/u" })).toBe("/home/u/.cache/sssf");
   });
 
   it("keeps only plain JSON, so what is read back equals what was parsed", () => {
