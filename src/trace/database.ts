@@ -5,7 +5,7 @@ import { upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { isUnavailable } from "./db-unavailable.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
-import { PgDb } from "./pg-db.js";
+import { PgDb } from "./postgres/pg-db.js";
 import { migrate } from "./schema.js";
 import { openSqlite, type TraceDb, type TraceStatement } from "./sqlite.js";
 import { isPostgresUrl } from "./trace-location.js";

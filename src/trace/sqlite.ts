@@ -35,7 +35,7 @@ export interface TraceDb {
   readonly name: string;
   readonly open: boolean;
   readonly readonly: boolean;
-  /** Set on a PostgreSQL trace (pg-db.ts); SQLite's connections leave it unset. */
+  /** Set on a PostgreSQL trace (postgres/pg-db.ts); SQLite's connections leave it unset. */
   readonly dialect?: "postgres";
   prepare(sql: string): TraceStatement;
   exec(sql: string): unknown;

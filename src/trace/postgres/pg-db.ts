@@ -1,15 +1,15 @@
 /**
  * The trace on PostgreSQL, behind the same {@link TraceDb} interface as SQLite: statements are sssf's
- * SQLite-dialect SQL, translated (`pg-sql.ts`) and run synchronously (`pg-bridge.ts`). PRAGMAs map to
+ * SQLite-dialect SQL, translated (`sql.ts`) and run synchronously (`bridge.ts`). PRAGMAs map to
  * what PostgreSQL has: `user_version` to the `sssf_schema` table, `table_info` to the catalog,
  * `data_version` to the rowid sequence; the SQLite-only tuning ones are no-ops.
  */
 
-import { isUnavailable, unavailableError } from "./db-unavailable.js";
-import { PgBridge, type PgResult } from "./pg-bridge.js";
-import { bindSql, parseSql, ROWID_SEQUENCE, type SqlTemplate } from "./pg-sql.js";
-import type { TraceDb, TraceStatement, TransactionFunction } from "./sqlite.js";
-import { displayTraceLocation } from "./trace-location.js";
+import { isUnavailable, unavailableError } from "../db-unavailable.js";
+import type { TraceDb, TraceStatement, TransactionFunction } from "../sqlite.js";
+import { displayTraceLocation } from "../trace-location.js";
+import { PgBridge, type PgResult } from "./bridge.js";
+import { bindSql, parseSql, ROWID_SEQUENCE, type SqlTemplate } from "./sql.js";
 
 class PgStatement implements TraceStatement {
   #plucked = false;

@@ -7,8 +7,8 @@
 
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { SssfError } from "../errors/sssf-error.js";
-import { DB_UNAVAILABLE } from "./db-unavailable.js";
+import { SssfError } from "../../errors/sssf-error.js";
+import { DB_UNAVAILABLE } from "../db-unavailable.js";
 
 /** What one statement returned. */
 export interface PgResult {

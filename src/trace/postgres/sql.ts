@@ -6,7 +6,7 @@
  * one sequence, so the live queries' cursors work unchanged.
  */
 
-import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "./events.js";
+import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "../events.js";
 
 /** The sequence every trace table's `rowid` column draws from: one order of writes for all tables. */
 export const ROWID_SEQUENCE = "sssf_rowid";

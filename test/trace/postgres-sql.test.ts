@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bindSql, parseSql, sqlLiteral } from "../../src/trace/pg-sql.js";
+import { bindSql, parseSql, sqlLiteral } from "../../src/trace/postgres/sql.js";
 
 const sql = (text: string, ...params: unknown[]) => bindSql(parseSql(text), params);
 
