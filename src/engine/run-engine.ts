@@ -37,11 +37,11 @@ import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./code-phase.js";
 import { runSuitePhase, startChangeTracking, suiteLogPath } from "./code-support.js";
+import { stepKey } from "./durable/step-journal.js";
 import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import type { RunHost } from "./run-host.js";
 import { RunScope } from "./run-scope.js";
-import { stepKey } from "./step-journal.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
 export interface RunEngineOptions {

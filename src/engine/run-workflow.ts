@@ -46,14 +46,14 @@ import {
 } from "../workspace/run-workspace-finish.js";
 import { WorkspaceOpening } from "../workspace/workspace-opening.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
-import { LocalDurableRun } from "./local-durable-run.js";
+import { LocalDurableRun } from "./durable/local-durable-run.js";
+import { checkResumable } from "./durable/resume-checks.js";
+import { buildJournal, type StepJournal } from "./durable/step-journal.js";
 import { raceAbort } from "./race-abort.js";
-import { checkResumable } from "./resume-checks.js";
 import { RunChanges } from "./run-changes.js";
 import { checkRunRequest } from "./run-checks.js";
 import { RunEngine } from "./run-engine.js";
 import type { RunHost } from "./run-host.js";
-import { buildJournal, type StepJournal } from "./step-journal.js";
 
 export interface RunWorkflowOptions {
   workflow: Workflow;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildJournal, stepKey } from "../../src/engine/step-journal.js";
+import { buildJournal, stepKey } from "../../src/engine/durable/step-journal.js";
 import type { PhaseRow, StepRow } from "../../src/trace/events.js";
 import { phaseRow } from "../trace/trace-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { readResumePlan } from "../../engine/resume-plan.js";
+import { readResumePlan } from "../../engine/durable/resume-plan.js";
 import { runWorkflow } from "../../engine/run-workflow.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";

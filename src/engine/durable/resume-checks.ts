@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
-import type { SssfConfig } from "../config/config-types.js";
-import { UsageError } from "../errors/usage-error.js";
-import type { SessionRow } from "../trace/events.js";
-import { displayTraceLocation } from "../trace/trace-location.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { SessionRow } from "../../trace/events.js";
+import { displayTraceLocation } from "../../trace/trace-location.js";
 
 /**
  * Refuses a resume that has nothing to continue: no such session, a run that finished accepted, or one

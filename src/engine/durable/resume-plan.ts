@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import type { SssfConfig } from "../config/config-types.js";
-import { UsageError } from "../errors/usage-error.js";
-import { openTraceDb } from "../trace/database.js";
-import { getSession, listPhases, listSteps } from "../trace/queries.js";
-import { traceMayExist } from "../trace/trace-location.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { openTraceDb } from "../../trace/database.js";
+import { getSession, listPhases, listSteps } from "../../trace/queries.js";
+import { traceMayExist } from "../../trace/trace-location.js";
 import { checkResumable } from "./resume-checks.js";
 import { buildJournal } from "./step-journal.js";
 

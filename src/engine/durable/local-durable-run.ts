@@ -4,10 +4,10 @@ import {
   type PhaseIdentity,
   ReplayDiverged,
   type StepOp,
-} from "../api/durable-steps.js";
-import type { SessionTrace } from "../session/session-trace.js";
-import type { PhaseRow, StepRow } from "../trace/events.js";
-import { redactJsonValue } from "../trace/redact-json.js";
+} from "../../api/durable-steps.js";
+import type { SessionTrace } from "../../session/session-trace.js";
+import type { PhaseRow, StepRow } from "../../trace/events.js";
+import { redactJsonValue } from "../../trace/redact-json.js";
 import { inputHash } from "./input-hash.js";
 import { type StartStep, type StepJournal, stepKey } from "./step-journal.js";
 

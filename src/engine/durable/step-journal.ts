@@ -1,4 +1,4 @@
-import type { PhaseRow, StepRow } from "../trace/events.js";
+import type { PhaseRow, StepRow } from "../../trace/events.js";
 
 /** What `op = "start"` journals: how the attempt began, for a resume to begin the same way. */
 export interface StartStep {
