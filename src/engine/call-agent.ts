@@ -8,7 +8,7 @@ import { applyGates } from "./apply-gates.js";
 import type { CallContext } from "./call-context.js";
 import { type CallContract, callContract } from "./call-contract.js";
 import { type RenderedCall, renderCall } from "./render-call.js";
-import { type CallProgress, sendUntilValid } from "./send-until-valid.js";
+import { type CallProgress, sendUntilValid } from "./send/send-until-valid.js";
 
 type Accepted = { status: string; summary: string };
 

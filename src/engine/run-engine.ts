@@ -38,10 +38,10 @@ import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-
 import { codePhaseHandle } from "./code-phase.js";
 import { runSuitePhase, startChangeTracking, suiteLogPath } from "./code-support.js";
 import { stepKey } from "./durable/step-journal.js";
-import { collectNamedPaths } from "./named-paths-hook.js";
 import type { RunChanges } from "./run-changes.js";
 import type { RunHost } from "./run-host.js";
 import { RunScope } from "./run-scope.js";
+import { collectNamedPaths } from "./send/named-paths-hook.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
 export interface RunEngineOptions {

@@ -1,6 +1,6 @@
-import type { OpenSendHook, SendOutcome, SendSettlement } from "../api/send-hook.js";
-import type { AgentSendResult, ToolCall } from "../runtimes/runtime.js";
-import type { CallContext } from "./call-context.js";
+import type { OpenSendHook, SendOutcome, SendSettlement } from "../../api/send-hook.js";
+import type { AgentSendResult, ToolCall } from "../../runtimes/runtime.js";
+import type { CallContext } from "../call-context.js";
 import { type SendInput, sendToAgent } from "./send-to-agent.js";
 
 /** A send's result and why its hooks say the phase must fail (null: it may go on). */

@@ -4,10 +4,10 @@
  * the send streams, and on a timer at the nearest time limit. Aborting makes the runtime kill the
  * agent's process group; the phase then fails with the overrun's reason (`send-to-agent.ts`).
  */
-import { PhaseFailedError } from "../errors/phase-failed-error.js";
-import type { Usage } from "../runtimes/runtime.js";
-import { type BudgetOverrun, overrunPayload, SendMeter, sendLimits } from "./budget.js";
-import type { CallContext } from "./call-context.js";
+import { PhaseFailedError } from "../../errors/phase-failed-error.js";
+import type { Usage } from "../../runtimes/runtime.js";
+import { type BudgetOverrun, overrunPayload, SendMeter, sendLimits } from "../budget.js";
+import type { CallContext } from "../call-context.js";
 
 /** What a guarded send is given, and how it reports back. */
 export interface SendGuard {

@@ -1,11 +1,11 @@
-import type { SendReason } from "../api/send-hook.js";
-import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import type { EnvelopeProblem } from "../envelope/parse-envelope.js";
-import { PhaseFailedError } from "../errors/phase-failed-error.js";
-import type { AgentSendResult } from "../runtimes/runtime.js";
-import type { EnvelopeRow } from "../trace/events.js";
-import type { CallContext } from "./call-context.js";
-import type { CallContract } from "./call-contract.js";
+import type { SendReason } from "../../api/send-hook.js";
+import type { EnvelopeOf, OutputType } from "../../envelope/output-type.js";
+import type { EnvelopeProblem } from "../../envelope/parse-envelope.js";
+import { PhaseFailedError } from "../../errors/phase-failed-error.js";
+import type { AgentSendResult } from "../../runtimes/runtime.js";
+import type { EnvelopeRow } from "../../trace/events.js";
+import type { CallContext } from "../call-context.js";
+import type { CallContract } from "../call-contract.js";
 import { sendThroughHooks } from "./send-pipeline.js";
 
 /** Where the call stands between sends: the next message, why it is sent, and how many went before. */

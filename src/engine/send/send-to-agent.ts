@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SendReason } from "../api/send-hook.js";
-import type { AgentSendResult, ToolCall, Usage } from "../runtimes/runtime.js";
-import type { EventRow, ProcessRow } from "../trace/events.js";
-import { redactSecrets } from "../trace/redact.js";
-import { endedProcessRow, startedProcessRow } from "../trace/rows.js";
-import type { PricedUsage } from "./budget.js";
-import type { CallContext } from "./call-context.js";
+import type { SendReason } from "../../api/send-hook.js";
+import type { AgentSendResult, ToolCall, Usage } from "../../runtimes/runtime.js";
+import type { EventRow, ProcessRow } from "../../trace/events.js";
+import { redactSecrets } from "../../trace/redact.js";
+import { endedProcessRow, startedProcessRow } from "../../trace/rows.js";
+import type { PricedUsage } from "../budget.js";
+import type { CallContext } from "../call-context.js";
 import { liveProgress } from "./live-progress.js";
 import { guardSend, overrunFailure } from "./send-guard.js";
 

@@ -4,9 +4,9 @@
  * tail in another terminal (`sssf tail`, the UI).
  */
 
-import { addUsage, emptyUsage, type ToolStart, type Usage } from "../runtimes/runtime.js";
-import type { EventRow, PhaseRow } from "../trace/events.js";
-import type { CallContext } from "./call-context.js";
+import { addUsage, emptyUsage, type ToolStart, type Usage } from "../../runtimes/runtime.js";
+import type { EventRow, PhaseRow } from "../../trace/events.js";
+import type { CallContext } from "../call-context.js";
 
 /** At most one `agent_text` event per phase per this many milliseconds (plus the last at the send's end). */
 export const AGENT_TEXT_INTERVAL_MS = 500;

@@ -1,5 +1,5 @@
-import { NOTHING_FOUND, type SendHook } from "../api/send-hook.js";
-import { namedInsideRoot, withRealPaths } from "../boundary/write-boundary-paths.js";
+import { NOTHING_FOUND, type SendHook } from "../../api/send-hook.js";
+import { namedInsideRoot, withRealPaths } from "../../boundary/write-boundary-paths.js";
 
 /** The files an agent's tool calls named inside the run root, across the sends of one call. */
 export interface NamedPaths {
