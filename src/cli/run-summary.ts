@@ -9,7 +9,7 @@ import type { RunOutcome } from "../engine/run-workflow.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow } from "../trace/events.js";
 import { listEvents } from "../trace/queries.js";
-import { redactSecrets } from "../trace/redact.js";
+import { redactSecrets } from "../trace/redaction/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
 
 /** Tokens as the summary reports them, for the run and for each phase. */

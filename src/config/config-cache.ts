@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { isSecretVariableName } from "../trace/secret-values.js";
+import { isSecretVariableName } from "../trace/redaction/secret-values.js";
 import { buildId } from "../util/package-root.js";
 
 /** Bumped when what an entry holds, or how YAML maps to it, changes. */

@@ -9,7 +9,7 @@ import { SssfError } from "../errors/sssf-error.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
-import { redactJsonValue } from "../trace/redact-json.js";
+import { redactJsonValue } from "../trace/redaction/redact-json.js";
 import { runSuitePhase, suiteLogPath } from "./code-support.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
 import { baseCommit, suiteBaseline } from "./suite-baseline.js";

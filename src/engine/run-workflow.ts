@@ -24,7 +24,7 @@ import {
   maxPhaseNumber,
   readSessionRow,
 } from "../trace/queries.js";
-import { registerSecretEnv } from "../trace/redact.js";
+import { registerSecretEnv } from "../trace/redaction/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
 import { displayTraceLocation } from "../trace/trace-location.js";

@@ -25,8 +25,8 @@ export {
   redactSecrets,
   registerSecretEnv,
   registerSecretValues,
-} from "./redact.js";
-export { redactJsonText, redactJsonValue } from "./redact-json.js";
-export { redactRecord } from "./redact-record.js";
+} from "./redaction/redact.js";
+export { redactJsonText, redactJsonValue } from "./redaction/redact-json.js";
+export { redactRecord } from "./redaction/redact-record.js";
 export { migrate, SCHEMA_VERSION } from "./schema.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactSecrets } from "../../src/trace/redact.js";
-import { redactJsonText } from "../../src/trace/redact-json.js";
+import { REDACTED, redactSecrets } from "../../src/trace/redaction/redact.js";
+import { redactJsonText } from "../../src/trace/redaction/redact-json.js";
 
 const positives: [string, string][] = [
   ["ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[REDACTED]"],

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SendReason } from "../../api/send-hook.js";
 import type { AgentSendResult, ToolCall, Usage } from "../../runtimes/runtime.js";
 import type { EventRow, ProcessRow } from "../../trace/events.js";
-import { redactSecrets } from "../../trace/redact.js";
+import { redactSecrets } from "../../trace/redaction/redact.js";
 import { endedProcessRow, startedProcessRow } from "../../trace/rows.js";
 import type { PricedUsage } from "../budget.js";
 import type { CallContext } from "../call-context.js";

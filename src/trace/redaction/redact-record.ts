@@ -1,4 +1,4 @@
-import type { TraceRecord, TraceTable, TraceTables } from "./events.js";
+import type { TraceRecord, TraceTable, TraceTables } from "../events.js";
 import { redactSecrets } from "./redact.js";
 import { redactJsonText } from "./redact-json.js";
 
