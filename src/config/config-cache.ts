@@ -1,8 +1,7 @@
 /**
  * The YAML parser's answer for a config text, kept under the text's SHA-256 in the user's cache folder:
  * a run whose config did not change since the last one reads a small JSON file instead of loading and
- * running the YAML parser (a quarter of the code a run would otherwise compile). Only the parsed value
- * is kept, never the validated config: the schema and the semantic checks run on every load.
+ * running the YAML parser. The semantic checks (prompt files, runtimes, patterns) run on every load.
  *
  * The folder is `$SSSF_CACHE_DIR`, else `$XDG_CACHE_HOME/sssf`, else `~/.cache/sssf`; an empty
  * `SSSF_CACHE_DIR` turns the cache off. It is used only when it belongs to this user and nobody else

@@ -5,11 +5,11 @@
  * the schema refuses some fields, the semantic checks still run on the rest (`config-repair.ts`).
  */
 import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
+import { requireOnce } from "../util/require-once.js";
 import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
-import { type CachedConfig, cachedConfig, keepConfig } from "./config-cache.js";
+import { cachedConfig, keepConfig } from "./config-cache.js";
 import { problemsBeyondSchema } from "./config-repair.js";
 import { resolveConfig } from "./config-resolve.js";
 import { type ConfigWire, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
@@ -52,12 +52,7 @@ function readConfigText(file: string, explicit: boolean): string {
 }
 
 // The YAML parser loads (from node_modules, not the bundle) only when the config text is new to the cache.
-type Yaml = typeof import("yaml");
-let yaml: Yaml | undefined;
-const loadYaml = (): Yaml => {
-  yaml ??= createRequire(import.meta.url)("yaml") as Yaml;
-  return yaml;
-};
+const loadYaml = requireOnce<typeof import("yaml")>("yaml");
 
 /**
  * YAML text to a plain value, or every syntax problem with its line and column. `cacheable`: parsed
@@ -127,17 +122,17 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   const context = { repoRoot, file, knownRuntimes: options.knownRuntimes };
 
   // A text this build validated before: the wire value it made, no YAML parser or schema to load.
-  const cached: CachedConfig | undefined = cachedConfig(text);
+  const cached = cachedConfig(text);
   if (cached?.wire !== undefined) return resolved(file, resolveConfig(cached.wire as ConfigWire, context));
 
-  const parsed = cached ?? parseYaml(text);
-  if ("problems" in parsed && parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
+  // A text parsed before (by another build, or refused by the schema) needs no YAML parser either.
+  const parsed = cached ? { value: cached.value, problems: [], cacheable: true } : parseYaml(text);
+  if (parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
   const shapeProblem = topLevelProblem(parsed.value);
   if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
 
   const result = configWireSchema().safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
-  if (cached !== undefined || ("cacheable" in parsed && parsed.cacheable))
-    keepConfig(text, parsed.value, result.success ? result.data : undefined);
+  if (parsed.cacheable) keepConfig(text, parsed.value, result.success ? result.data : undefined);
   if (!result.success) {
     const schemaProblems = zodIssueProblems(result.error.issues, {
       wording: "config",

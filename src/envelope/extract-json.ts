@@ -1,15 +1,9 @@
-import { createRequire } from "node:module";
-
-// jsonrepair loads (from node_modules, not the bundle) only when a reply needs repairing.
-type JsonRepair = typeof import("jsonrepair").jsonrepair;
-let repair: JsonRepair | undefined;
-const jsonrepair = (text: string): string => {
-  repair ??= (createRequire(import.meta.url)("jsonrepair") as { jsonrepair: JsonRepair }).jsonrepair;
-  return repair(text);
-};
-
+import { requireOnce } from "../util/require-once.js";
 import type { EnvelopeProblem } from "./envelope-problem.js";
 import { type ScannedObject, scanObjects } from "./scan-objects.js";
+
+// jsonrepair loads (from node_modules, not the bundle) only when a reply needs repairing.
+const loadJsonRepair = requireOnce<typeof import("jsonrepair")>("jsonrepair");
 
 /** Only the last this-many objects are parsed: a final message never holds that many. */
 const maxParsedObjects = 1000;
@@ -185,7 +179,7 @@ function parseStrict(span: string): Parsed {
 
 function parseRepaired(span: string): Parsed {
   try {
-    return asObject(JSON.parse(jsonrepair(span)));
+    return asObject(JSON.parse(loadJsonRepair().jsonrepair(span)));
   } catch (error) {
     return failure(error instanceof Error ? error.message : String(error));
   }
