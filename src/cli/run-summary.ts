@@ -4,13 +4,13 @@
  * else is printed on stdout in that mode (progress goes to stderr).
  */
 
-import { runGitSync } from "../code/run-git.js";
 import type { RunOutcome } from "../engine/run-workflow.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow } from "../trace/events.js";
 import { listEvents } from "../trace/queries.js";
 import { redactSecrets } from "../trace/redaction/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
+import { branchCommitsSync } from "../workspace/worktree-dirty.js";
 
 /** Tokens as the summary reports them, for the run and for each phase. */
 export interface SummaryTokens {
@@ -121,28 +121,6 @@ function summaryPhase(phase: PhaseRow): SummaryPhase {
   };
 }
 
-/** `git log base..branch` as sha and subject, oldest first; [] when git cannot tell (branch gone). */
-function branchLog(dir: string, base: string, branch: string): SummaryCommit[] {
-  try {
-    const log = runGitSync(dir, [
-      "log",
-      "--reverse",
-      "--format=%H%x00%s",
-      `${base}..refs/heads/${branch}`,
-      "--",
-    ]);
-    return log
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => {
-        const [sha = "", subject = ""] = line.split("\0");
-        return { sha, subject };
-      });
-  } catch {
-    return [];
-  }
-}
-
 /** The commits code phases made in place, from their `committed <sha>` events in the trace, oldest first. */
 function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
   let db: ReturnType<typeof openTraceDb> | undefined;
@@ -170,9 +148,11 @@ function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): SummaryCo
   const { session, commits } = outcome;
   // What the run's end saw of its branch: nothing left to ask git.
   if (commits === "missing") return [];
-  if (commits !== null) return commits.log.map(({ sha, subject }) => ({ sha, subject }));
-  if (session.branch !== null && session.base_ref !== null)
-    return branchLog(session.checkout ?? cwd, session.base_ref, session.branch);
+  if (commits !== null) return commits.log;
+  if (session.branch !== null && session.base_ref !== null) {
+    const asked = branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch);
+    return asked === null || asked === "missing" ? [] : asked.log;
+  }
   return tracedCommits(dbPath, session.adw_id);
 }
 
