@@ -124,14 +124,7 @@ export class LocalDurableRun implements DurableRun {
         phaseId = row.id;
       },
       completed: (row: PhaseRow) => {
-        this.write({
-          key: stepKey(identity.position, identity.name, "phase", 1),
-          position: identity.position,
-          phaseId: row.id,
-          op: "phase",
-          hash,
-          result: { status: row.status },
-        });
+        this.write(phaseStep(identity, hash, row));
       },
     };
   }
@@ -170,16 +163,7 @@ export class LocalDurableRun implements DurableRun {
           );
         // Journaled again, as this attempt's: a later resume reads one attempt, not a chain of them.
         const again = used.map((step) => ({ ...step, phase_id: row.id }));
-        again.push(
-          this.row({
-            key: stepKey(identity.position, identity.name, "phase", 1),
-            position: identity.position,
-            phaseId: row.id,
-            op: "phase",
-            hash,
-            result: { status: row.status },
-          }),
-        );
+        again.push(this.row(phaseStep(identity, hash, row)));
         this.trace.writeSteps(
           again.map((step) => ({
             ...step,
@@ -212,4 +196,16 @@ export class LocalDurableRun implements DurableRun {
       created_at: new Date().toISOString(),
     };
   }
+}
+
+/** The step that journals a phase as completed: its status, under the phase's inputs' hash. */
+function phaseStep(identity: PhaseIdentity, hash: string, row: PhaseRow): StepFields {
+  return {
+    key: stepKey(identity.position, identity.name, "phase", 1),
+    position: identity.position,
+    phaseId: row.id,
+    op: "phase",
+    hash,
+    result: { status: row.status },
+  };
 }
