@@ -16,14 +16,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import {
-  getSession,
-  latestAcceptedEnvelope,
-  listPhases,
-  listSteps,
-  maxPhaseNumber,
-  readSessionRow,
-} from "../trace/queries.js";
+import { getSession, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { registerSecretEnv } from "../trace/redaction/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
@@ -46,9 +39,9 @@ import {
 } from "../workspace/run-workspace-finish.js";
 import { WorkspaceOpening } from "../workspace/workspace-opening.js";
 import type { FastForwardResult } from "../workspace/worktree-merge.js";
-import { LocalDurableRun } from "./durable/local-durable-run.js";
+import type { LocalDurableRun } from "./durable/local-durable-run.js";
+import { openDurableRun } from "./durable/open-durable-run.js";
 import { checkResumable } from "./durable/resume-checks.js";
-import { buildJournal, type StepJournal } from "./durable/step-journal.js";
 import { raceAbort } from "./race-abort.js";
 import { RunChanges } from "./run-changes.js";
 import { checkRunRequest } from "./run-checks.js";
@@ -148,43 +141,6 @@ function startSessionRow(
   return session.existing
     ? rejoinedSessionRow(session.existing, patch)
     : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
-}
-
-/** The attempt's durable executor: replaying the journal on a resume, journaling only otherwise. */
-function openDurableRun(
-  options: RunWorkflowOptions,
-  session: OpenedSession,
-  trace: SessionTrace,
-): LocalDurableRun {
-  const steps = listSteps(session.db, session.adwId);
-  const journal: StepJournal = buildJournal(steps, listPhases(session.db, session.adwId));
-  const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
-  const resume = options.resume === true;
-  const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume });
-  const previous = resume
-    ? (journal.start?.previous ?? null)
-    : session.existing
-      ? latestAcceptedEnvelope(session.db, session.adwId)
-      : null;
-  durable.started({
-    workflow: options.workflow.name,
-    request: options.request,
-    agent: options.agent ?? null,
-    merge: options.merge === true,
-    yes: options.yes === true,
-    previous,
-  });
-  if (resume)
-    trace.event({
-      type: "log",
-      name:
-        journal.attempt === 0
-          ? "resume: no journal on record (a trace older than sssf resume); every phase runs again"
-          : `resume: attempt ${attempt} answers from attempt ${journal.attempt}'s journal (${journal.phases.size} completed phase${journal.phases.size === 1 ? "" : "s"})`,
-      phaseId: null,
-      payload: { attempt, from_attempt: journal.attempt, completed: journal.phases.size },
-    });
-  return durable;
 }
 
 /** The run's engine, wired to its session, workspace and hooks. */

@@ -1,0 +1,53 @@
+import type { SessionTrace } from "../../session/session-trace.js";
+import type { SessionRow } from "../../trace/events.js";
+import { latestAcceptedEnvelope, listPhases, listSteps } from "../../trace/queries.js";
+import type { TraceDb } from "../../trace/sqlite.js";
+import { LocalDurableRun } from "./local-durable-run.js";
+import { buildJournal, type StepJournal } from "./step-journal.js";
+
+/** What of a run request its journal's start step records, and whether it resumes. */
+export interface DurableRunRequest {
+  workflow: { name: string };
+  request: string;
+  agent?: string | undefined;
+  merge?: boolean | undefined;
+  yes?: boolean | undefined;
+  resume?: boolean | undefined;
+}
+
+/** The attempt's durable executor: replaying the journal on a resume, journaling only otherwise. */
+export function openDurableRun(
+  options: DurableRunRequest,
+  session: { adwId: string; db: TraceDb; existing: SessionRow | undefined },
+  trace: SessionTrace,
+): LocalDurableRun {
+  const steps = listSteps(session.db, session.adwId);
+  const journal: StepJournal = buildJournal(steps, listPhases(session.db, session.adwId));
+  const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
+  const resume = options.resume === true;
+  const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume });
+  const previous = resume
+    ? (journal.start?.previous ?? null)
+    : session.existing
+      ? latestAcceptedEnvelope(session.db, session.adwId)
+      : null;
+  durable.started({
+    workflow: options.workflow.name,
+    request: options.request,
+    agent: options.agent ?? null,
+    merge: options.merge === true,
+    yes: options.yes === true,
+    previous,
+  });
+  if (resume)
+    trace.event({
+      type: "log",
+      name:
+        journal.attempt === 0
+          ? "resume: no journal on record (a trace older than sssf resume); every phase runs again"
+          : `resume: attempt ${attempt} answers from attempt ${journal.attempt}'s journal (${journal.phases.size} completed phase${journal.phases.size === 1 ? "" : "s"})`,
+      phaseId: null,
+      payload: { attempt, from_attempt: journal.attempt, completed: journal.phases.size },
+    });
+  return durable;
+}
