@@ -4,7 +4,7 @@
 // tsc writes only the declarations (.d.ts) next to them.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,8 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Entry points, as their paths under src/ (each becomes dist/<same path>.js). */
 const ENTRIES = [
-  // The package's public entries (package.json bin and exports).
-  "cli/main.ts",
+  // The package's public entries (package.json exports; the bin, cli/main.ts, is built apart below).
   "index.ts",
   "testing/index.ts",
   // Programs sssf starts with the Node that runs it.
@@ -96,9 +95,15 @@ const englishZod = {
 // A fresh dist/: files of an earlier build must not stay importable.
 rmSync(path.join(root, "dist"), { recursive: true, force: true });
 
+/** Where the program the bin imports lands: beside the chunks, outside dist/cli (CommonJS there). */
+const PROGRAM_OUT = "chunks/cli-program";
+
 await build({
   absWorkingDir: root,
-  entryPoints: ENTRIES.map((entry) => path.join("src", entry)),
+  entryPoints: [
+    ...ENTRIES.map((entry) => ({ in: path.join("src", entry), out: entry.replace(/\.ts$/, "") })),
+    { in: "src/cli/program.ts", out: PROGRAM_OUT },
+  ],
   outbase: "src",
   outdir: "dist",
   bundle: true,
@@ -115,6 +120,35 @@ await build({
   legalComments: "linked",
   logLevel: "warning",
   plugins: [englishZod],
+});
+
+// The bin, dist/cli/main.js, as CommonJS (its folder says so): Node starts it without initialising its
+// ES module loader, which only the program it imports needs; a prerendered `--help` never does.
+mkdirSync(path.join(root, "dist/cli"), { recursive: true });
+writeFileSync(path.join(root, "dist/cli/package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/cli/main.ts"],
+  outfile: "dist/cli/main.js",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20.12",
+  sourcemap: "linked",
+  logLevel: "warning",
+  // import.meta is only read when __dirname is missing (the ES module of src/): never in this build.
+  logOverride: { "empty-import-meta": "silent" },
+  plugins: [
+    {
+      name: "program-outside",
+      setup(esbuild) {
+        esbuild.onResolve({ filter: /^\.\/program\.js$/ }, () => ({
+          path: `../${PROGRAM_OUT}.js`,
+          external: true,
+        }));
+      },
+    },
+  ],
 });
 
 // `sssf --help` as commander prints it to a pipe in a folder with no workflows of its own: printed

@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/cli/help-text.js";
-import { adwIdFrom, envelopeJson, repoRoot, Sandbox } from "../helpers/sandbox.js";
+import { adwIdFrom, cliPath, envelopeJson, repoRoot, Sandbox } from "../helpers/sandbox.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -138,6 +138,29 @@ describe("--help", () => {
     const withRepoWorkflow = await sb.run(["--help"]);
     expect(withRepoWorkflow.stdout).toMatch(/\n {2}ship-it\s+\[repo\] Ship it/);
     expect(withRepoWorkflow.stdout).toBe((await sb.run(["help"])).stdout);
+  });
+
+  it("the binary is CommonJS: a prerendered --help never starts Node's ES module loader, a command does", () => {
+    // Node's internal modules a process loaded, printed as it exits (a preload: not part of sssf).
+    const probe = path.join(sb.dir, "esm-probe.cjs");
+    writeFileSync(
+      probe,
+      'process.on("exit", () => require("node:fs").writeSync(2, "\\nESM:" + process.moduleLoadList.some((m) => m.endsWith("esm/module_job")) + "\\n"));\n',
+    );
+    const loaderStarted = (args: string[]) => {
+      const result = spawnSync(process.execPath, ["-r", probe, cliPath, ...args], {
+        cwd: sb.dir,
+        encoding: "utf8",
+        env: { ...process.env, FORCE_COLOR: "", NO_COLOR: "" },
+      });
+      expect(result.status, result.stderr).toBe(0);
+      return /\nESM:true\n/.test(result.stderr);
+    };
+    expect(JSON.parse(readFileSync(path.join(repoRoot, "dist/cli/package.json"), "utf8"))).toEqual({
+      type: "commonjs",
+    });
+    expect(loaderStarted(["--help"])).toBe(false);
+    expect(loaderStarted(["--version"])).toBe(true);
   });
 
   it("README's exit codes are the help's", () => {
