@@ -7,6 +7,7 @@
  * change with every send and commit and are read each time. A directory outside git is not kept
  * either (it may become a work tree), and adding or removing a worktree forgets every directory in it.
  */
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { ObjectFormat } from "./fingerprint.js";
 import { runGit } from "./run-git.js";
@@ -122,4 +123,35 @@ export function forgetRepoFacts(dir: string): void {
   const within = (key: string) => key === root || key.startsWith(`${root}${path.sep}`);
   for (const key of [...known.keys()]) if (within(key)) known.delete(key);
   for (const key of [...outside]) if (within(key)) outside.delete(key);
+}
+
+/**
+ * The facts of a linked worktree sssf just added from the checkout whose facts are `main`, read
+ * without git: its top level (real path, as git prints it), `prefix` (the sub-folder a run works in),
+ * the common dir, object format and hooks of the checkout, and its own git dir from the `.git` file
+ * git wrote there (`gitdir: <path>`). Null when they cannot be known that way — hooks set by
+ * `core.hooksPath` (a relative one is relative to each work tree), or no readable `.git` file — so
+ * the caller asks git. Never throws.
+ */
+export function addedWorktreeFacts(worktree: string, prefix: string, main: RepoFacts): RepoFacts | null {
+  if (main.hooksDir !== path.join(main.commonDir, "hooks")) return null;
+  try {
+    const pointer = readFileSync(path.join(worktree, ".git"), "utf8");
+    const match = /^gitdir: (.+?)\r?\n?$/.exec(pointer);
+    if (match === null) return null;
+    const topLevel = realpathSync.native(worktree);
+    const gitDir = path.resolve(topLevel, match[1] as string);
+    // A git dir outside the checkout's worktrees is not one `git worktree add` made here.
+    if (path.dirname(gitDir) !== path.join(main.commonDir, "worktrees")) return null;
+    return {
+      topLevel,
+      prefix,
+      commonDir: main.commonDir,
+      gitDir,
+      hooksDir: main.hooksDir,
+      format: main.format,
+    };
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { repoFacts } from "../code/git-facts.js";
+import { addedWorktreeFacts, rememberRepoFacts, repoFacts } from "../code/git-facts.js";
 import type { SssfConfig } from "../config/config-types.js";
 import { engineOwnedPrefixes } from "../config/owned-prefixes.js";
 import { SssfError } from "../errors/sssf-error.js";
@@ -120,8 +120,12 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
       }
     } else {
       mkdirSync(root, { recursive: true });
-      // The run's first boundary checkpoint asks where the root sits in git: asked now, meanwhile.
-      void repoFacts(root);
+      // The run's first boundary checkpoint asks where the root sits in git: known from the checkout's
+      // facts and the worktree's .git file, else asked now, meanwhile.
+      const main = await repoFacts(git.topLevel);
+      const added = main === null ? null : addedWorktreeFacts(worktree, git.prefix, main);
+      if (added === null) void repoFacts(root);
+      else rememberRepoFacts(root, added);
       dirty = await looking;
     }
   } else if (plan.action === "recreate") {

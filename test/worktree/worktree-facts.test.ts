@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { repoFacts } from "../../src/code/git-facts.js";
+import { addedWorktreeFacts, forgetRepoFacts, repoFacts } from "../../src/code/git-facts.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { BUILTIN_RUNTIME_IDS } from "../../src/runtimes/builtins.js";
 import { planWorkspace } from "../../src/workspace/run-workspace-plan.js";
@@ -74,5 +74,55 @@ describe("what sssf keeps of a worktree's git locations", () => {
     await addWorktree(repo, worktree, "sssf/prompt/facts3", world.base);
     expect((await repoFacts(worktree))?.gitDir).toBe(path.join(repo.commonDir, "worktrees", "wt1"));
     expect(git(worktree, ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("sssf/prompt/facts3");
+  });
+});
+
+describe("a worktree sssf adds: its git locations without asking git", () => {
+  /** What `git rev-parse` says of `dir`, asked afresh. */
+  async function asked(dir: string) {
+    forgetRepoFacts(dir);
+    return repoFacts(dir);
+  }
+
+  it("are what git says, from the top level or a sub-folder, through a symlinked path too", async () => {
+    world = new WorktreeWorld([]);
+    const repo = await repoOf(world.dir);
+    if (repo === null) throw new Error("no repository");
+    const main = await repoFacts(world.dir);
+    if (main === null) throw new Error("no facts");
+    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "sssf-added-")));
+    scratch.push(parent);
+    const worktree = path.join(parent, "wt");
+    await addWorktree(repo, worktree, "sssf/prompt/added1", world.base);
+    expect(addedWorktreeFacts(worktree, "", main)).toEqual(await asked(worktree));
+    expect(addedWorktreeFacts(worktree, "src/", main)).toEqual(await asked(path.join(worktree, "src")));
+    symlinkSync(parent, path.join(parent, "..", `${path.basename(parent)}-link`));
+    scratch.push(`${parent}-link`);
+    const linked = path.join(`${parent}-link`, "wt");
+    expect(addedWorktreeFacts(linked, "", main)).toEqual(await asked(linked));
+  });
+
+  it("are left to git when core.hooksPath moves the hooks, or the .git file is not git's", async () => {
+    world = new WorktreeWorld([]);
+    const repo = await repoOf(world.dir);
+    if (repo === null) throw new Error("no repository");
+    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "sssf-added-")));
+    scratch.push(parent);
+    const worktree = path.join(parent, "wt");
+    await addWorktree(repo, worktree, "sssf/prompt/added2", world.base);
+    const main = await asked(world.dir);
+    if (main === null) throw new Error("no facts");
+    git(world.dir, ["config", "core.hooksPath", "githooks"]);
+    const moved = await asked(world.dir);
+    if (moved === null) throw new Error("no facts");
+    expect(addedWorktreeFacts(worktree, "", moved)).toBeNull();
+    // Relative to each work tree: the worktree's hooks are its own folder's.
+    expect((await asked(worktree))?.hooksDir).toBe(path.join(worktree, "githooks"));
+    writeFileSync(path.join(worktree, ".git"), "gitdir: /elsewhere/.git/worktrees/wt\n");
+    expect(addedWorktreeFacts(worktree, "", main)).toBeNull();
+    writeFileSync(path.join(worktree, ".git"), "not a pointer\n");
+    expect(addedWorktreeFacts(worktree, "", main)).toBeNull();
+    rmSync(path.join(worktree, ".git"));
+    expect(addedWorktreeFacts(worktree, "", main)).toBeNull();
   });
 });
