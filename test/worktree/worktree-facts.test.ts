@@ -52,15 +52,21 @@ describe("the run's branches, read with the checkout in one look", () => {
   });
 });
 
+/** A repository (the world's checkout) and an empty real folder for its worktrees, removed after the test. */
+async function repoAndFolder(prefix: string) {
+  world = new WorktreeWorld([]);
+  const repo = await repoOf(world.dir);
+  if (repo === null) throw new Error("no repository");
+  const parent = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  scratch.push(parent);
+  return { w: world, repo, parent };
+}
+
 describe("what sssf keeps of a worktree's git locations", () => {
   it("is forgotten when the worktree is removed and added again, where git gives it another git dir", async () => {
-    world = new WorktreeWorld([]);
-    const repo = await repoOf(world.dir);
-    if (repo === null) throw new Error("no repository");
-    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "sssf-facts-")));
-    scratch.push(parent);
+    const { w, repo, parent } = await repoAndFolder("sssf-facts-");
     const worktree = path.join(parent, "wt");
-    await addWorktree(repo, worktree, "sssf/prompt/facts1", world.base);
+    await addWorktree(repo, worktree, "sssf/prompt/facts1", w.base);
     const first = await repoFacts(worktree);
     expect(first?.gitDir).toBe(path.join(repo.commonDir, "worktrees", "wt"));
     expect(first?.topLevel).toBe(worktree);
@@ -70,8 +76,8 @@ describe("what sssf keeps of a worktree's git locations", () => {
     // Another worktree takes the name `wt` in the repository's records: the same path comes back as `wt1`.
     const other = path.join(parent, "elsewhere", "wt");
     mkdirSync(path.dirname(other), { recursive: true });
-    await addWorktree(repo, other, "sssf/prompt/facts2", world.base);
-    await addWorktree(repo, worktree, "sssf/prompt/facts3", world.base);
+    await addWorktree(repo, other, "sssf/prompt/facts2", w.base);
+    await addWorktree(repo, worktree, "sssf/prompt/facts3", w.base);
     expect((await repoFacts(worktree))?.gitDir).toBe(path.join(repo.commonDir, "worktrees", "wt1"));
     expect(git(worktree, ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("sssf/prompt/facts3");
   });
@@ -85,15 +91,11 @@ describe("a worktree sssf adds: its git locations without asking git", () => {
   }
 
   it("are what git says, from the top level or a sub-folder, through a symlinked path too", async () => {
-    world = new WorktreeWorld([]);
-    const repo = await repoOf(world.dir);
-    if (repo === null) throw new Error("no repository");
-    const main = await repoFacts(world.dir);
+    const { w, repo, parent } = await repoAndFolder("sssf-added-");
+    const main = await repoFacts(w.dir);
     if (main === null) throw new Error("no facts");
-    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "sssf-added-")));
-    scratch.push(parent);
     const worktree = path.join(parent, "wt");
-    await addWorktree(repo, worktree, "sssf/prompt/added1", world.base);
+    await addWorktree(repo, worktree, "sssf/prompt/added1", w.base);
     expect(addedWorktreeFacts(worktree, "", main)).toEqual(await asked(worktree));
     expect(addedWorktreeFacts(worktree, "src/", main)).toEqual(await asked(path.join(worktree, "src")));
     symlinkSync(parent, path.join(parent, "..", `${path.basename(parent)}-link`));
@@ -103,17 +105,13 @@ describe("a worktree sssf adds: its git locations without asking git", () => {
   });
 
   it("are left to git when core.hooksPath moves the hooks, or the .git file is not git's", async () => {
-    world = new WorktreeWorld([]);
-    const repo = await repoOf(world.dir);
-    if (repo === null) throw new Error("no repository");
-    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), "sssf-added-")));
-    scratch.push(parent);
+    const { w, repo, parent } = await repoAndFolder("sssf-added-");
     const worktree = path.join(parent, "wt");
-    await addWorktree(repo, worktree, "sssf/prompt/added2", world.base);
-    const main = await asked(world.dir);
+    await addWorktree(repo, worktree, "sssf/prompt/added2", w.base);
+    const main = await asked(w.dir);
     if (main === null) throw new Error("no facts");
-    git(world.dir, ["config", "core.hooksPath", "githooks"]);
-    const moved = await asked(world.dir);
+    git(w.dir, ["config", "core.hooksPath", "githooks"]);
+    const moved = await asked(w.dir);
     if (moved === null) throw new Error("no facts");
     expect(addedWorktreeFacts(worktree, "", moved)).toBeNull();
     // Relative to each work tree: the worktree's hooks are its own folder's.
