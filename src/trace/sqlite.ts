@@ -168,6 +168,36 @@ export function sqliteDriverSource(): { driver: SqliteDriver; modulePath: string
   };
 }
 
+let cutsAtNul: boolean | undefined;
+
+/**
+ * True when this Node's node:sqlite reads text back only up to its first NUL character (Node 22: it
+ * stores the whole text but converts it as a C string; Node 24 reads it whole). There a NUL in a
+ * value sssf stores becomes U+FFFD, as on PostgreSQL, so that what follows it stays readable (the
+ * session files keep the original). Asked once per process, of an in-memory database.
+ */
+export function nodeSqliteCutsAtNul(): boolean {
+  if (cutsAtNul === undefined) {
+    const nodeSqlite = loadNodeSqlite();
+    if (nodeSqlite === null) cutsAtNul = false;
+    else {
+      const db = new nodeSqlite.DatabaseSync(":memory:");
+      try {
+        const row = db.prepare("SELECT 'a' || char(0) || 'b' AS text").get() as { text?: unknown };
+        cutsAtNul = row.text !== "a\0b";
+      } finally {
+        db.close();
+      }
+    }
+  }
+  return cutsAtNul;
+}
+
+/** `value` as this Node's node:sqlite can read it back: NUL as U+FFFD where reads stop at one. */
+function readableText(value: Param): Param {
+  return typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\uFFFD") : value;
+}
+
 /** A statement of node:sqlite with better-sqlite3's conventions: an array binds positionally, `pluck`. */
 class NodeStatement implements TraceStatement {
   #plucked = false;
@@ -179,7 +209,8 @@ class NodeStatement implements TraceStatement {
   ) {}
 
   #bind(params: Param[]): Param[] {
-    return params.length === 1 && Array.isArray(params[0]) ? (params[0] as Param[]) : params;
+    const values = params.length === 1 && Array.isArray(params[0]) ? (params[0] as Param[]) : params;
+    return nodeSqliteCutsAtNul() ? values.map(readableText) : values;
   }
 
   #first(row: unknown): unknown {

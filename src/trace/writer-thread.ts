@@ -11,7 +11,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "
 import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES } from "./events.js";
-import { sqliteDriverSource } from "./sqlite.js";
+import { nodeSqliteCutsAtNul, sqliteDriverSource } from "./sqlite.js";
 
 /** What the thread reports of one batch. */
 export type BatchAnswer =
@@ -38,7 +38,7 @@ interface WireAnswer {
 // The thread, as a script (a bundled or a tsx-run sssf loads it the same way): Node and the driver only.
 const SCRIPT = `
 const { workerData } = require("node:worker_threads");
-const { port, signal, file, driver, modulePath, tables, busyRetryMs, busyTimeoutMs } = workerData;
+const { port, signal, file, driver, modulePath, tables, busyRetryMs, busyTimeoutMs, nulAsReplacement } = workerData;
 let db = null;
 const run = driver === "better-sqlite3" ? (s, v) => s.run(v) : (s, v) => s.run(...v);
 const statements = new Map();
@@ -78,7 +78,7 @@ function upsertRows(records, start, end) {
     let slot = 0;
     for (let r = 0; r < rows; r++) {
       const row = records[at + r].row;
-      for (let c = 0; c < width; c++) { const v = row[columns[c]]; values[slot++] = v === undefined ? null : v; }
+      for (let c = 0; c < width; c++) { const v = row[columns[c]]; values[slot++] = v === undefined ? null : nulAsReplacement && typeof v === "string" && v.includes("\\u0000") ? v.replaceAll("\\u0000", "\\uFFFD") : v; }
     }
     run(statement(table, rows), values);
     at += rows;
@@ -220,6 +220,8 @@ export class WriterThread {
         tables,
         busyRetryMs: options.busyRetryMs ?? 250,
         busyTimeoutMs: Math.max(0, Math.floor(options.busyTimeoutMs)),
+        // As the main connection binds them (sqlite.ts): where node:sqlite reads text up to a NUL only.
+        nulAsReplacement: driver === "node:sqlite" && nodeSqliteCutsAtNul(),
       },
       transferList: [port2],
       // The parent's stdio: a warning the thread prints reaches the user as the main thread's would.

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeJson, Sandbox } from "../helpers/sandbox.js";
+import { asStored, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 interface Row {
   [key: string]: unknown;
@@ -133,6 +133,6 @@ describe("envelope extraction through the CLI: the phase corrects instead of acc
     const raw = readFileSync(path.join(sb.sessionDir(String(session?.adw_id)), "assistant/raw_output.jsonl"));
     expect(raw.includes(0)).toBe(true);
     const [first] = sb.query<Row>("SELECT raw_text FROM envelopes WHERE attempt = 1");
-    expect(String(first?.raw_text)).toContain("before\u0000after");
+    expect(String(first?.raw_text)).toContain(asStored("before\u0000after"));
   });
 });

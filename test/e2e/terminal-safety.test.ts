@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
+import { adwIdFrom, asStored, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 /**
  * What a hostile or broken agent could print to take over the terminal that shows sssf's output: clear
@@ -112,7 +112,7 @@ describe("what sssf prints of an agent's text is safe to show", () => {
       expect(() => JSON.parse(json.stdout)).not.toThrow();
     }
     const eventsJson = JSON.parse((await sb.run(["events", adwId, "--json"])).stdout) as { name: string }[];
-    expect(eventsJson.map((event) => event.name)).toContain(HOSTILE);
+    expect(eventsJson.map((event) => event.name)).toContain(asStored(HOSTILE));
     const sessionsJson = await sb.run(["sessions", "--json"]);
     expectSafe(sessionsJson.stdout.trimEnd(), "sssf sessions --json");
     const [session] = JSON.parse(sessionsJson.stdout) as { request: string }[];

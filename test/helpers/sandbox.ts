@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { openSqlite, type TraceDb } from "../../src/trace/sqlite.js";
+import { nodeSqliteCutsAtNul, openSqlite, sqliteDriver, type TraceDb } from "../../src/trace/sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const cliPath = path.join(repoRoot, "dist/cli/main.js");
@@ -124,6 +124,14 @@ export function collect(child: ChildProcess): Promise<CliResult> {
 }
 
 /** The adw_id the CLI printed on its first line. */
+/**
+ * `text` as the trace database gives it back: on Node 22's node:sqlite, which reads text only up to a
+ * NUL, sssf stores each NUL as U+FFFD (src/trace/sqlite.ts); everywhere else, unchanged.
+ */
+export function asStored(text: string): string {
+  return sqliteDriver() === "node:sqlite" && nodeSqliteCutsAtNul() ? text.replaceAll("\0", "\uFFFD") : text;
+}
+
 export function adwIdFrom(stdout: string): string {
   const match = /adw_id (\S+)/.exec(stdout);
   if (!match?.[1]) throw new Error(`no adw_id in output:\n${stdout}`);
