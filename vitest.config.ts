@@ -9,7 +9,7 @@ export default defineConfig({
     pool: "forks",
     // Unpacks the UI tests' Chromium once, before any test file could race to do it.
     globalSetup: ["test/helpers/global-setup.ts"],
-    // The JSON report feeds the "N passed, N failed" line CI prints (the Node 24 leg writes its own).
+    // The JSON report feeds the "N passed, N failed" line CI prints (the Node 24 and 22 legs write their own).
     reporters: [
       "default",
       ["json", { outputFile: process.env.SSSF_VITEST_JSON ?? "test-artifacts/vitest.json" }],

@@ -1,5 +1,5 @@
 // The trace's two drivers side by side: better-sqlite3 on this Node and node:sqlite on Node 24 (the
-// binary scripts/test-node24.mjs caches), each in a child process doing the same work: 100,000 event
+// binary scripts/test-other-nodes.mjs caches), each in a child process doing the same work: 100,000 event
 // records through the Tracer (batched upserts in transactions), then 200 indexed reads of a session's
 // events. Interleaved, 3 rounds each; medians and the ratio node:sqlite ÷ better-sqlite3.
 import { spawnSync } from "node:child_process";
@@ -51,7 +51,7 @@ export async function run() {
   if (!existsSync(NODE24)) {
     return [
       {
-        label: "node:sqlite on Node 24: run `node scripts/test-node24.mjs` once to fetch Node 24",
+        label: "node:sqlite on Node 24: run `node scripts/test-other-nodes.mjs` once to fetch Node 24",
         value: Number.NaN,
         unit: "",
         target: "",

@@ -1,33 +1,28 @@
-// The end-to-end tests again on Node 24, what users run (the suite itself runs on this machine's Node).
-// Node 24 comes from the package registry (`node-<platform>-<arch>`, a plain binary, no install script)
-// into node_modules/.cache; there the trace uses node:sqlite, so this also tests the driver that needs
-// no compiler. Skipped, saying so, when the machine's Node is already 24 or when SSSF_SKIP_NODE24=1.
+// The end-to-end tests again on Node 24 and Node 22, what users run (the suite itself runs on this
+// machine's Node). Each Node comes from the package registry (`node-<platform>-<arch>`, a plain binary,
+// no install script) into node_modules/.cache/sssf-node<major>; there the trace uses node:sqlite, so this
+// also tests the driver that needs no compiler. A leg is skipped, saying so, when the machine's Node is
+// already that major or when SSSF_SKIP_NODE<major>=1 (SSSF_SKIP_NODE24=1, SSSF_SKIP_NODE22=1).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const MAJOR = 24;
+const MAJORS = [24, 22];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-if (process.env.SSSF_SKIP_NODE24 === "1" || Number(process.versions.node.split(".")[0]) === MAJOR) {
-  console.log(
-    `test-node24: skipped (${process.env.SSSF_SKIP_NODE24 === "1" ? "SSSF_SKIP_NODE24=1" : `already on Node ${process.version}`})`,
-  );
-  process.exit(0);
-}
-
 const platform = process.platform === "win32" ? "win" : process.platform;
 const binaryPackage = `node-${platform}-${process.arch}`;
-const prefix = path.join(root, "node_modules/.cache/sssf-node24");
-const binary =
-  process.platform === "win32"
-    ? path.join(prefix, "node_modules", binaryPackage, "bin/node.exe")
-    : path.join(prefix, "node_modules", binaryPackage, "bin/node");
 
-if (!existsSync(binary)) {
+/** The cached binary of Node `major`, fetched on first use; null (having said why) when it cannot be. */
+function nodeBinary(major) {
+  const prefix = path.join(root, `node_modules/.cache/sssf-node${major}`);
+  const binary =
+    process.platform === "win32"
+      ? path.join(prefix, "node_modules", binaryPackage, "bin/node.exe")
+      : path.join(prefix, "node_modules", binaryPackage, "bin/node");
+  if (existsSync(binary)) return binary;
   mkdirSync(prefix, { recursive: true });
-  console.log(`test-node24: fetching ${binaryPackage}@${MAJOR} into ${path.relative(root, prefix)}`);
+  console.log(`test-node${major}: fetching ${binaryPackage}@${major} into ${path.relative(root, prefix)}`);
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const installed = spawnSync(
     npm,
@@ -39,31 +34,47 @@ if (!existsSync(binary)) {
       "--no-audit",
       "--no-fund",
       "--ignore-scripts",
-      `${binaryPackage}@${MAJOR}`,
+      `${binaryPackage}@${major}`,
     ],
     { stdio: "inherit" },
   );
-  if (installed.status !== 0 || !existsSync(binary)) {
-    console.error(
-      `test-node24: could not install ${binaryPackage}@${MAJOR} (set SSSF_SKIP_NODE24=1 to skip this leg)`,
-    );
-    process.exit(1);
-  }
+  if (installed.status === 0 && existsSync(binary)) return binary;
+  console.error(
+    `test-node${major}: could not install ${binaryPackage}@${major} (set SSSF_SKIP_NODE${major}=1 to skip this leg)`,
+  );
+  return null;
 }
 
-const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
-console.log(`test-node24: test/e2e on Node ${version} (node:sqlite)`);
-const run = spawnSync(
-  binary,
-  [path.join(root, "node_modules/vitest/vitest.mjs"), "run", "test/e2e", "--typecheck.enabled=false"],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      SSSF_SQLITE_DRIVER: "node:sqlite",
-      SSSF_VITEST_JSON: "test-artifacts/vitest-node24.json",
+/** Runs test/e2e on Node `major`; its report goes to test-artifacts/vitest-node<major>.json. Returns the exit status. */
+function leg(major) {
+  const skip = process.env[`SSSF_SKIP_NODE${major}`] === "1";
+  if (skip || Number(process.versions.node.split(".")[0]) === major) {
+    console.log(
+      `test-node${major}: skipped (${skip ? `SSSF_SKIP_NODE${major}=1` : `already on Node ${process.version}`})`,
+    );
+    return 0;
+  }
+  const binary = nodeBinary(major);
+  if (binary === null) return 1;
+  const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
+  console.log(`test-node${major}: test/e2e on Node ${version} (node:sqlite)`);
+  const run = spawnSync(
+    binary,
+    [path.join(root, "node_modules/vitest/vitest.mjs"), "run", "test/e2e", "--typecheck.enabled=false"],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        SSSF_SQLITE_DRIVER: "node:sqlite",
+        SSSF_VITEST_JSON: `test-artifacts/vitest-node${major}.json`,
+      },
     },
-  },
-);
-process.exit(run.status ?? 1);
+  );
+  return run.status ?? 1;
+}
+
+// Every leg runs, whichever failed: both reports count.
+let status = 0;
+for (const major of MAJORS) status = leg(major) || status;
+process.exit(status);
