@@ -74,7 +74,7 @@ function leg(major) {
   return run.status ?? 1;
 }
 
-// Every leg runs, whichever failed: both reports count.
+// Every leg runs, whichever failed: CI counts every leg's report.
 let status = 0;
 for (const major of MAJORS) status = leg(major) || status;
 process.exit(status);

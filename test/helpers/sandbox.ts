@@ -123,7 +123,6 @@ export function collect(child: ChildProcess): Promise<CliResult> {
   });
 }
 
-/** The adw_id the CLI printed on its first line. */
 /**
  * `text` as the trace database gives it back: on Node 22's node:sqlite, which reads text only up to a
  * NUL, sssf stores each NUL as U+FFFD (src/trace/sqlite.ts); everywhere else, unchanged.
@@ -132,6 +131,7 @@ export function asStored(text: string): string {
   return sqliteDriver() === "node:sqlite" && nodeSqliteCutsAtNul() ? text.replaceAll("\0", "\uFFFD") : text;
 }
 
+/** The adw_id the CLI printed on its first line. */
 export function adwIdFrom(stdout: string): string {
   const match = /adw_id (\S+)/.exec(stdout);
   if (!match?.[1]) throw new Error(`no adw_id in output:\n${stdout}`);
