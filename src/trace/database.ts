@@ -18,7 +18,7 @@ export interface OpenTraceDbOptions {
 
 /**
  * Opens (creating when needed) the trace database at `dbPath`: WAL journal so readers never block the
- * writer, `busy_timeout=30000` (many runs at once on a loaded machine wait rather than fail), `synchronous=NORMAL`, and the schema migrated to the current version.
+ * writer, `busy_timeout=30000` (set by `openSqlite` before anything else: many runs at once on a loaded machine wait rather than fail), `synchronous=NORMAL`, and the schema migrated to the current version.
  * Contract: throws SssfError("usage") naming the path when `readonly` is set and the file is missing,
  * or when the file cannot be created or opened (a folder, no permission); otherwise (migrating) throws
  * what SQLite throws. The caller owns and closes the connection.
@@ -34,14 +34,11 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
         `Trace database not found: ${dbPath} (run a workflow first, or rebuild it from the session files).`,
       );
     }
-    const db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
-    db.pragma("busy_timeout = 30000");
-    return db;
+    return openSqlite(dbPath, { readonly: true, fileMustExist: true });
   }
   const db = openWritable(dbPath);
   try {
     db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 30000");
     db.pragma("synchronous = NORMAL");
     migrate(db);
   } catch (error) {

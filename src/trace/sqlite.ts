@@ -323,21 +323,39 @@ class NodeDatabase implements TraceDb {
 }
 
 /**
+ * How long a connection waits for another process's lock before SQLITE_BUSY: many runs at once on a
+ * loaded machine wait rather than fail.
+ */
+export const BUSY_TIMEOUT_MS = 30_000;
+
+/**
  * Opens `file` with this process's driver. Throws SssfError("usage") when Node has no driver, and what
  * the driver throws (a missing file with `fileMustExist` or `readonly`, a file that is not a database).
  */
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): TraceDb {
   picked ??= pickDriver();
   const readonly = options.readonly === true;
+  let db: TraceDb;
   if (picked.better) {
     if (betterAddon === undefined) betterAddon = loadBetterSqliteAddon();
     const binding = betterAddon === null ? {} : { nativeBinding: betterAddon };
-    return new picked.better(file, { readonly, fileMustExist: options.fileMustExist === true, ...binding });
+    db = new picked.better(file, { readonly, fileMustExist: options.fileMustExist === true, ...binding });
+  } else {
+    if ((options.fileMustExist === true || readonly) && file !== ":memory:" && !existsSync(file))
+      throw new SssfError("usage", `unable to open database file: ${file} does not exist`);
+    const { DatabaseSync } = picked.nodeSqlite as NodeSqliteModule;
+    db = new NodeDatabase(new DatabaseSync(file, { readOnly: readonly }), file, readonly);
   }
-  if ((options.fileMustExist === true || readonly) && file !== ":memory:" && !existsSync(file))
-    throw new SssfError("usage", `unable to open database file: ${file} does not exist`);
-  const { DatabaseSync } = picked.nodeSqlite as NodeSqliteModule;
-  return new NodeDatabase(new DatabaseSync(file, { readOnly: readonly }), file, readonly);
+  // First, before any statement that reads the file: node:sqlite waits for no lock by default (a second
+  // process's WAL recovery or checkpoint fails the next statement with "database is locked"), and
+  // better-sqlite3 for 5 s; both wait as long here. A connection-level pragma: it takes no lock itself.
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }
 
 /** SQLite's primary result codes by number, for node:sqlite's numeric `errcode`. */

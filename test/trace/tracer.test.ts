@@ -7,6 +7,7 @@ import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { asStored } from "../helpers/sandbox.js";
 import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("tracer");
@@ -258,7 +259,11 @@ describe("Tracer writer thread", () => {
         .filter((record) => record.table === "events")
         .map((record) => [(record.row as EventRow).id, record.row]),
     );
-    for (const row of rows) expect(row).toEqual(filed.get(row.id));
+    // The file keeps a NUL; a db whose driver cuts text at one holds U+FFFD in its place (asStored).
+    for (const row of rows) {
+      const inFile = filed.get(row.id) as EventRow;
+      expect(row).toEqual({ ...inFile, name: asStored(inFile.name) });
+    }
     db.close();
   });
 
