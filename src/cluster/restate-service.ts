@@ -10,7 +10,7 @@
  */
 
 import type * as Restate from "@restatedev/restate-sdk";
-import { isSssfError } from "../errors/sssf-error.js";
+import { isSssfError, type SssfErrorCode } from "../errors/sssf-error.js";
 import {
   answerPromise,
   ClusterAnswer,
@@ -60,8 +60,23 @@ function parsed<T>(
 }
 
 /**
+ * Errors the run's own commit causes, the same on every worker and every retry: a bad flag or
+ * workflow, a config the commit holds (or lacks the files of: prompts left untracked), an unknown agent
+ * or runtime, a base commit git cannot check out. A busy session, an interrupted worker or a trace out
+ * of reach are not among them: another attempt may succeed.
+ */
+const FINAL_CODES: ReadonlySet<SssfErrorCode> = new Set<SssfErrorCode>([
+  "usage",
+  "config_invalid",
+  "agent_unknown",
+  "runtime_unknown",
+  "git_failed",
+  "not_a_git_repo",
+]);
+
+/**
  * The workflow definition, bound to how this worker executes a run. An error that retrying cannot fix
- * (a usage error: an unknown workflow, a missing base commit) fails the invocation for good.
+ * ({@link FINAL_CODES}) fails the invocation for good.
  */
 export function runWorkflowService(
   sdk: typeof Restate,
@@ -80,7 +95,7 @@ export function runWorkflowService(
         try {
           return await execute(request, ctx.key);
         } catch (error) {
-          if (isSssfError(error) && (error.code === "usage" || error.code === "git_failed"))
+          if (isSssfError(error) && FINAL_CODES.has(error.code))
             throw new sdk.TerminalError(error.message, { errorCode: 400 });
           throw error;
         }

@@ -133,6 +133,28 @@ describe("a run the cluster cannot start", () => {
   });
 });
 
+describe("a run whose commit the cluster cannot run", () => {
+  it("a config naming prompts the commit lacks (left untracked here) fails the run at once, naming them", async () => {
+    world = new ClusterWorld(turns);
+    await world.start(1);
+    // Here the prompts exist (the CLI's own checks pass); the pushed commit does not hold them.
+    writeFileSync(path.join(world.dir, ".gitignore"), "adws/adw_data/\n");
+    git(world.dir, ["rm", "-r", "-q", "--cached", "adws/adw_data/prompt_engineering"]);
+    world.commitAndPush({});
+    const result = await world.cli(["run", "three", "x", "--engine", "restate"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/invalid config .*sssf\.config\.yaml/);
+    // Each problem on its own line, as a local run prints them.
+    expect(result.stderr).toMatch(
+      /\n {2}agents\[0\]\.prompt_engineering\.system: file not found: .*first\/system\.md/,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Tried once: a retry would find the same commit.
+    const tries = world.workers[0]?.out.match(/could not run/g) ?? [];
+    expect(tries).toHaveLength(1);
+  });
+});
+
 describe("a worker whose trace is unavailable for a while", () => {
   it("waits and retries: the run completes and the trace holds every event its session file has", async () => {
     world = new ClusterWorld({

@@ -157,7 +157,7 @@ export async function clusterRunCommand(
       if (answer.status !== 200)
         throw new SssfError(
           "internal",
-          `the cluster run ${adwId} failed: ${terminalSafe(replyMessage(answer))}`,
+          `the cluster run ${adwId} failed: ${terminalSafe(replyMessage(answer), { multiline: true })}`,
         );
       const result = ClusterRunResult.parse(JSON.parse(answer.body));
       const where =
