@@ -72,15 +72,17 @@ export interface ReapResult {
 /**
  * Closes every `running` session whose sssf on this host is gone (see `runLiveness`). `readDb` may be
  * read-only: it answers the one query, and a writable connection is opened only when a session is
- * found dead. Sessions of other hosts are never touched. Never throws for one session: its error is
- * in `failed`.
+ * found dead. Sessions of other hosts are never touched, nor sessions whose folder is not in
+ * `sessionsDir`: their sssf did not run here (a cluster worker's run on a shared trace, whose engine
+ * places it on another worker when its worker dies; the new worker closes the attempt it takes over),
+ * and `sssf kill <adw_id>` closes one explicitly. Never throws for one session: its error is in `failed`.
  */
 export async function reapDeadRuns(readDb: TraceDb, options: ReapOptions): Promise<ReapResult> {
   const result: ReapResult = { reaped: [], failed: [] };
-  const dead = runningSessions(readDb).filter(
-    (session) =>
-      runLiveness(session, sessionDirs(options.sessionsDir, session.adw_id).lockFile).state === "dead",
-  );
+  const dead = runningSessions(readDb).filter((session) => {
+    const dirs = sessionDirs(options.sessionsDir, session.adw_id);
+    return existsSync(dirs.root) && runLiveness(session, dirs.lockFile).state === "dead";
+  });
   if (dead.length === 0) return result;
   let db: TraceDb;
   try {

@@ -101,7 +101,12 @@ describe("failover", () => {
     const adwId = "0f0f0f0f";
     const first = await world.workerRunning(adwId);
     await waitFor(() => world?.sends("second") === 1);
+    // Followed from the trace too, on the same host as the worker about to die.
+    const tail = world.cli(["tail", adwId]);
     await first.kill("SIGKILL");
+    // A read command here finds the session's sssf gone: not its run to close (Restate moves it).
+    const listed = await world.cli(["sessions"]);
+    expect(listed.stderr).toBe("");
     const second = await world.workerRunning(adwId);
     expect(second).not.toBe(first);
     await waitFor(
@@ -124,6 +129,15 @@ describe("failover", () => {
       adwId,
     );
     expect(takeover).toHaveLength(1);
+    const closedByReaders = world.query<{ name: string }>(
+      "SELECT name FROM events WHERE adw_id = ? AND type = 'error' AND name LIKE '%closed by sssf%'",
+      adwId,
+    );
+    expect(closedByReaders).toEqual([]);
+    const tailed = await tail;
+    expect(tailed.code, tailed.stdout + tailed.stderr).toBe(0);
+    expect(tailed.stdout).toMatch(/takes it over/);
+    expect(tailed.stdout).toMatch(/\nACCEPTED 0f0f0f0f/);
     const branch = `sssf/three/${adwId}`;
     expect(git(world.remote, ["show", `${branch}:notes.md`])).toBe("planned\n");
     expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");

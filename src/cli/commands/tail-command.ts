@@ -1,6 +1,7 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { UsageError } from "../../errors/usage-error.js";
+import { handedOver } from "../../session/handed-over.js";
 import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
@@ -68,7 +69,8 @@ function lineSink(keep: number | null) {
 /**
  * `sssf tail <adw_id>` (and `sssf events <adw_id> --follow`): the run's lines so far as `sssf run`
  * prints them (the last `--lines`, or all with `--from-start`), then every new one as the trace gets
- * it, until the session ends: exit 0 then, 2 for an unknown session, 130 on Ctrl-C.
+ * it, until the session ends (a cluster run a worker takes over goes on: its next attempt is followed):
+ * exit 0 then, 2 for an unknown session, 130 on Ctrl-C.
  */
 export async function tailCommand(adwId: string, options: TailOptions): Promise<number> {
   let db: TraceDb | undefined;
@@ -92,7 +94,8 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
       // The session first: once it has ended, every event it wrote before is already there.
       const session = getSession(db, adwId) ?? first;
       follower.drain();
-      if (session.status !== "running") {
+      // A session a cluster worker is taking over is open again in a moment: follow its next attempt.
+      if (session.status !== "running" && !handedOver(db, session)) {
         printer.finished(session, listPhases(db, adwId));
         history.release();
         return 0;

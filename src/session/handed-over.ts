@@ -1,0 +1,21 @@
+import type { SessionRow } from "../trace/events.js";
+import type { TraceDb } from "../trace/sqlite.js";
+
+/**
+ * True when `session` ended only because a cluster worker took its run over (its row closed as
+ * `interrupted` with the take-over's reason, `payload.failover` set): the run goes on in a new attempt,
+ * which opens the row again within moments. A follower keeps following such a session. Never throws.
+ */
+export function handedOver(db: TraceDb, session: SessionRow): boolean {
+  if (session.status !== "interrupted" || session.reason === null) return false;
+  try {
+    const row = db
+      .prepare(
+        "SELECT payload FROM events WHERE adw_id = ? AND type = 'error' AND name = ? ORDER BY started_at DESC LIMIT 1",
+      )
+      .get(session.adw_id, session.reason) as { payload: string } | undefined;
+    return row !== undefined && (JSON.parse(row.payload) as { failover?: unknown }).failover === true;
+  } catch {
+    return false;
+  }
+}
