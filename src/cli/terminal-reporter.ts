@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ToolCall } from "../runtimes/runtime.js";
 import type { RunEnd, RunReporter } from "../session/reporter.js";
@@ -131,7 +132,12 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
                 ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
                 : null;
         if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
-        else if (commits !== null && commits.own.length === 0) {
+        else if (commits === null && session.checkout && !existsSync(session.checkout)) {
+          // Another machine's checkout (a cluster worker's): nothing here to ask git about.
+          write(
+            `   branch ${branch}: its checkout ${where(session.checkout)} is gone or on another machine (a cluster worker's, which pushed the branch if the run committed: git fetch origin ${branch})`,
+          );
+        } else if (commits !== null && commits.own.length === 0) {
           const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";
           const rejoin = accepted ? `sssf run … --adw-id ${adwId}` : `sssf resume ${adwId}`;
           write(

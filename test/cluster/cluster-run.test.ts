@@ -138,6 +138,11 @@ describe("failover", () => {
     expect(tailed.code, tailed.stdout + tailed.stderr).toBe(0);
     expect(tailed.stdout).toMatch(/takes it over/);
     expect(tailed.stdout).toMatch(/\nACCEPTED 0f0f0f0f/);
+    // The worker's checkout is not the tail's to ask git about: no local review commands.
+    expect(tailed.stdout).toMatch(
+      /its checkout .* is gone or on another machine .*git fetch origin sssf\/three\/0f0f0f0f/,
+    );
+    expect(tailed.stdout).not.toMatch(/left for review/);
     const branch = `sssf/three/${adwId}`;
     expect(git(world.remote, ["show", `${branch}:notes.md`])).toBe("planned\n");
     expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
