@@ -1,5 +1,6 @@
-// The end-to-end tests again on Node 24 and Node 22, what users run (the suite itself runs on this
-// machine's Node). Each Node comes from the package registry (`node-<platform>-<arch>`, a plain binary,
+// The end-to-end tests, and the tests of what differs most between drivers and Nodes (the trace, the
+// lifecycle and its reaper, resume, sixteen runs at once on one repository), again on Node 24 and
+// Node 22, what users run (the suite itself runs on this machine's Node). Each Node comes from the package registry (`node-<platform>-<arch>`, a plain binary,
 // no install script) into node_modules/.cache/sssf-node<major>; there the trace uses node:sqlite, so this
 // also tests the driver that needs no compiler. A leg is skipped, saying so, when the machine's Node is
 // already that major or when SSSF_SKIP_NODE<major>=1 (SSSF_SKIP_NODE24=1, SSSF_SKIP_NODE22=1).
@@ -45,7 +46,16 @@ function nodeBinary(major) {
   return null;
 }
 
-/** Runs test/e2e on Node `major`; its report goes to test-artifacts/vitest-node<major>.json. Returns the exit status. */
+/** What each other Node runs: the end-to-end tests and the driver-sensitive ones. */
+const LEG_TESTS = [
+  "test/e2e",
+  "test/trace",
+  "test/lifecycle",
+  "test/resume",
+  "test/worktree/worktree-concurrent.test.ts",
+];
+
+/** Runs LEG_TESTS on Node `major`; its report goes to test-artifacts/vitest-node<major>.json. Returns the exit status. */
 function leg(major) {
   const skip = process.env[`SSSF_SKIP_NODE${major}`] === "1";
   if (skip || Number(process.versions.node.split(".")[0]) === major) {
@@ -57,10 +67,10 @@ function leg(major) {
   const binary = nodeBinary(major);
   if (binary === null) return 1;
   const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
-  console.log(`test-node${major}: test/e2e on Node ${version} (node:sqlite)`);
+  console.log(`test-node${major}: ${LEG_TESTS.join(" ")} on Node ${version} (node:sqlite)`);
   const run = spawnSync(
     binary,
-    [path.join(root, "node_modules/vitest/vitest.mjs"), "run", "test/e2e", "--typecheck.enabled=false"],
+    [path.join(root, "node_modules/vitest/vitest.mjs"), "run", ...LEG_TESTS, "--typecheck.enabled=false"],
     {
       cwd: root,
       stdio: "inherit",
