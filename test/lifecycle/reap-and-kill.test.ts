@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -140,6 +140,30 @@ describe("what the reaper leaves alone", () => {
     expect(reaped.stdout).toContain("interrupted");
     expect(status()).toBe("interrupted");
     await waitFor(() => !running(tree.agent) && !running(tree.grandchild), 15_000, "the agent group gone");
+  });
+});
+
+describe("a dead run whose session folder is not here", () => {
+  it("is left alone by read commands (a cluster worker's run moves on), and sssf kill closes it", async () => {
+    const { child, done, tree } = await startHanging("dead0004");
+    child.kill("SIGKILL");
+    await done;
+    // As a worker's run on a shared trace: its folder is on the worker, not in this checkout.
+    renameSync(sb.sessionDir("dead0004"), path.join(sb.agentsDir, "dead0004-elsewhere"));
+    const status = () => sb.query<Row>("SELECT status FROM sessions")[0]?.status;
+    for (const command of [["sessions"], ["phases", "dead0004"], ["ps"]]) {
+      const result = await sb.run(command);
+      expect(result.stderr, command.join(" ")).toBe("");
+      expect(status(), command.join(" ")).toBe("running");
+    }
+    const killed = await sb.run(["kill", "dead0004"]);
+    expect(killed.stderr).toBe("");
+    expect(killed.code).toBe(0);
+    expect(killed.stdout).toMatch(
+      /dead0004: its sssf \(pid \d+\) was gone; \d+ leftover process\(es\) ended/,
+    );
+    expect(status()).toBe("interrupted");
+    await treeGone(tree, "after sssf kill");
   });
 });
 
