@@ -122,20 +122,22 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       );
       if (session.worktree && session.branch) {
         const branch = safe(session.branch);
+        // Gone, or another machine's (a cluster worker's): nothing here to ask git about.
+        const elsewhere =
+          session.checkout !== null && !existsSync(session.checkout) ? session.checkout : null;
         // Removed, or looked at, by this run's end: nothing to ask git.
         const commits =
           end?.branchRemoved === true
             ? "missing"
             : end?.commits != null
               ? end.commits
-              : session.base_ref
+              : session.base_ref && elsewhere === null
                 ? branchCommitsSync(session.checkout ?? cwd, session.base_ref, session.branch)
                 : null;
         if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
-        else if (commits === null && session.checkout && !existsSync(session.checkout)) {
-          // Another machine's checkout (a cluster worker's): nothing here to ask git about.
+        else if (commits === null && elsewhere !== null) {
           write(
-            `   branch ${branch}: its checkout ${where(session.checkout)} is gone or on another machine (a cluster worker's, which pushed the branch if the run committed: git fetch origin ${branch})`,
+            `   branch ${branch}: its checkout ${where(elsewhere)} is gone or on another machine (a cluster worker's, which pushed the branch if the run committed: git fetch origin ${branch})`,
           );
         } else if (commits !== null && commits.own.length === 0) {
           const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";

@@ -14,6 +14,7 @@ import type { SssfConfig } from "../config/config-types.js";
 import type { RunHost } from "../engine/run-host.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
+import { takeOverPayload } from "../session/handed-over.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
@@ -125,7 +126,7 @@ export async function executeClusterRun(
           takeOver: {
             reason: `interrupted: worker ${before.host ?? "?"} (pid ${before.pid ?? "?"}) stopped running it; worker ${context.id} takes it over`,
             // The closing event's payload names the previous owner (pid, host) from `from`.
-            payload: { failover: true, to_worker: context.id },
+            payload: takeOverPayload(context.id),
             from: { host: before.host, pid: before.pid },
           },
         }

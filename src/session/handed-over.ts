@@ -2,8 +2,16 @@ import type { SessionRow } from "../trace/events.js";
 import type { TraceDb } from "../trace/sqlite.js";
 
 /**
+ * The payload a worker taking a run over adds to the event that closes the previous attempt: what
+ * {@link handedOver} recognises.
+ */
+export function takeOverPayload(toWorker: string): { failover: true; to_worker: string } {
+  return { failover: true, to_worker: toWorker };
+}
+
+/**
  * True when `session` ended only because a cluster worker took its run over (its row closed as
- * `interrupted` with the take-over's reason, `payload.failover` set): the run goes on in a new attempt,
+ * `interrupted` with the take-over's reason, its event carrying {@link takeOverPayload}): the run goes on in a new attempt,
  * which opens the row again within moments. A follower keeps following such a session. Never throws.
  */
 export function handedOver(db: TraceDb, session: SessionRow): boolean {

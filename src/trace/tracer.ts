@@ -7,7 +7,7 @@ import type { TraceRecord } from "./events.js";
 import { EventsFile, parseRecordLines, recordLines } from "./events-file.js";
 import { redactRecord } from "./redaction/redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
-import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
+import { BUSY_TIMEOUT_MS, sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
 import { type BatchAnswer, WriterThread } from "./writer-thread.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
@@ -335,7 +335,7 @@ export class Tracer {
   }
 
   #startThread(file: string): void {
-    const busyTimeoutMs = Number(this.#db.pragma("busy_timeout", { simple: true }) ?? 30_000);
+    const busyTimeoutMs = Number(this.#db.pragma("busy_timeout", { simple: true }) ?? BUSY_TIMEOUT_MS);
     this.#thread = new WriterThread(file, (answer) => this.#answered(answer), { busyTimeoutMs });
     // Records a busy database held here go first.
     if (this.#pendingDb.length > 0) {
