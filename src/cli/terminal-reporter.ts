@@ -38,6 +38,8 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   const running = new Set<string>();
   // A rejoined session's row totals every attempt; the banner tells this attempt's apart from them.
   let attempt: { joined: boolean; startedAt: number } = { joined: false, startedAt: Date.now() };
+  // False when the session's folder is not here: another sssf ran it (a cluster worker), in its own checkout.
+  let ranHere = true;
   // A failing suite's output, held until its phase's ✘ line is printed.
   const suiteLines = new Map<string, string[]>();
   const tag = (phase: PhaseRow | undefined) =>
@@ -45,6 +47,7 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   return {
     sessionStarted(session, sessionDir, joined) {
       attempt = { joined, startedAt: Date.now() };
+      ranHere = existsSync(sessionDir);
       write(
         `${paint(out, "bold", `sssf ${safe(session.workflow)}`)} · adw_id ${paint(out, "cyan", safe(session.adw_id))}${joined ? " (joined)" : ""} · session ${where(sessionDir)}`,
       );
@@ -122,9 +125,11 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       );
       if (session.worktree && session.branch) {
         const branch = safe(session.branch);
-        // Gone, or another machine's (a cluster worker's): nothing here to ask git about.
+        // Another sssf's checkout (a cluster worker's, removed at its run's end), gone, or another
+        // machine's: nothing here to ask git about.
+        const checkout = session.checkout ?? session.worktree;
         const elsewhere =
-          session.checkout !== null && !existsSync(session.checkout) ? session.checkout : null;
+          !ranHere || (session.checkout !== null && !existsSync(session.checkout)) ? checkout : null;
         // Removed, or looked at, by this run's end: nothing to ask git.
         const commits =
           end?.branchRemoved === true
@@ -137,7 +142,7 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         if (commits === "missing") write(`   no commits; branch ${branch} removed, with its worktree`);
         else if (commits === null && elsewhere !== null) {
           write(
-            `   branch ${branch}: its checkout ${where(elsewhere)} is gone or on another machine (a cluster worker's, which pushed the branch if the run committed: git fetch origin ${branch})`,
+            `   branch ${branch}: its checkout ${where(elsewhere)} is gone or on another machine or not this checkout's to read (a cluster worker's, which pushed the branch if the run committed: git fetch origin ${branch})`,
           );
         } else if (commits !== null && commits.own.length === 0) {
           const only = commits.carried.length > 0 ? " (only the changes carried from the checkout)" : "";
