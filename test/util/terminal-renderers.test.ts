@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderListing } from "../../src/cli/commands/list-workflows-rows.js";
 import { agentText, table, truncate } from "../../src/cli/format.js";
@@ -157,8 +160,11 @@ describe("the terminal reporter on a colour terminal", () => {
       pid: null,
       host: null,
     };
-    reporter.sessionStarted(session, "/sessions/run", false);
+    // The session folder is here: this sssf ran the run, so the end speaks of its branch.
+    const sessionDir = mkdtempSync(join(tmpdir(), "sssf-reporter-"));
+    reporter.sessionStarted(session, sessionDir, false);
     reporter.finished(session, []);
+    rmSync(sessionDir, { recursive: true, force: true });
     const output = lines.join("");
     // sssf's SGR colour codes are there …
     expect(output).toContain("\x1b[31m!\x1b[39m");
