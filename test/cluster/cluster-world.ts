@@ -35,7 +35,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  ms = 120_000,
+  proc?: Proc,
+): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (
@@ -44,9 +49,19 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
         .catch(() => false)
     )
       return;
+    // A process that died will never answer: say so now, with what it printed, not after the timeout.
+    if (proc !== undefined && !proc.alive) throw new ExitedEarly(what, proc);
     await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The process a test waited for exited before it was ready. */
+class ExitedEarly extends Error {
+  constructor(what: string, proc: Proc) {
+    const how = proc.child.signalCode ?? `code ${proc.child.exitCode}`;
+    super(`${what} exited (${how}) before it was ready; it printed:\n${proc.out.slice(-4000)}`);
+  }
 }
 
 /** A child process whose output is kept for when a test fails. */
@@ -78,7 +93,7 @@ export class Proc {
 /** Restate's server on free loopback ports, in its own folder (kept across a restart). */
 export class RestateServer {
   proc: Proc | null = null;
-  readonly baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
+  baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
   ingressPort = 0;
   adminPort = 0;
   fabricPort = 0;
@@ -90,12 +105,38 @@ export class RestateServer {
     return `http://127.0.0.1:${this.adminPort}`;
   }
 
+  /**
+   * Starts the server and waits until its admin API and ingress answer. A first start takes fresh
+   * ports (and a fresh folder) again when the server exits early: another test may bind a port between
+   * `freePort` closing it and the server binding it. A restart keeps the ports the workers know.
+   */
   async start(): Promise<void> {
-    if (this.ingressPort === 0) {
-      this.ingressPort = await freePort();
-      this.adminPort = await freePort();
-      this.fabricPort = await freePort();
+    const first = this.ingressPort === 0;
+    for (let attempt = 1; ; attempt++) {
+      if (first) {
+        this.ingressPort = await freePort();
+        this.adminPort = await freePort();
+        this.fabricPort = await freePort();
+      }
+      const proc = this.#spawn();
+      try {
+        await until("restate-server", async () => (await fetch(`${this.admin}/health`)).ok, 120_000, proc);
+        await until(
+          "restate ingress",
+          async () => (await fetch(`${this.ingress}/restate/health`)).ok,
+          120_000,
+          proc,
+        );
+        return;
+      } catch (error) {
+        if (!first || !(error instanceof ExitedEarly) || attempt === 3) throw error;
+        rmSync(this.baseDir, { recursive: true, force: true });
+        this.baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
+      }
     }
+  }
+
+  #spawn(): Proc {
     const child = spawn(
       RESTATE_SERVER,
       ["--no-logo", "--listen-mode", "tcp", "--base-dir", this.baseDir, "--node-name", "n1"],
@@ -113,11 +154,7 @@ export class RestateServer {
       },
     );
     this.proc = new Proc("restate-server", child);
-    await until("restate-server", async () => (await fetch(`${this.admin}/health`)).ok);
-    await until("restate ingress", async () => {
-      const reply = await fetch(`${this.ingress}/restate/health`);
-      return reply.ok;
-    });
+    return this.proc;
   }
 
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
@@ -233,7 +270,7 @@ export class ClusterWorld {
     const port = await freePort();
     this.poolUrl = `http://127.0.0.1:${port}`;
     this.pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
-    await until("the pool", async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok);
+    await until("the pool", async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok, 120_000, this.pool);
     for (let i = 0; i < workers; i++) await this.addWorker(slots);
     await until(
       `${workers} live workers`,
