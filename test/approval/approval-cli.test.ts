@@ -201,7 +201,7 @@ describe("sssf approve / reject / --yes through the built CLI", () => {
     const unknown = await sb.run(["approve", "nope1234"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      `sssf: no session nope1234 in ${path.join(sb.dir, "adws/adw_data/sessions")}\n`,
+      `sssf: no session nope1234 in the trace database or in ${path.join(sb.dir, "adws/adw_data/sessions")}\n`,
     );
     const bad = await sb.run(["reject", "../x", "--reason", "r"]);
     expect(bad).toMatchObject({ code: 2, stderr: 'sssf: "../x" is not a session id\n' });

@@ -134,7 +134,7 @@ export async function approvalCommand(
         throw new UsageError(
           `session ${adwId} has no phase waiting for approval (the trace shows it ${row.status})`,
         );
-      throw new UsageError(`no session ${adwId} in ${sessionsDir}`);
+      throw new UsageError(`no session ${adwId} in the trace database or in ${sessionsDir}`, "<adw_id>");
     }
     if (live.length === 0) {
       const note = gone.length > 0 ? ` (the run that asked, pid ${gone[0]?.pid}, has exited)` : "";
