@@ -267,10 +267,19 @@ export class ClusterWorld {
   /** Restate, the pool and `workers` workers, each in its own folder, all live in the pool. */
   async start(workers: number, slots = 2): Promise<void> {
     await this.restate.start();
-    const port = await freePort();
-    this.poolUrl = `http://127.0.0.1:${port}`;
-    this.pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
-    await until("the pool", async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok, 120_000, this.pool);
+    // Like restate-server's, the pool's port may be taken before it binds it: a fresh one then.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      this.poolUrl = `http://127.0.0.1:${port}`;
+      const pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
+      this.pool = pool;
+      try {
+        await until("the pool", async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok, 120_000, pool);
+        break;
+      } catch (error) {
+        if (!(error instanceof ExitedEarly) || attempt === 3) throw error;
+      }
+    }
     for (let i = 0; i < workers; i++) await this.addWorker(slots);
     await until(
       `${workers} live workers`,
