@@ -99,7 +99,6 @@ function spawned(): Promise<void> {
 /** The guards of one boundary. */
 export class BoundaryGuards {
   private located: Promise<Located | null> | null = null;
-  private committed: { commit: string | null; links: string[] } | null = null;
   private lastCheckout: CheckoutCheckpoint | null = null;
   private near: string[];
 
@@ -175,10 +174,8 @@ export class BoundaryGuards {
 
   /** The committed symlinks of the root (listed once per commit) and those `git status` lists. */
   private async links(before: TreeSnapshot): Promise<string[]> {
-    const commit = before.headCommit ?? null;
-    if (this.committed?.commit !== commit)
-      this.committed = { commit, links: await committedLinks(this.options.root, commit) };
-    return [...this.committed.links, ...snapshotLinks(before)];
+    const committed = await committedLinks(this.options.root, before.headCommit ?? null);
+    return [...committed, ...snapshotLinks(before)];
   }
 
   /** The watches that need no snapshot: git's hooks and config, the dependency folders. */

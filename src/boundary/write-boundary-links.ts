@@ -26,15 +26,50 @@ export function isDependencyCache(name: string): boolean {
 const SYMLINK = 0o120000;
 const TYPE = 0o170000;
 
-/** Paths (relative to the root) of the symlinks committed at `commit` below the root. Never rejects. */
-export async function committedLinks(root: string, commit: string | null): Promise<string[]> {
-  if (commit === null) return [];
-  const output = await runGit(root, ["ls-tree", "-r", "-z", commit]).catch(() => "");
+/**
+ * Listings of committed links by root and commit, kept as they are asked for (parallel phases ask at
+ * once): a commit never changes, and every phase's boundary asks again.
+ */
+const committedByCommit = new Map<string, Promise<readonly string[] | null>>();
+/** Roots × commits remembered (a run moves through a few commits; a long-lived worker through many). */
+const COMMITTED_KEPT = 64;
+
+async function listCommittedLinks(root: string, commit: string): Promise<readonly string[] | null> {
+  let output: string;
+  try {
+    output = await runGit(root, ["ls-tree", "-r", "-z", commit]);
+  } catch {
+    return null;
+  }
   const links: string[] = [];
   for (const record of output.split("\0")) {
     if (record.startsWith("120000 ")) links.push(record.slice(record.indexOf("\t") + 1));
   }
   return links;
+}
+
+/**
+ * Paths (relative to the root) of the symlinks committed at `commit` below the root, listed by git once
+ * per root and commit in this process. Never rejects (a listing git could not make is not kept).
+ */
+export async function committedLinks(root: string, commit: string | null): Promise<string[]> {
+  if (commit === null) return [];
+  const key = `${path.resolve(root)}\0${commit}`;
+  let listing = committedByCommit.get(key);
+  if (listing === undefined) {
+    if (committedByCommit.size >= COMMITTED_KEPT) {
+      const oldest = committedByCommit.keys().next().value;
+      if (oldest !== undefined) committedByCommit.delete(oldest);
+    }
+    listing = listCommittedLinks(root, commit);
+    committedByCommit.set(key, listing);
+  }
+  const links = await listing;
+  if (links === null) {
+    if (committedByCommit.get(key) === listing) committedByCommit.delete(key);
+    return [];
+  }
+  return [...links];
 }
 
 /** Paths of the symlinks `git status` listed in `snapshot` (untracked or changed ones). */
