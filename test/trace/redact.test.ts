@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactSecrets } from "../../src/trace/redaction/redact.js";
+import { REDACTED, redactSecrets, SECRET_PATTERNS } from "../../src/trace/redaction/redact.js";
 import { redactJsonText } from "../../src/trace/redaction/redact-json.js";
 
 const positives: [string, string][] = [
@@ -20,6 +21,8 @@ const positives: [string, string][] = [
   ["slack xoxb-1234567890-abcdefghij", "slack [REDACTED]"],
   ["aws AKIAIOSFODNN7EXAMPLE here", "aws [REDACTED] here"],
   ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "Authorization: Bearer [REDACTED]"],
+  // Not a stand-alone Bearer, but what follows it is a known token.
+  [`0Bearer  sk-ant-api03-${"a1".repeat(20)} x`, "0Bearer  [REDACTED] x"],
 ];
 
 const negatives = [
@@ -82,5 +85,72 @@ describe("redactJsonText", () => {
     const clean = '{"command":"ls"}';
     expect(redactJsonText(clean)).toBe(clean);
     expect(redactJsonText("not json password=x")).toBe("not json password=[REDACTED]");
+  });
+});
+
+describe("redactSecrets' prefilter", () => {
+  // Pieces of every pattern (starts of tokens, names, separators, values), so generated texts often match.
+  const pieces = [
+    "sk-",
+    "sk-ant-",
+    "AIza",
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "xoxb-",
+    "AKIA",
+    "ASIA",
+    "Bearer ",
+    "bearer\t",
+    "KEY",
+    "key",
+    "Token",
+    "secret",
+    "PassWord",
+    "api_",
+    "=",
+    ": ",
+    '"',
+    "'",
+    '\\"',
+    "[REDACTED]",
+    " ",
+    "\n",
+    "a1B2c3D4e5F6g7H8i9J0",
+    "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
+    "-_",
+    "{",
+    "}",
+    "ü",
+    "😀",
+  ];
+  const text = fc
+    .array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 6 })), { maxLength: 24 })
+    .map((parts) => parts.join(""));
+
+  it("lets through every text the full pattern matches (fixed seed)", () => {
+    const full = new RegExp(SECRET_PATTERNS.full);
+    const prefilter = new RegExp(SECRET_PATTERNS.prefilter);
+    let matched = 0;
+    fc.assert(
+      fc.property(text, (sample) => {
+        if (!full.test(sample)) return true;
+        matched += 1;
+        return prefilter.test(sample);
+      }),
+      { seed: 20261204, numRuns: 20_000 },
+    );
+    // The generator reaches the patterns often enough for the property to mean something.
+    expect(matched).toBeGreaterThan(500);
+  });
+
+  it("redacts a secret wherever it stands in generated text (fixed seed)", () => {
+    const secret = `sk-ant-api03-${"a1".repeat(20)}`;
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        expect(redactSecrets(`${before} ${secret} ${after}`)).not.toContain(secret);
+      }),
+      { seed: 20261204, numRuns: 2_000 },
+    );
   });
 });
