@@ -87,36 +87,67 @@ function redactNamedValue(
   return `${head}${REDACTED}`;
 }
 
-function replaceSecret(match: string, ...groups: unknown[]): string {
-  const [known, bearer, name, nameQuote, spaceBefore, separator, spaceAfter, value, offset, text] =
-    groups as [
-      string | undefined,
-      string | undefined,
-      string | undefined,
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      string,
-    ];
-  const before = offset > 0 ? text[offset - 1] : undefined;
+// A known token anchored where the scan stands.
+const KNOWN_AT = new RegExp(KNOWN_TOKEN, "y");
+
+/**
+ * Where the scan goes on after the pattern took `[at, end)` for a known token and refused it (part of a
+ * longer word: `task-…`): at the first stand-alone token glued into it after a `-` (`task--sk-ant-…`,
+ * `AIza-ghp_…`, possibly running past `end`), else at `end`. Each `-` is tried once: linear.
+ */
+function afterRefusedToken(text: string, at: number, end: number): number {
+  for (let dash = text.indexOf("-", at); dash !== -1 && dash < end; dash = text.indexOf("-", dash + 1)) {
+    KNOWN_AT.lastIndex = dash + 1;
+    if (KNOWN_AT.test(text)) return dash + 1;
+  }
+  return end;
+}
+
+/** The patterns' replacement of one match, or null when it is not a secret after all. */
+function replacement(found: RegExpExecArray, text: string): string | null {
+  const [
+    match,
+    known,
+    bearer,
+    name,
+    nameQuote = "",
+    spaceBefore = "",
+    separator = "",
+    spaceAfter = "",
+    value = "",
+  ] = found;
+  const at = found.index;
+  const before = at > 0 ? text[at - 1] : undefined;
   if (known !== undefined) {
     // Stand-alone tokens only: not the tail of a longer word such as `task-…`.
-    if (isWordChar(before) || (known.startsWith("A") && isWordChar(text[offset + match.length])))
-      return match;
-    return REDACTED;
+    const refused = isWordChar(before) || (known.startsWith("A") && isWordChar(text[at + match.length]));
+    return refused ? null : REDACTED;
   }
-  if (bearer !== undefined) {
-    // Not a stand-alone Bearer (`xBearer …`): its credential may still be a known token. It holds no
-    // whitespace, so no Bearer either: the scan below goes one level deep.
-    return isWordChar(before)
-      ? `${bearer}${redactSecrets(match.slice(bearer.length))}`
-      : `${bearer}${REDACTED}`;
-  }
-  if (name === undefined) return match;
+  if (bearer !== undefined) return isWordChar(before) ? null : `${bearer}${REDACTED}`;
+  if (name === undefined) return null;
   return redactNamedValue(match, name, nameQuote, separator, spaceBefore + spaceAfter !== "", value, before);
+}
+
+/** `text` with the patterns' matches replaced, scanned left to right once (see `afterRefusedToken`). */
+function redactPatterns(text: string): string {
+  let out = "";
+  let from = 0;
+  SECRETS.lastIndex = 0;
+  for (let found = SECRETS.exec(text); found !== null; found = SECRETS.exec(text)) {
+    const at = found.index;
+    const end = at + found[0].length;
+    // May redact recursively (a named value's own tokens), which moves SECRETS.lastIndex: set after.
+    const replaced = replacement(found, text);
+    if (replaced !== null) {
+      out += text.slice(from, at) + replaced;
+      from = end;
+      SECRETS.lastIndex = end;
+    } else if (found[1] !== undefined) SECRETS.lastIndex = afterRefusedToken(text, at, end);
+    // A Bearer that is not a word of its own: its credential is scanned like any text.
+    else if (found[2] !== undefined) SECRETS.lastIndex = at + found[2].length;
+    else SECRETS.lastIndex = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /**
@@ -132,5 +163,5 @@ function replaceSecret(match: string, ...groups: unknown[]): string {
  */
 export function redactSecrets(text: string): string {
   const redacted = redactSecretValues(text);
-  return MAYBE_SECRET.test(redacted) ? redacted.replace(SECRETS, replaceSecret) : redacted;
+  return MAYBE_SECRET.test(redacted) ? redactPatterns(redacted) : redacted;
 }
