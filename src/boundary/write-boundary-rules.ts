@@ -1,5 +1,5 @@
-import picomatch from "picomatch";
 import { expandBoundaryGlob } from "../config/boundary-globs.js";
+import { globMatcher } from "./glob-match.js";
 
 /** Why a write breaks an agent's boundary: a protected file, a path its `writes` do not cover, or a path outside the run root. */
 export type BoundaryRule = "protected" | "outside_writes" | "outside_root";
@@ -15,13 +15,11 @@ export interface BoundaryGlobs {
 /** Decides one repo-relative POSIX path: null when the agent may write it, else the rule it breaks. */
 export type BoundaryJudge = (relativePath: string) => BoundaryRule | null;
 
-const NEVER = (): boolean => false;
-
 function matcher(globs: readonly string[]): (file: string) => boolean {
   // The config's own reading: "specs/" is specs/**, "./docs/*.md" is docs/*.md, a blank glob is dropped.
   const usable = globs.map(expandBoundaryGlob).filter((g) => g !== "");
-  // dot: true, so "**" covers .github/ and `.env*` globs see dotfiles; an empty list matches nothing.
-  return usable.length === 0 ? NEVER : picomatch(usable, { dot: true });
+  // Dot files included, so "**" covers .github/ and `.env*` globs see dotfiles; an empty list matches nothing.
+  return globMatcher(usable);
 }
 
 /**

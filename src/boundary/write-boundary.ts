@@ -1,12 +1,12 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
 import { locateGitRepo } from "../code/git.js";
 import type { TreeSnapshot } from "../code/working-tree.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import type { ToolCall } from "../runtimes/runtime.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
+import { globMatcher } from "./glob-match.js";
 import { assignBlame, settleJudge, sidesOf } from "./write-boundary-attribution.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import { BoundaryGuards, type GuardCheckpoint } from "./write-boundary-guards.js";
@@ -100,8 +100,7 @@ export class WriteBoundary {
     this.sends = options.sends ?? new BoundarySends();
     const { root, protectedFiles } = options;
     this.realRoot = realPathOf(root);
-    const isProtected =
-      protectedFiles.length > 0 ? picomatch([...protectedFiles], { dot: true }) : () => false;
+    const isProtected = globMatcher(protectedFiles);
     this.guards = new BoundaryGuards(
       {
         root,
@@ -209,8 +208,7 @@ export class WriteBoundary {
 
   private outsideContext(git: boolean): OutsideContext {
     const { root, protectedFiles } = this.options;
-    const isProtected =
-      protectedFiles.length > 0 ? picomatch([...protectedFiles], { dot: true }) : () => false;
+    const isProtected = globMatcher(protectedFiles);
     return {
       root,
       realRoot: this.realRoot,

@@ -37,6 +37,26 @@ async function expectFailedRun(box: Sandbox) {
 }
 
 describe("write boundaries end to end", () => {
+  it("keeps a file named with a newline inside the writes, and restores one outside them", async () => {
+    const box = builderOnlySrc([
+      {
+        tool_calls: [
+          {
+            tool: "bash",
+            bash: "printf 'in\\n' > \"$(printf 'src/new\\nline.ts')\" && printf 'out\\n' > \"$(printf 'docs/new\\nline.md')\"",
+          },
+        ],
+        reply: done,
+      },
+    ]);
+    const result = await expectFailedRun(box);
+    expect(bytes(box, "src/new\nline.ts")?.toString()).toBe("in\n");
+    expect(existsSync(path.join(box.dir, "docs/new\nline.md"))).toBe(false);
+    expect(breachEvents(box, result.adwId).map((e) => e.payload)).toEqual([
+      { path: "docs/new\nline.md", change: "added", rule: "outside_writes", restored: true },
+    ]);
+  });
+
   it("restores a file modified through bash outside writes, and fails the phase naming it", async () => {
     const box = builderOnlySrc([
       { tool_calls: [{ tool: "bash", bash: "printf 'hacked\\n' >> docs/guide.md" }], reply: done },

@@ -36,6 +36,22 @@ describe("compileBoundary", () => {
     expect(judge("src/secret/key.pem")).toBe("protected");
   });
 
+  it("judges names holding a newline or another line terminator like any other name", () => {
+    const judge = compileBoundary({
+      writes: ["src/**", "notes/*.md"],
+      protectedFiles: [".env*", "src/secret/**"],
+    });
+    for (const terminator of ["\n", "\r", "\u2028", "\u2029"]) {
+      expect(judge(`src/a${terminator}b.ts`)).toBeNull();
+      expect(judge(`notes/x${terminator}y.md`)).toBeNull();
+      expect(judge(`.env${terminator}local`)).toBe("protected");
+      expect(judge(`src/secret/k${terminator}.pem`)).toBe("protected");
+      expect(judge(`docs/a${terminator}b.md`)).toBe("outside_writes");
+      // A `*` still stops at a folder: the terminator is no separator.
+      expect(judge(`notes/a${terminator}/b.md`)).toBe("outside_writes");
+    }
+  });
+
   it("allows nothing with empty writes and calls paths above the root outside_root", () => {
     const judge = compileBoundary({ writes: [], protectedFiles: [] });
     expect(judge("a.txt")).toBe("outside_writes");
