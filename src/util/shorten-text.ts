@@ -1,12 +1,16 @@
+import { redactSecrets } from "../trace/redaction/redact.js";
 import { graphemeCount, graphemeCountUpTo, graphemes, truncateGraphemes } from "./terminal-text.js";
 
 /**
- * `text` when it has at most `max` graphemes, else cut to `max` graphemes ending in `marker` (the
- * marker's own characters counted): `shortenText(s, 60)` keeps 57 and adds "...". Never splits a
- * character (an emoji with its modifiers, a surrogate pair, a letter and its accents). Never throws.
+ * `text`, secrets redacted (`redactSecrets`, before any cut: a secret cut in half is no longer one it
+ * knows), when it has at most `max` graphemes, else cut to `max` graphemes ending in `marker` (the
+ * marker's own characters counted): `shortenText(s, 60)` keeps 57 and adds "...". For quoting a value
+ * in a message. Never splits a character (an emoji with its modifiers, a surrogate pair, a letter and
+ * its accents). Never throws.
  * @example shortenText("👍🏽".repeat(70), 60); // 57 thumbs, then "..."
  */
-export function shortenText(text: string, max: number, marker = "..."): string {
+export function shortenText(value: string, max: number, marker = "..."): string {
+  const text = redactSecrets(value);
   if (text.length <= max || graphemeCountUpTo(text, max) <= max) return text;
   return truncateGraphemes(text, Math.max(1, max - graphemeCount(marker) + 1), marker);
 }

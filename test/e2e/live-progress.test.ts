@@ -67,6 +67,45 @@ describe("live progress", () => {
     );
   });
 
+  it("never records or shows the first pieces of a secret streamed piece by piece, or cut by a short name", async () => {
+    const file = path.join(sb.agentsDir, "piecemeal-agent.mjs");
+    const reply = envelopeJson({ summary: "streamed" });
+    // The secret arrives in three pieces, each traced on its own (the throttle lets one through per 500 ms);
+    // then a line whose 120-character event name would end 15 characters into the secret.
+    writeFileSync(
+      file,
+      `import { readFileSync } from "node:fs";
+readFileSync(0, "utf8");
+const say = (line) => process.stdout.write(JSON.stringify(line) + "\\n");
+const wait = () => new Promise((resolve) => setTimeout(resolve, 650));
+say({ type: "text", text: "Using key ${SECRET.slice(0, 17)}" });
+await wait();
+say({ type: "text", text: "${SECRET.slice(17, 30)}" });
+await wait();
+say({ type: "text", text: "${SECRET.slice(30)} for the call\\n" });
+await wait();
+say({ type: "text", text: "${"x".repeat(101)} ${SECRET} end\\n" });
+say({ type: "result", text: ${JSON.stringify(reply)} });
+`,
+    );
+    sb.setup([{ name: "assistant", turns: [], extra: { command: [process.execPath, file] } }]);
+    const result = await sb.run(["run", "prompt", "stream a key"]);
+    expect(result.code).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    const texts = sb.query<EventRow>(
+      "SELECT type, name, payload FROM events WHERE adw_id = ? AND type = 'agent_text' ORDER BY rowid",
+      adwId,
+    );
+    expect(texts.length).toBeGreaterThanOrEqual(3);
+    const stored = JSON.stringify(texts);
+    // Not the secret, and not its first pieces either: "sk-ant-api03-LIVE…" is past the fixed prefix.
+    expect(stored).not.toContain(SECRET.slice(10, 17));
+    expect(stored).not.toContain(SECRET.slice(17, 30));
+    expect(texts.map((e) => JSON.parse(e.payload).text)).toContain("Using key [REDACTED] for the call");
+    expect(texts.at(-1)?.name).toMatch(/^x{101} \[REDACTED\] end$/);
+    expect(result.stdout + result.stderr).not.toContain(SECRET.slice(10, 17));
+  });
+
   it("sssf tail follows a run from another process until it ends", async () => {
     sb.setup([
       {

@@ -6,6 +6,7 @@
 
 import { addUsage, emptyUsage, type ToolStart, type Usage } from "../../runtimes/runtime.js";
 import type { EventRow, PhaseRow } from "../../trace/events.js";
+import { redactSecrets } from "../../trace/redaction/redact.js";
 import type { CallContext } from "../call-context.js";
 
 /** At most one `agent_text` event per phase per this many milliseconds (plus the last at the send's end). */
@@ -18,12 +19,46 @@ const TAIL_CHARS = 4000;
 // Per phase, not per send: a correction's send continues the phase's throttle.
 const lastTextEventAt = new WeakMap<PhaseRow, number>();
 
-/** The last line of `text` that holds more than whitespace, trimmed and cut; "" when there is none. */
-export function latestLine(text: string): string {
-  const lines = text.split(/\r?\n|\r/);
+const WHITESPACE = /\s/;
+
+/** Where the run of non-whitespace that ends `text` starts (`text.length` when it ends in whitespace). */
+function lastWordStart(text: string): number {
+  let start = text.length;
+  while (start > 0 && !WHITESPACE.test(text[start - 1] ?? " ")) start--;
+  return start;
+}
+
+/** Where the run of non-whitespace that starts `text` ends. */
+function firstWordEnd(text: string): number {
+  let end = 0;
+  while (end < text.length && !WHITESPACE.test(text[end] ?? " ")) end++;
+  return end;
+}
+
+/** How much of the streamed text {@link latestLine} may show. */
+export interface LatestLineOptions {
+  /** The agent is still streaming: its last word may be the first pieces of a secret. */
+  streaming?: boolean;
+  /** The text's start was cut off: its first word may be the last pieces of a secret. */
+  cutAtStart?: boolean;
+}
+
+/**
+ * The last line of `text` that holds more than whitespace, redacted, trimmed and cut; "" when there is
+ * none. Only whole words count: the word still streaming and a word cut off at the start are left out
+ * (the redaction knows a secret whole, not its first or last pieces), and the line is redacted before it
+ * is cut.
+ */
+export function latestLine(text: string, options: LatestLineOptions = {}): string {
+  const settled = options.streaming ? text.slice(0, lastWordStart(text)) : text;
+  const lines = settled.split(/\r?\n|\r/);
   for (let i = lines.length - 1; i >= 0; i--) {
-    const line = (lines[i] ?? "").trim();
-    if (line !== "") return line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
+    let line = lines[i] ?? "";
+    if (i === 0 && options.cutAtStart) line = line.slice(firstWordEnd(line));
+    line = line.trim();
+    if (line === "") continue;
+    const redacted = redactSecrets(line);
+    return redacted.length > MAX_LINE_CHARS ? redacted.slice(0, MAX_LINE_CHARS) : redacted;
   }
   return "";
 }
@@ -47,6 +82,7 @@ export function liveProgress(context: CallContext, span: EventRow): LiveProgress
   const row = phase.row;
   const name = agent.config.name;
   let tail = "";
+  let cutAtStart = false;
   let shown = "";
   let pending: string | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -76,14 +112,19 @@ export function liveProgress(context: CallContext, span: EventRow): LiveProgress
       }),
     );
   };
+  const show = (line: string): boolean => {
+    if (line === "" || line === shown) return false;
+    shown = line;
+    safely(() => run.reporter.agentText?.(row, line));
+    pending = line;
+    return true;
+  };
   return {
     onText(text) {
-      tail = (tail + text).slice(-TAIL_CHARS);
-      const line = latestLine(tail);
-      if (line === "" || line === shown) return;
-      shown = line;
-      safely(() => run.reporter.agentText?.(row, line));
-      pending = line;
+      const joined = tail + text;
+      cutAtStart ||= joined.length > TAIL_CHARS;
+      tail = joined.slice(-TAIL_CHARS);
+      if (!show(latestLine(tail, { streaming: true, cutAtStart }))) return;
       const wait = (lastTextEventAt.get(row) ?? 0) + AGENT_TEXT_INTERVAL_MS - Date.now();
       if (wait <= 0) writeText();
       else if (timer === null) {
@@ -110,6 +151,8 @@ export function liveProgress(context: CallContext, span: EventRow): LiveProgress
       safely(() => run.reporter.sendUsage?.(row, { ...soFar }));
     },
     finish() {
+      // The stream is over: its last word is whole now.
+      show(latestLine(tail, { cutAtStart }));
       writeText();
       safely(() => run.reporter.sendUsage?.(row, emptyUsage()));
     },

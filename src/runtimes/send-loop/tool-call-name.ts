@@ -3,6 +3,7 @@
  * `bash: ls -la src` and a bounded result snippet.
  */
 
+import { redactSecrets } from "../../trace/redaction/redact.js";
 import { truncateGraphemes } from "../../util/terminal-text.js";
 
 /** Longest display name, in characters. */
@@ -37,8 +38,9 @@ function renderArgs(args: unknown): string {
 }
 
 /**
- * `<tool>: <short rendering of args>` on one line, at most 80 characters; just `<tool>` when the args
- * say nothing. Never throws.
+ * `<tool>: <short rendering of args>` on one line, at most 80 characters, secrets redacted before the
+ * cut (a cut secret is no longer one the redaction knows); just `<tool>` when the args say nothing.
+ * Never throws.
  */
 export function toolCallName(tool: string, args: unknown): string {
   let rendered: string;
@@ -47,10 +49,10 @@ export function toolCallName(tool: string, args: unknown): string {
   } catch {
     rendered = "";
   }
-  return truncateText(rendered === "" ? tool : `${tool}: ${rendered}`, TOOL_NAME_MAX_CHARS);
+  return truncateText(redactSecrets(rendered === "" ? tool : `${tool}: ${rendered}`), TOOL_NAME_MAX_CHARS);
 }
 
-/** A tool result cut to a snippet of at most 2000 characters. */
+/** A tool result cut to a snippet of at most 2000 characters, secrets redacted before the cut. */
 export function toolResultSnippet(result: string): string {
-  return truncateText(result, TOOL_RESULT_MAX_CHARS);
+  return truncateText(redactSecrets(result), TOOL_RESULT_MAX_CHARS);
 }

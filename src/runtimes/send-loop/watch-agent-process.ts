@@ -4,6 +4,7 @@
  */
 
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { redactedTail } from "../../trace/redaction/redacted-tail.js";
 import { processGroupAlive, signalProcessGroup } from "../../util/process-group.js";
 import type { AgentTimeouts } from "../runtime.js";
 
@@ -21,7 +22,7 @@ export interface WatchAgentProcessOptions {
 export interface AgentProcessEnd {
   exitCode: number | null;
   signal: string | null;
-  /** The last ~2 KB of stderr. */
+  /** The last ~2 KB of stderr, secrets redacted before the cut. */
   stderrTail: string;
 }
 
@@ -87,7 +88,7 @@ export function watchAgentProcess(options: WatchAgentProcessOptions): Promise<Ag
       clearTimeout(wallTimer);
       clearTimeout(closeTimer);
       signal?.removeEventListener("abort", onAbort);
-      resolve({ exitCode, signal: exitSignal, stderrTail: stderr.slice(-STDERR_TAIL_CHARS) });
+      resolve({ exitCode, signal: exitSignal, stderrTail: redactedTail(stderr, STDERR_TAIL_CHARS) });
     };
     child.once("exit", (code, killedBy) => {
       exitCode = code;
