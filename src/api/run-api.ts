@@ -158,7 +158,9 @@ export interface CodePhase extends PhaseBase {
   captureChanges(): Promise<EnvelopeOf<typeof ChangesOutput>>;
   /**
    * Commits exactly the run's own changes since its start or its last commit (never the operator's
-   * other uncommitted work, staged or not). Resolves to null when there is nothing to commit.
+   * other uncommitted work, staged or not), with `message` redacted (`redactSecrets`: a message built
+   * from an agent's summary may hold a secret, which git's history would keep). Resolves to null when
+   * there is nothing to commit.
    */
   commit(message: string): Promise<CommitResult | null>;
 }

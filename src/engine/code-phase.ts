@@ -9,6 +9,7 @@ import { SssfError } from "../errors/sssf-error.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
+import { redactSecrets } from "../trace/redaction/redact.js";
 import { redactJsonValue } from "../trace/redaction/redact-json.js";
 import { runSuitePhase, suiteLogPath } from "./code-support.js";
 import { type RunChanges, saveDiff } from "./run-changes.js";
@@ -189,7 +190,8 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
       });
     },
     commit: async (message: string): Promise<CommitResult | null> => {
-      const text = message.trim();
+      // Often built from an agent's summary: a secret in it would stay in git's history and be pushed.
+      const text = redactSecrets(message.trim());
       if (text === "") throw new SssfError("internal", `phase ${name}: empty commit message`);
       const made = await deps.changes.commit(text);
       if (made === null) {
