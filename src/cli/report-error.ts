@@ -5,7 +5,8 @@ import { redactSecrets } from "../trace/redaction/redact.js";
 import { jsonTerminalSafe, terminalSafe } from "../util/terminal-text.js";
 
 // Messages quote config files, paths, flags and agents' output: shown, never acted on by the terminal.
-const print = (text: string) => process.stderr.write(terminalSafe(text, { multiline: true }));
+// Messages quote what failed: a git remote with its token, an agent's words, a config value.
+const print = (text: string) => process.stderr.write(terminalSafe(redactSecrets(text), { multiline: true }));
 
 /** One problem of an error in `--json` output (a config error has one per field). */
 export interface JsonErrorProblem {

@@ -23,6 +23,12 @@ const positives: [string, string][] = [
   ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "Authorization: Bearer [REDACTED]"],
   // Not a stand-alone Bearer, but what follows it is a known token.
   [`0Bearer  sk-ant-api03-${"a1".repeat(20)} x`, "0Bearer  [REDACTED] x"],
+  // A password in a URL's user info: a git remote, a database URL.
+  [
+    "fatal: https://oauth2:glpat-abcdEFGH1234@gitlab.com/org/repo.git",
+    "fatal: https://oauth2:[REDACTED]@gitlab.com/org/repo.git",
+  ],
+  ["postgres://sssf:hunter2@db.internal:5432/trace", "postgres://sssf:[REDACTED]@db.internal:5432/trace"],
   // A token glued by a dash to a word the pattern took for a token and refused.
   [`task--sk-ant-api03-${"a1".repeat(20)}`, "task--[REDACTED]"],
   [`AIza-ghp_${"c".repeat(36)} x`, "AIza-[REDACTED] x"],
@@ -41,6 +47,7 @@ const negatives = [
   "the bearer of bad news",
   "AKIAIOSFODNN7EXAMPLEXYZ is too long to be a key id",
   "日本語のテキスト token は大丈夫",
+  "http://localhost:8080/health and git@github.com:org/repo.git and https://user@host/x",
 ];
 
 describe("redactSecrets", () => {
@@ -120,6 +127,8 @@ describe("redactSecrets' prefilter", () => {
     " ",
     "\n",
     "a1B2c3D4e5F6g7H8i9J0",
+    "://",
+    "@",
     "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
     "-_",
     "{",

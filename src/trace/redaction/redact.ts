@@ -40,13 +40,17 @@ const NAMED = [
 ].join("");
 
 // One alternation, so ordinary text is scanned once.
-const SECRETS = new RegExp(`(${KNOWN_TOKEN})|${BEARER}|${NAMED}`, "g");
+// A password in a URL's user info (`https://oauth2:glpat-…@gitlab.com/…`, a git remote or a database URL).
+const URL_START = String.raw`:\/\/`;
+const URL_PASSWORD = String.raw`(${URL_START}[^\s\/?#@:]+:)[^\s\/?#@]+@`;
+
+const SECRETS = new RegExp(`(${KNOWN_TOKEN})|${BEARER}|${NAMED}|${URL_PASSWORD}`, "g");
 
 // Every match of SECRETS begins with one of these. Testing for them first spares a short text without
 // any (a tool call's name, most output lines) the full pattern's replace: about 4 × faster on those;
 // a long clean text costs about the same either way.
 const MAYBE_SECRET = new RegExp(
-  [...KNOWN_TOKENS.map(([start]) => start), BEARER_WORD, ...SECRET_NAMES].join("|"),
+  [...KNOWN_TOKENS.map(([start]) => start), BEARER_WORD, ...SECRET_NAMES, URL_START].join("|"),
 );
 
 /** @internal The full pattern and its prefilter, for the test that the prefilter lets every match through. */
@@ -124,6 +128,9 @@ function replacement(found: RegExpExecArray, text: string): string | null {
     return refused ? null : REDACTED;
   }
   if (bearer !== undefined) return isWordChar(before) ? null : `${bearer}${REDACTED}`;
+  const userInfo = found[9];
+  // The user name may hold a token itself (no `://` in it: one level deep).
+  if (userInfo !== undefined) return `${redactSecrets(userInfo)}${REDACTED}@`;
   if (name === undefined) return null;
   return redactNamedValue(match, name, nameQuote, separator, spaceBefore + spaceAfter !== "", value, before);
 }
