@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { redactJsonValue } from "../trace/redaction/redact-json.js";
+import { redactJsonValue } from "../util/secrets/redact-json.js";
 
 /**
  * The files of an engineer's approval, in `<session>/approvals/`: `<phase_id>.request.json` while a

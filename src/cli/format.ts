@@ -1,5 +1,5 @@
 import { styleText } from "node:util";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { graphemeCount, terminalSafe, truncateGraphemes } from "../util/terminal-text.js";
 
 type Style = Parameters<typeof styleText>[0];

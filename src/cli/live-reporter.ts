@@ -1,7 +1,7 @@
 import { emptyUsage, type ToolCall, type ToolStart, type Usage } from "../runtimes/runtime.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { PhaseRow } from "../trace/events.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
 import { agentText, formatCost, formatTokens, paint } from "./format.js";
 import { LiveBoard, type LiveBoardOptions, type LiveStream } from "./live-board.js";

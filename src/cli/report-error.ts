@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors/config-error.js";
 import { isSssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { jsonTerminalSafe, terminalSafe } from "../util/terminal-text.js";
 
 // Messages quote config files, paths, flags and agents' output: shown, never acted on by the terminal.

@@ -8,7 +8,7 @@ import type { RunOutcome } from "../engine/run-workflow.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow } from "../trace/events.js";
 import { listEvents } from "../trace/queries.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
 import { branchCommitsSync } from "../workspace/worktree-dirty.js";
 

@@ -1,6 +1,6 @@
 import type { ToolCall } from "../runtimes/runtime.js";
 import type { EventRow, PhaseRow, SessionRow } from "../trace/events.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
 import { agentText, paint } from "./format.js";
 import { createTerminalReporter } from "./terminal-reporter.js";

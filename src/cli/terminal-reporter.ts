@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ToolCall } from "../runtimes/runtime.js";
 import type { RunEnd, RunReporter } from "../session/reporter.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { terminalSafe } from "../util/terminal-text.js";
 import { branchCommitsSync } from "../workspace/worktree-dirty.js";
 import { agentText, formatCost, formatDuration, formatTokens, paint } from "./format.js";

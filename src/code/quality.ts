@@ -1,5 +1,5 @@
 import type { QualitySuiteConfig } from "../config/config-types.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 import { runCommand } from "./run-command.js";
 import { openSuiteLog } from "./suite-log.js";
 

@@ -8,7 +8,7 @@
 import { createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { finished } from "node:stream/promises";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 
 /** Default bound of a suite's log file. */
 export const SUITE_LOG_CAP_BYTES = 64 * 1024 * 1024;

@@ -17,8 +17,8 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { isSecretVariableName } from "../trace/redaction/secret-values.js";
 import { buildId } from "../util/package-root.js";
+import { isSecretVariableName } from "../util/secrets/secret-values.js";
 
 /** Bumped when what an entry holds, or how YAML maps to it, changes. */
 const FORMAT = "config-yaml-1";

@@ -3,7 +3,7 @@ import type { CallOptions } from "../api/run-api.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import type { GateReport } from "../gates/gate.js";
-import { redactJsonValue } from "../trace/redaction/redact-json.js";
+import { redactJsonValue } from "../util/secrets/redact-json.js";
 import { applyGates } from "./apply-gates.js";
 import type { CallContext } from "./call-context.js";
 import { type CallContract, callContract } from "./call-contract.js";

@@ -6,7 +6,7 @@ import { commitChanges, diffChanges, type KnownHead } from "../code/git-commit.j
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "../gates/gate.js";
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "../util/secrets/redact.js";
 
 export interface RunChangesOptions {
   root: string;

@@ -17,12 +17,12 @@ import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { getSession, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
-import { registerSecretEnv } from "../trace/redaction/redact.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
 import { displayTraceLocation } from "../trace/trace-location.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
+import { registerSecretEnv } from "../util/secrets/redact.js";
 import {
   announceWorkspace,
   planWorkspace,

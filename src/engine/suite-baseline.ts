@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SuiteBaseline } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
 import { SssfError } from "../errors/sssf-error.js";
-import { redactJsonValue } from "../trace/redaction/redact-json.js";
+import { redactJsonValue } from "../util/secrets/redact-json.js";
 import { withDetachedWorktree } from "../workspace/detached-worktree.js";
 import { inspectCheckout, repoOf, resolveCommit } from "../workspace/worktree.js";
 import { runSuiteAt, suiteDefinition } from "./code-support.js";

@@ -11,7 +11,7 @@ import { SessionLockedError } from "../errors/session-locked-error.js";
 import { createUpserter, openTraceDb } from "../trace/database.js";
 import type { EventRow, PhaseRow, ProcessRow, SessionRow, TraceRecord } from "../trace/events.js";
 import { getSession } from "../trace/queries.js";
-import { redactRecord } from "../trace/redaction/redact-record.js";
+import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
 import { Tracer } from "../trace/tracer.js";

@@ -1,3 +1,13 @@
+export {
+  isSecretVariableName,
+  KNOWN_SECRET_VARIABLES,
+  MIN_SECRET_VALUE_LENGTH,
+  REDACTED,
+  redactSecrets,
+  registerSecretEnv,
+  registerSecretValues,
+} from "../util/secrets/redact.js";
+export { redactJsonText, redactJsonValue } from "../util/secrets/redact-json.js";
 export { type ColumnDeclaration, columnNames, TABLE_COLUMNS } from "./columns.js";
 export { createUpserter, type OpenTraceDbOptions, openTraceDb } from "./database.js";
 export * from "./events.js";
@@ -17,16 +27,6 @@ export {
   readTable,
 } from "./queries.js";
 export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
-export {
-  isSecretVariableName,
-  KNOWN_SECRET_VARIABLES,
-  MIN_SECRET_VALUE_LENGTH,
-  REDACTED,
-  redactSecrets,
-  registerSecretEnv,
-  registerSecretValues,
-} from "./redaction/redact.js";
-export { redactJsonText, redactJsonValue } from "./redaction/redact-json.js";
-export { redactRecord } from "./redaction/redact-record.js";
+export { redactRecord } from "./redact-record.js";
 export { migrate, SCHEMA_VERSION } from "./schema.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

@@ -4,7 +4,7 @@ import { SssfError } from "../errors/index.js";
 import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
-import { redactRecord } from "./redaction/redact-record.js";
+import { redactRecord } from "./redact-record.js";
 import { openSqlite, sqliteErrorCode } from "./sqlite.js";
 import { isPostgresUrl } from "./trace-location.js";
 

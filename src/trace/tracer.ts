@@ -5,7 +5,7 @@ import { createUpserter } from "./database.js";
 import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile, parseRecordLines, recordLines } from "./events-file.js";
-import { redactRecord } from "./redaction/redact-record.js";
+import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
 import { BUSY_TIMEOUT_MS, sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
 import { type BatchAnswer, WriterThread } from "./writer-thread.js";

@@ -1,4 +1,4 @@
-import { redactSecrets } from "../trace/redaction/redact.js";
+import { redactSecrets } from "./secrets/redact.js";
 import { graphemeCount, graphemeCountUpTo, graphemes, truncateGraphemes } from "./terminal-text.js";
 
 /**

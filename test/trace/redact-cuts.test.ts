@@ -5,8 +5,8 @@ import {
   toolCallName,
   toolResultSnippet,
 } from "../../src/runtimes/send-loop/tool-call-name.js";
-import { redactSecrets } from "../../src/trace/redaction/redact.js";
-import { redactedTail } from "../../src/trace/redaction/redacted-tail.js";
+import { redactSecrets } from "../../src/util/secrets/redact.js";
+import { redactedTail } from "../../src/util/secrets/redacted-tail.js";
 import { shortenText } from "../../src/util/shorten-text.js";
 
 const SECRET = `sk-ant-api03-${"Q7".repeat(30)}`;

@@ -6,9 +6,9 @@ import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
-import { REDACTED, registerSecretValues } from "../../src/trace/redaction/redact.js";
-import { redactRecord } from "../../src/trace/redaction/redact-record.js";
+import { redactRecord } from "../../src/trace/redact-record.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { REDACTED, registerSecretValues } from "../../src/util/secrets/redact.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactSecrets, SECRET_PATTERNS } from "../../src/trace/redaction/redact.js";
-import { redactJsonText } from "../../src/trace/redaction/redact-json.js";
+import { REDACTED, redactSecrets, SECRET_PATTERNS } from "../../src/util/secrets/redact.js";
+import { redactJsonText } from "../../src/util/secrets/redact-json.js";
 
 const positives: [string, string][] = [
   ["ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[REDACTED]"],

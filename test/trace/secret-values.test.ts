@@ -7,8 +7,8 @@ import {
   redactSecrets,
   registerSecretEnv,
   registerSecretValues,
-} from "../../src/trace/redaction/redact.js";
-import { redactJsonText, redactJsonValue } from "../../src/trace/redaction/redact-json.js";
+} from "../../src/util/secrets/redact.js";
+import { redactJsonText, redactJsonValue } from "../../src/util/secrets/redact-json.js";
 
 describe("isSecretVariableName", () => {
   it.each([
@@ -136,7 +136,7 @@ describe("sssf's own environment", () => {
     process.env.SSSF_TEST_LOAD_NAME = "not-secret-by-name-77";
     try {
       vi.resetModules();
-      const fresh = await import("../../src/trace/redaction/redact.js");
+      const fresh = await import("../../src/util/secrets/redact.js");
       expect(fresh.redactSecrets(`x ${secret} y`)).toBe(`x ${REDACTED} y`);
       expect(fresh.redactSecrets("not-secret-by-name-77")).toBe("not-secret-by-name-77");
     } finally {

@@ -12,7 +12,7 @@ import {
 import { runQualitySuite } from "../../src/code/quality.js";
 import { saveDiff } from "../../src/engine/run-changes.js";
 import { spawnAgent } from "../../src/runtimes/send-loop/spawn-agent.js";
-import { REDACTED, registerSecretEnv } from "../../src/trace/redaction/redact.js";
+import { REDACTED, registerSecretEnv } from "../../src/util/secrets/redact.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
 

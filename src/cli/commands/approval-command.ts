@@ -4,7 +4,7 @@ import { answeredBy, answerRequest, liveRequests } from "../../approval/approval
 import { type ApprovalRequest, approvalsDir } from "../../approval/approval-files.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
-import { redactSecrets } from "../../trace/redaction/redact.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import type { ClusterQuestion } from "../cluster/cluster-approval.js";
 import { tracePaths } from "../read-context.js";

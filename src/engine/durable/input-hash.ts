@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { redactJsonValue } from "../../trace/redaction/redact-json.js";
+import { redactJsonValue } from "../../util/secrets/redact-json.js";
 
 /** JSON with object keys sorted at every depth, so equal values hash equal whatever their key order. */
 function canonicalJson(value: unknown): string {

@@ -7,7 +7,7 @@ import {
 } from "../../api/durable-steps.js";
 import type { SessionTrace } from "../../session/session-trace.js";
 import type { PhaseRow, StepRow } from "../../trace/events.js";
-import { redactJsonValue } from "../../trace/redaction/redact-json.js";
+import { redactJsonValue } from "../../util/secrets/redact-json.js";
 import { inputHash } from "./input-hash.js";
 import { type StartStep, type StepJournal, stepKey } from "./step-journal.js";
 

@@ -6,7 +6,7 @@
 
 import { addUsage, emptyUsage, type ToolStart, type Usage } from "../../runtimes/runtime.js";
 import type { EventRow, PhaseRow } from "../../trace/events.js";
-import { redactSecrets } from "../../trace/redaction/redact.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 import type { CallContext } from "../call-context.js";
 
 /** At most one `agent_text` event per phase per this many milliseconds (plus the last at the send's end). */

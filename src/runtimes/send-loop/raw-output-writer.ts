@@ -6,7 +6,7 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { finished } from "node:stream/promises";
-import { redactSecrets } from "../../trace/redaction/redact.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 
 /** An append-only sink for stdout lines. */
 export interface RawOutputWriter {

@@ -3,7 +3,7 @@
  * `bash: ls -la src` and a bounded result snippet.
  */
 
-import { redactSecrets } from "../../trace/redaction/redact.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 import { truncateGraphemes } from "../../util/terminal-text.js";
 
 /** Longest display name, in characters. */

@@ -4,8 +4,8 @@
  */
 
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { redactedTail } from "../../trace/redaction/redacted-tail.js";
 import { processGroupAlive, signalProcessGroup } from "../../util/process-group.js";
+import { redactedTail } from "../../util/secrets/redacted-tail.js";
 import type { AgentTimeouts } from "../runtime.js";
 
 /** The child to watch and the callback that kills its group. */

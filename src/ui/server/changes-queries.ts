@@ -2,8 +2,8 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../../code/run-git.js";
 import type { SessionRow } from "../../trace/events.js";
-import { redactSecrets } from "../../trace/redaction/redact.js";
 import type { TraceDb } from "../../trace/sqlite.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 import type { FileText, PhaseDiff, RunChanges, RunCommit } from "./api-types.js";
 import { boundText, fileInside, readSessionFile, sessionRoot } from "./session-files.js";
 

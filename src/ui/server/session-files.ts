@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { redactSecrets } from "../../trace/redaction/redact.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
 import { FILE_TEXT_LIMIT, type FileText } from "./api-types.js";
 
 // Session ids become folder names; anything else never reaches the file system.

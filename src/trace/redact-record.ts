@@ -1,6 +1,6 @@
-import type { TraceRecord, TraceTable, TraceTables } from "../events.js";
-import { redactSecrets } from "./redact.js";
-import { redactJsonText } from "./redact-json.js";
+import { redactSecrets } from "../util/secrets/redact.js";
+import { redactJsonText } from "../util/secrets/redact-json.js";
+import type { TraceRecord, TraceTable, TraceTables } from "./events.js";
 
 /**
  * How a column is redacted: `text` with `redactSecrets`, `json` with `redactJsonText` (stays valid JSON),
