@@ -123,6 +123,11 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
       [adwId],
     );
     expect(session).toEqual({ status: "success", accepted: "1" });
+    // The killed worker is listed as gone, with the run it was running, not as running it still.
+    const workers = await world.cli(["workers"]);
+    const line = workers.stdout.split("\n").find((l) => / gone /.test(l));
+    expect(line, workers.stdout).toMatch(new RegExp(` gone .* was running ${adwId} three `));
+    expect(workers.stdout).not.toMatch(/gone .* slots/);
   });
 
   it("the database out of reach for 3 s mid-phase: the worker retries, the run completes, no event is lost", async () => {

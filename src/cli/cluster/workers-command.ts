@@ -36,14 +36,22 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<nu
       process.stdout.write(`no worker has joined the pool at ${pool}\n`);
       return 0;
     }
-    for (const worker of workers) {
-      const state = worker.live ? (worker.draining ? "draining" : "live") : "gone";
-      const runs = worker.runs.map((run) => `${run.adw_id} ${run.workflow}`).join(", ") || "idle";
-      const line = `${worker.id}  ${state}  ${worker.url}  ${worker.runs.length}/${worker.slots} slots  ${runs}  (last seen ${worker.last_seen})`;
-      process.stdout.write(`${terminalSafe(line)}\n`);
-    }
+    for (const worker of workers) process.stdout.write(`${terminalSafe(workerLine(worker))}\n`);
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/**
+ * One worker's line. A gone worker's runs are what it ran when last heard from, not what it runs:
+ * Restate has moved them to another worker (whose line names them).
+ */
+function workerLine(worker: PoolWorker): string {
+  const runs = worker.runs.map((run) => `${run.adw_id} ${run.workflow}`).join(", ");
+  const seen = `(last seen ${worker.last_seen})`;
+  if (!worker.live)
+    return `${worker.id}  gone  ${worker.url}  ${runs === "" ? "was idle" : `was running ${runs}`}  ${seen}`;
+  const state = worker.draining ? "draining" : "live";
+  return `${worker.id}  ${state}  ${worker.url}  ${worker.runs.length}/${worker.slots} slots  ${runs || "idle"}  ${seen}`;
 }
