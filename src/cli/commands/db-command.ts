@@ -80,13 +80,9 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
         "<sessions-dir>",
       );
     const result = loadSessions({ dbPath, sessionsDir: from });
-    process.stdout.write(
-      terminalSafe(
-        `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${displayTraceLocation(dbPath)}` +
-          (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
-          "\n",
-      ),
-    );
+    const skipped = result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "";
+    const line = `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${displayTraceLocation(dbPath)}${skipped}`;
+    process.stdout.write(`${terminalSafe(line)}\n`);
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
