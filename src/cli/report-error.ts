@@ -4,8 +4,8 @@ import { UsageError } from "../errors/usage-error.js";
 import { redactSecrets } from "../util/secrets/redact.js";
 import { jsonTerminalSafe, terminalSafe } from "../util/terminal-text.js";
 
-// Messages quote config files, paths, flags and agents' output: shown, never acted on by the terminal.
-// Messages quote what failed: a git remote with its token, an agent's words, a config value.
+// Messages quote what failed (config values, paths, flags, agents' output, a git remote with its token):
+// redacted, and shown, never acted on by the terminal.
 const print = (text: string) => process.stderr.write(terminalSafe(redactSecrets(text), { multiline: true }));
 
 /** One problem of an error in `--json` output (a config error has one per field). */

@@ -39,11 +39,11 @@ const NAMED = [
   String.raw`(\[REDACTED\]|\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\\n]|\\.)*"|'[^'\n"\\]*'|[^\s"'\x60,;&}\]\\]+)`,
 ].join("");
 
-// One alternation, so ordinary text is scanned once.
 // A password in a URL's user info (`https://oauth2:glpat-…@gitlab.com/…`, a git remote or a database URL).
 const URL_START = String.raw`:\/\/`;
 const URL_PASSWORD = String.raw`(${URL_START}[^\s\/?#@:]+:)[^\s\/?#@]+@`;
 
+// One alternation, so ordinary text is scanned once.
 const SECRETS = new RegExp(`(${KNOWN_TOKEN})|${BEARER}|${NAMED}|${URL_PASSWORD}`, "g");
 
 // Every match of SECRETS begins with one of these. Testing for them first spares a short text without
@@ -119,6 +119,7 @@ function replacement(found: RegExpExecArray, text: string): string | null {
     separator = "",
     spaceAfter = "",
     value = "",
+    userInfo,
   ] = found;
   const at = found.index;
   const before = at > 0 ? text[at - 1] : undefined;
@@ -128,7 +129,6 @@ function replacement(found: RegExpExecArray, text: string): string | null {
     return refused ? null : REDACTED;
   }
   if (bearer !== undefined) return isWordChar(before) ? null : `${bearer}${REDACTED}`;
-  const userInfo = found[9];
   // The user name may hold a token itself (no `://` in it: one level deep).
   if (userInfo !== undefined) return `${redactSecrets(userInfo)}${REDACTED}@`;
   if (name === undefined) return null;
@@ -162,7 +162,7 @@ function redactPatterns(text: string): string {
  * secret-named environment variables of sssf and of the run's agents, `registerSecretValues`), then
  * provider API keys and tokens (OpenAI, Anthropic, Google, GitHub, Slack, AWS), `Bearer` credentials, and
  * values assigned to names ending in KEY, TOKEN, SECRET or PASSWORD (env assignments, JSON/YAML fields,
- * escaped JSON inside JSON strings). The one redaction of everything sssf stores or prints.
+ * escaped JSON inside JSON strings), and the password of a URL's user info. The one redaction of everything sssf stores or prints.
  * Contract: never throws; one regex pass for the values (skipped when none are registered) and one for
  * the patterns; returns `text` itself when nothing matched; idempotent.
  * @example
