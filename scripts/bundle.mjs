@@ -1,10 +1,12 @@
-// Builds dist/ as bundles: one file per entry point, with the code they share in dist/chunks/ and
-// every command's module split off so it loads only when that command runs. One module graph (and one
-// copy of each class and schema) serves the CLI, the library a workflow imports, and the scripts.
-// tsc writes only the declarations (.d.ts) next to them.
+// Builds dist/ as one CommonJS bundle, dist/cli/sssf.js (src/bundle.ts: the program and every entry
+// point, each module loaded when first used), so the CLI, the library a workflow imports and the
+// scripts share one copy of each class and schema, and the CLI can start it from a code cache. Each
+// entry point's own file (dist/index.js…) is a small ES module re-exporting its part of the bundle; the
+// scripted agent, a program of its own, is a bundle apart. tsc writes only the declarations (.d.ts).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,16 +14,16 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Entry points, as their paths under src/ (each becomes dist/<same path>.js). */
+/**
+ * Entry points, as their paths under src/ (each becomes dist/<same path>.js re-exporting the bundle's
+ * `entry(name)`): the package's public entries (package.json exports), the zod a repo's workflow gets
+ * for `import { z } from "zod"` when the repo has none, and modules the benchmarks drive directly.
+ * src/bundle.ts lists the same names; the build fails when the two differ.
+ */
 const ENTRIES = [
-  // The package's public entries (package.json exports; the bin, cli/main.ts, is built apart below).
   "index.ts",
   "testing/index.ts",
-  // Programs sssf starts with the Node that runs it.
-  "testing/scripted-agent.ts",
-  // The zod a repo's workflow gets for `import { z } from "zod"` when the repo has none.
   "zod.ts",
-  // Modules the benchmarks in bench/ drive directly.
   "trace/index.ts",
   "trace/sqlite.ts",
   "runtimes/exec/index.ts",
@@ -39,9 +41,12 @@ const ENTRIES = [
 // needs repairing), so a run does not compile them.
 const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk", "yaml", "jsonrepair"];
 
-// CommonJS dependencies (commander, yaml…) call require() for Node's built-ins; an ES bundle has none.
-const BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
+// CommonJS dependencies call require() for Node's built-ins; an ES bundle has none.
+const ESM_BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
 const require = __sssfCreateRequire(import.meta.url);`;
+
+// The sources' `import.meta.url`, in the CommonJS bundle: the bundle's own file.
+const CJS_BANNER = `var __sssfImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`;
 
 const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
 
@@ -95,57 +100,148 @@ const englishZod = {
 // A fresh dist/: files of an earlier build must not stay importable.
 rmSync(path.join(root, "dist"), { recursive: true, force: true });
 
-/** Where the program the bin imports lands: beside the chunks, outside dist/cli (CommonJS there). */
-const PROGRAM_OUT = "chunks/cli-program";
-
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: [
-    ...ENTRIES.map((entry) => ({ in: path.join("src", entry), out: entry.replace(/\.ts$/, "") })),
-    { in: "src/cli/program.ts", out: PROGRAM_OUT },
-  ],
-  outbase: "src",
-  outdir: "dist",
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20.12",
-  external: EXTERNAL,
-  banner: { js: BANNER },
-  // The version is read once here, not from package.json at every start; the build id keys the config cache.
-  define: { __SSSF_VERSION__: JSON.stringify(version), __SSSF_BUILD_ID__: JSON.stringify(buildId()) },
-  chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
-  legalComments: "linked",
   logLevel: "warning",
+};
+const define = { __SSSF_VERSION__: JSON.stringify(version), __SSSF_BUILD_ID__: JSON.stringify(buildId()) };
+
+/** Each entry point's export names, as esbuild sees them (an ES build that is not written). */
+async function exportNames() {
+  const entryOut = (entry) => `dist/${entry.replace(/\.ts$/, "")}.js`;
+  const result = await build({
+    ...common,
+    entryPoints: ENTRIES.map((entry) => ({ in: path.join("src", entry), out: entry.replace(/\.ts$/, "") })),
+    outdir: "dist",
+    outbase: "src",
+    splitting: true,
+    format: "esm",
+    sourcemap: false,
+    external: EXTERNAL,
+    write: false,
+    metafile: true,
+    plugins: [englishZod],
+  });
+  return new Map(ENTRIES.map((entry) => [entry, result.metafile.outputs[entryOut(entry)]?.exports ?? []]));
+}
+
+/** The ES module of entry point `entry` (a path under src/), re-exporting `names` from the bundle. */
+function entryModule(entry, names) {
+  const name = entry.replace(/\.ts$/, "");
+  const bundle = path.relative(path.dirname(path.join("dist", name)), "dist/cli/sssf.js");
+  const named = names.filter((n) => n !== "default");
+  const lines = [
+    `// Entry point ${name} of sssf: its part of the one bundle, dist/cli/sssf.js (scripts/bundle.mjs).`,
+    `import bundle from ${JSON.stringify(bundle.startsWith(".") ? bundle : `./${bundle}`)};`,
+    `const entry = await bundle.entry(${JSON.stringify(name)});`,
+  ];
+  if (named.length > 0) {
+    // Through locals: some names (zod's \`enum\`, \`null\`…) are words a declaration cannot use.
+    lines.push(`const { ${named.map((n, i) => `${JSON.stringify(n)}: e${i}`).join(", ")} } = entry;`);
+    lines.push(`export { ${named.map((n, i) => `e${i} as ${n}`).join(", ")} };`);
+  }
+  if (names.includes("default")) lines.push("export default entry.default;");
+  return `${lines.join("\n")}\n`;
+}
+
+const names = await exportNames();
+
+/** src/util/import-module.ts stays a file of its own beside the bundle (dist/cli/import-module.js). */
+const importModuleOutside = {
+  name: "import-module-outside",
+  setup(esbuild) {
+    const file = path.join(root, "src/util/import-module.ts");
+    esbuild.onResolve({ filter: /\/import-module\.js$/ }, (args) =>
+      path.resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts")) === file
+        ? { path: "./import-module.js", external: true }
+        : undefined,
+    );
+  },
+};
+
+// The bundle: CommonJS, in dist/cli (whose package.json says so).
+mkdirSync(path.join(root, "dist/cli"), { recursive: true });
+writeFileSync(path.join(root, "dist/cli/package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
+const bundled = await build({
+  ...common,
+  entryPoints: ["src/bundle.ts"],
+  outfile: "dist/cli/sssf.js",
+  format: "cjs",
+  external: EXTERNAL,
+  banner: { js: CJS_BANNER },
+  // The version is read once here, not from package.json at every start; the build id keys the caches.
+  define: { ...define, "import.meta.url": "__sssfImportMetaUrl" },
+  // import.meta.resolve is only reached from src/ (tsx, vitest), never from this build.
+  logOverride: { "empty-import-meta": "silent" },
+  legalComments: "linked",
+  metafile: true,
+  plugins: [englishZod, importModuleOutside],
+});
+// A function restored from V8's code cache cannot run its own import(): every one goes through
+// src/util/import-module.ts, left outside the bundle.
+const dynamic = Object.values(bundled.metafile.outputs)
+  .flatMap((output) => output.imports)
+  .filter((imported) => imported.kind === "dynamic-import");
+if (dynamic.length > 0) {
+  console.error(
+    `bundle: import() in the bundle (${dynamic.map((d) => d.path).join(", ")}); use importModule (src/util/import-module.ts)`,
+  );
+  process.exit(1);
+}
+await build({
+  ...common,
+  entryPoints: ["src/util/import-module.ts"],
+  outfile: "dist/cli/import-module.js",
+  format: "cjs",
+  bundle: false,
+});
+
+const { entryNames } = createRequire(import.meta.url)(path.join(root, "dist/cli/sssf.js"));
+const listed = ENTRIES.map((entry) => entry.replace(/\.ts$/, ""));
+if (JSON.stringify([...entryNames].sort()) !== JSON.stringify([...listed].sort())) {
+  console.error(
+    `bundle: src/bundle.ts lists ${entryNames.join(", ")}; scripts/bundle.mjs lists ${listed.join(", ")}`,
+  );
+  process.exit(1);
+}
+for (const entry of ENTRIES) {
+  const file = path.join(root, "dist", entry.replace(/\.ts$/, ".js"));
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, entryModule(entry, names.get(entry)));
+}
+
+// The scripted agent: a program sssf's tests start many times, so it loads only its own modules.
+await build({
+  ...common,
+  entryPoints: ["src/testing/scripted-agent.ts"],
+  outfile: "dist/testing/scripted-agent.js",
+  format: "esm",
+  external: EXTERNAL,
+  banner: { js: ESM_BANNER },
+  define,
   plugins: [englishZod],
 });
 
-// The bin, dist/cli/main.js, as CommonJS (its folder says so): Node starts it without initialising its
-// ES module loader, which only the program it imports needs; a prerendered `--help` never does.
-mkdirSync(path.join(root, "dist/cli"), { recursive: true });
-writeFileSync(path.join(root, "dist/cli/package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
+// The bin, dist/cli/main.js, as CommonJS: Node starts it without initialising its ES module loader,
+// which only the program needs; a prerendered `--help` never does.
 await build({
-  absWorkingDir: root,
+  ...common,
   entryPoints: ["src/cli/main.ts"],
   outfile: "dist/cli/main.js",
-  bundle: true,
   format: "cjs",
-  platform: "node",
-  target: "node20.12",
-  sourcemap: "linked",
-  logLevel: "warning",
+  define,
   // import.meta is only read when __dirname is missing (the ES module of src/): never in this build.
   logOverride: { "empty-import-meta": "silent" },
   plugins: [
     {
+      // src/ imports the program as an ES module; the build requires the bundle instead.
       name: "program-outside",
       setup(esbuild) {
-        esbuild.onResolve({ filter: /^\.\/program\.js$/ }, () => ({
-          path: `../${PROGRAM_OUT}.js`,
-          external: true,
-        }));
+        esbuild.onResolve({ filter: /^\.\/program\.js$/ }, () => ({ path: "./program.js", external: true }));
       },
     },
   ],
@@ -156,6 +252,8 @@ await build({
 const empty = mkdtempSync(path.join(tmpdir(), "sssf-help-"));
 const env = { ...process.env };
 for (const name of ["FORCE_COLOR", "CLICOLOR_FORCE", "NO_COLOR"]) delete env[name];
+// The build's own `--help` leaves nothing in the user's cache folder.
+env.SSSF_CACHE_DIR = "";
 const help = spawnSync(process.execPath, [path.join(root, "dist/cli/main.js"), "--help"], {
   cwd: empty,
   env,

@@ -91,21 +91,24 @@ function cwdArgument(args: readonly string[]): string {
   return process.cwd();
 }
 
-const argv = normalizedArgv(process.argv);
-try {
-  if (helpRequested(argv)) await prepareHelp(cwdArgument(argv));
-  await program.parseAsync(argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    // Help and version print and exit 0; every other commander error is a usage error.
-    process.exitCode = error.exitCode === 0 ? 0 : 2;
-    // `--json`: the usage error as JSON on stdout too (commander has written its line on stderr).
-    if (error.exitCode !== 0 && argv.includes("--json")) {
-      const message = error.message.replace(/^error: /, "");
-      const body = jsonError(new UsageError(message));
-      process.stdout.write(`${jsonTerminalSafe(JSON.stringify(body))}\n`);
+/** Runs the command `rawArgv` names (`process.argv`'s shape); its outcome is `process.exitCode`. */
+export async function runCli(rawArgv: readonly string[]): Promise<void> {
+  const argv = normalizedArgv(rawArgv);
+  try {
+    if (helpRequested(argv)) await prepareHelp(cwdArgument(argv));
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version print and exit 0; every other commander error is a usage error.
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      // `--json`: the usage error as JSON on stdout too (commander has written its line on stderr).
+      if (error.exitCode !== 0 && argv.includes("--json")) {
+        const message = error.message.replace(/^error: /, "");
+        const body = jsonError(new UsageError(message));
+        process.stdout.write(`${jsonTerminalSafe(JSON.stringify(body))}\n`);
+      }
+    } else {
+      process.exitCode = reportError(error, Boolean(program.opts<GlobalOptions>().verbose));
     }
-  } else {
-    process.exitCode = reportError(error, Boolean(program.opts<GlobalOptions>().verbose));
   }
 }

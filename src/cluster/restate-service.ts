@@ -11,6 +11,7 @@
 
 import type * as Restate from "@restatedev/restate-sdk";
 import { isSssfError, type SssfErrorCode } from "../errors/sssf-error.js";
+import { importModule } from "../util/import-module.js";
 import {
   answerPromise,
   ClusterAnswer,
@@ -43,7 +44,7 @@ function polyfillWithResolvers(): void {
 /** Loads the SDK (only `sssf worker` needs it) with what it needs on Node 20. */
 export async function loadRestateSdk(): Promise<typeof Restate> {
   polyfillWithResolvers();
-  return import("@restatedev/restate-sdk");
+  return importModule<typeof Restate>("@restatedev/restate-sdk");
 }
 
 /** Bad input from a caller is final: Restate must not retry it. */

@@ -3,9 +3,8 @@
  * a run whose config did not change since the last one reads a small JSON file instead of loading and
  * running the YAML parser. The semantic checks (prompt files, runtimes, patterns) run on every load.
  *
- * The folder is `$SSSF_CACHE_DIR`, else `$XDG_CACHE_HOME/sssf`, else `~/.cache/sssf`; an empty
- * `SSSF_CACHE_DIR` turns the cache off. It is used only when it belongs to this user and nobody else
- * may write into it, since what it holds becomes the config. Every failure means "not cached". A
+ * The folder is the user's cache folder (src/util/cache-dir.ts), used only when nobody else may write
+ * into it, since what it holds becomes the config. Every failure means "not cached". A
  * config that sets a secret-named variable (`env:` of an agent or a suite) is never kept: sssf copies
  * no secret to a file of its own.
  *
@@ -15,8 +14,8 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
+import { cacheDir, trustedDir } from "../util/cache-dir.js";
 import { buildId } from "../util/package-root.js";
 import { isSecretVariableName } from "../util/secrets/secret-values.js";
 
@@ -25,24 +24,6 @@ const FORMAT = "config-yaml-1";
 
 /** Entries kept at most; a write beyond that removes the least recently written half. */
 const MAX_ENTRIES = 256;
-
-/** The cache folder, or null when the cache is off. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  const explicit = env.SSSF_CACHE_DIR;
-  if (explicit !== undefined) return explicit === "" ? null : path.resolve(explicit);
-  // A relative XDG_CACHE_HOME is invalid (the XDG spec says to ignore it).
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || homedir(), ".cache");
-  return path.join(base, "sssf");
-}
-
-/** True when `dir` is a folder of this user's that no one else may write into. */
-function trusted(dir: string): boolean {
-  const stat = statSync(dir);
-  if (!stat.isDirectory()) return false;
-  const uid = process.getuid?.();
-  return uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
-}
 
 function entryPath(dir: string, text: string): string {
   const key = createHash("sha256").update(FORMAT).update("\0").update(text).digest("hex");
@@ -84,7 +65,7 @@ export function cachedConfig(text: string): CachedConfig | undefined {
   const dir = cacheDir();
   if (dir === null) return undefined;
   try {
-    if (!trusted(dir)) return undefined;
+    if (!trustedDir(dir)) return undefined;
     const entry = JSON.parse(readFileSync(entryPath(dir, text), "utf8")) as {
       value?: unknown;
       wire?: { build?: unknown; data?: unknown };
@@ -114,7 +95,7 @@ export function keepConfig(text: string, value: unknown, wire?: unknown): void {
   let partial: string | undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!trusted(dir)) return;
+    if (!trustedDir(dir)) return;
     const file = entryPath(dir, text);
     // Written whole, then renamed: a concurrent reader sees the old entry or the new one, never half.
     partial = `${file}.${process.pid}.tmp`;

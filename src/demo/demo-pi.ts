@@ -4,8 +4,9 @@
  * or written, plus the proxy variables that send any stray connection into the fake's egress trap.
  */
 
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { SssfError } from "../errors/sssf-error.js";
 import { locatePi, PI_PACKAGE } from "../runtimes/pi/install.js";
 import { fakeProxyEnv } from "../testing/fake-model/fake-model-env.js";
@@ -26,16 +27,14 @@ export interface DemoPi {
   source: "sssf" | "PATH";
 }
 
-/** Resolves a module specifier to a file URL, or throws when it is not installed (`import.meta.resolve`). */
-export type ResolveModule = (specifier: string) => string;
+/** The folder of an installed package, or null when it is not installed. */
+export type FindPackage = (name: string) => string | null;
 
-/** dist/cli.js of the pi package `resolve` finds (its main is dist/index.js), or null. */
-function ownPiCli(resolve: ResolveModule): string | null {
-  try {
-    return path.join(path.dirname(fileURLToPath(resolve(PI_PACKAGE))), "cli.js");
-  } catch {
-    return null;
-  }
+/** The folder of package `name` that Node's resolution would find from sssf's own files, or null. */
+function installedPackage(name: string): string | null {
+  const folders = createRequire(import.meta.url).resolve.paths(name) ?? [];
+  const found = folders.find((folder) => existsSync(path.join(folder, name, "package.json")));
+  return found === undefined ? null : path.join(found, name);
 }
 
 /**
@@ -44,11 +43,13 @@ function ownPiCli(resolve: ResolveModule): string | null {
  * to anything that is not pi.
  */
 export function locateDemoPi(
-  resolve: ResolveModule = (specifier) => import.meta.resolve(specifier),
+  findPackage: FindPackage = installedPackage,
   env: Record<string, string | undefined> = process.env,
 ): DemoPi {
   const where = { cwd: process.cwd(), env };
-  const cli = ownPiCli(resolve);
+  const installed = findPackage(PI_PACKAGE);
+  // pi's package has its CLI at dist/cli.js.
+  const cli = installed === null ? null : path.join(installed, "dist/cli.js");
   if (cli !== null) {
     const command = [process.execPath, cli];
     const own = locatePi(command, where);

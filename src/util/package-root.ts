@@ -6,8 +6,7 @@ let cached: string | undefined;
 
 /**
  * The folder holding sssf's own package.json, found by walking up from this module: the same answer
- * from the bundles in `dist/` (entries and `dist/chunks/` sit at different depths) and from `src/`
- * under tsx or vitest. Never throws; falls back to two folders above this module.
+ * from the bundle in `dist/cli/` and from `src/` under tsx or vitest. Never throws; falls back to two folders above this module.
  */
 export function packageRoot(): string {
   cached ??= findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));

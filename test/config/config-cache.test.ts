@@ -9,8 +9,9 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cacheDir, cachedConfig, keepConfig } from "../../src/config/config-cache.js";
+import { cachedConfig, keepConfig } from "../../src/config/config-cache.js";
 import { loadConfig } from "../../src/library.js";
+import { cacheDir } from "../../src/util/cache-dir.js";
 import { createTempRepo, type TempRepo, writePrompts } from "./temp-repo.js";
 
 let repo: TempRepo;

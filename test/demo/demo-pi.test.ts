@@ -1,16 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { locateDemoPi } from "../../src/demo/demo-pi.js";
 import { SssfError } from "../../src/errors/sssf-error.js";
 import { repoRoot } from "../helpers/sandbox.js";
 
 const piPackage = path.join(repoRoot, "node_modules/@mariozechner/pi-coding-agent");
-const notInstalled = (specifier: string): string => {
-  throw new Error(`Cannot find package '${specifier}'`);
-};
+const notInstalled = (): null => null;
 
 let emptyBin: string;
 beforeEach(() => {
@@ -20,13 +17,20 @@ afterEach(() => rmSync(emptyBin, { recursive: true, force: true }));
 
 describe("locateDemoPi", () => {
   it("runs the pi installed with sssf through this Node", () => {
-    const found = locateDemoPi(() => pathToFileURL(path.join(piPackage, "dist/index.js")).href, {
+    const found = locateDemoPi(() => piPackage, {
       PATH: emptyBin,
     });
     expect(found).toEqual({
       command: [process.execPath, path.join(piPackage, "dist/cli.js")],
       location: piPackage,
       version: "0.73.1",
+      source: "sssf",
+    });
+  });
+
+  it("finds the pi installed with sssf by Node's resolution from sssf's own files", () => {
+    expect(locateDemoPi(undefined, { PATH: emptyBin })).toMatchObject({
+      location: piPackage,
       source: "sssf",
     });
   });
