@@ -80,7 +80,8 @@ export function requireWithCodeCache(bundle: string, command: string): unknown {
   } catch {
     cachedData = undefined;
   }
-  const source = readFileSync(bundle, "utf8");
+  // The build keeps the bundle ASCII, so this is its text, in a string V8 keeps one byte a character.
+  const source = readFileSync(bundle, "latin1");
   const script = new vm.Script(
     `(function (exports, require, module, __filename, __dirname) { ${source}\n});`,
     // No import() in it: a function restored from the cache could not run one (src/util/import-module.ts).

@@ -70,7 +70,7 @@ export function artifactClaims(item: string): string[] {
   const link = /\]\(\s*<?([^)\s>]+)/.exec(item);
   if (link?.[1]) return [link[1]];
   const bare = item.replace(/^\*\*(.+)\*\*$/, "$1").trim();
-  const annotated = /^(\S+?)(?::\s+|\s+[(—–-])/.exec(bare);
+  const annotated = /^(\S+?)(?::\s+|\s+[(\u2014\u2013-])/.exec(bare);
   if (annotated?.[1] && /[/.]/.test(annotated[1])) return [annotated[1]];
   return bare === "" ? [] : [bare];
 }
@@ -92,7 +92,7 @@ export function parseRiskItem(item: string): { severity: Risk["severity"]; text:
   const closed = countEmphasis(before);
   let consumed = before.length;
   let punctuated = /[\])]/.test(before);
-  if (/^[:\-–—]/.test(rest.slice(consumed))) {
+  if (/^[:\-\u2013\u2014]/.test(rest.slice(consumed))) {
     consumed += 1;
     punctuated = true;
     // `**CRITICAL:** text`: the emphasis closes after the colon; eat it, but never the text's own.
