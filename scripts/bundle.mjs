@@ -150,6 +150,34 @@ function entryModule(entry, names) {
 
 const names = await exportNames();
 
+/**
+ * Node's built-in modules as ES modules of the bundle: esbuild would otherwise wrap the built-in in a
+ * fresh copy of its exports (`__toESM`) in every module that default-imports it (about 150 copies of
+ * `node:path`, `node:fs`… at each start).
+ */
+const builtinsOnce = {
+  name: "builtins-once",
+  setup(esbuild) {
+    const require = createRequire(import.meta.url);
+    esbuild.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === "builtin" ? undefined : { path: args.path, namespace: "builtin" },
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+      const names = Object.keys(require(args.path)).filter(
+        (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default",
+      );
+      return {
+        contents: [
+          `const builtin = require(${JSON.stringify(args.path)});`,
+          "export default builtin;",
+          `export const { ${names.join(", ")} } = builtin;`,
+        ].join("\n"),
+        loader: "js",
+      };
+    });
+  },
+};
+
 /** src/util/import-module.ts stays a file of its own beside the bundle (dist/cli/import-module.js). */
 const importModuleOutside = {
   name: "import-module-outside",
@@ -183,7 +211,7 @@ const bundled = await build({
   charset: "ascii",
   minifyWhitespace: true,
   metafile: true,
-  plugins: [englishZod, importModuleOutside],
+  plugins: [englishZod, importModuleOutside, builtinsOnce],
 });
 const bundleText = readFileSync(path.join(root, "dist/cli/sssf.js"));
 const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
