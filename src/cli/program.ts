@@ -65,7 +65,16 @@ const COMMANDS: readonly CommandSpec[] = [
   uiSpec,
   completionSpec,
 ];
-for (const command of COMMANDS) command.register(program);
+
+/**
+ * The specs a start registers: only the one owning the command `argv` names, since building every
+ * other command's options and help is a twentieth of a short run; else all of them (help, an unknown
+ * command's suggestions, a global flag before the command, a command that lists the others).
+ */
+function specsFor(argv: readonly string[]): readonly CommandSpec[] {
+  const spec = COMMANDS.find((candidate) => candidate.names.includes(argv[2] ?? ""));
+  return spec === undefined || spec.listsOthers ? COMMANDS : [spec];
+}
 
 /**
  * The arguments as commander should see them: `-V` before any command is `-v` (both print the
@@ -94,6 +103,7 @@ function cwdArgument(args: readonly string[]): string {
 /** Runs the command `rawArgv` names (`process.argv`'s shape); its outcome is `process.exitCode`. */
 export async function runCli(rawArgv: readonly string[]): Promise<void> {
   const argv = normalizedArgv(rawArgv);
+  for (const spec of specsFor(argv)) spec.register(program);
   try {
     if (helpRequested(argv)) await prepareHelp(cwdArgument(argv));
     await program.parseAsync(argv);

@@ -7,6 +7,7 @@ const listenOption = (fallback: string) =>
 
 /** `sssf pool`, `sssf worker` and `sssf workers`: running on a Restate cluster (docs/cluster.md). */
 export const clusterSpec: CommandSpec = {
+  names: ["pool", "worker", "workers"],
   register(program) {
     program
       .command("pool")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf approve <adw_id>` and `sssf reject <adw_id>`. */
 export const approvalSpec: CommandSpec = {
+  names: ["approve", "reject"],
   register(program) {
     for (const [name, description] of [
       ["approve", "approve the phase of a running session that waits for the engineer"],

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf clean`. */
 export const cleanSpec: CommandSpec = {
+  names: ["clean"],
   register(program) {
     program
       .command("clean")

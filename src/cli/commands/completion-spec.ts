@@ -5,6 +5,8 @@ import { COMPLETION_SHELLS } from "../completion.js";
 
 /** `sssf completion bash|zsh|fish`: a completion script generated from the program's own commands. */
 export const completionSpec: CommandSpec = {
+  names: ["completion"],
+  listsOthers: true,
   register(program) {
     program
       .command("completion")

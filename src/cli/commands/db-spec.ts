@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf db rebuild` and `sssf db load`. */
 export const dbSpec: CommandSpec = {
+  names: ["db"],
   register(program) {
     const db = program.command("db").description("trace database maintenance");
     db.command("rebuild")

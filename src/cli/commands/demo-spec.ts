@@ -2,6 +2,8 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf demo`. */
 export const demoSpec: CommandSpec = {
+  names: ["demo"],
+  listsOthers: true,
   register(program) {
     program
       .command("demo")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf doctor`. */
 export const doctorSpec: CommandSpec = {
+  names: ["doctor"],
   register(program) {
     program
       .command("doctor")

@@ -2,6 +2,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf fake-model`. */
 export const fakeModelSpec: CommandSpec = {
+  names: ["fake-model"],
   register(program) {
     program
       .command("fake-model")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf init`. */
 export const initSpec: CommandSpec = {
+  names: ["init"],
   register(program) {
     program
       .command("init")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf kill <adw_id>`. */
 export const killSpec: CommandSpec = {
+  names: ["kill"],
   register(program) {
     program
       .command("kill")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf list`: the workflows. */
 export const listWorkflowsSpec: CommandSpec = {
+  names: ["list"],
   register(program) {
     program
       .command("list")

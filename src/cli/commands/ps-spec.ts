@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf ps`. */
 export const psSpec: CommandSpec = {
+  names: ["ps"],
   register(program) {
     program
       .command("ps")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf resume <adw_id>`. */
 export const resumeSpec: CommandSpec = {
+  names: ["resume"],
   register(program) {
     program
       .command("resume")

@@ -4,6 +4,7 @@ import { runHelpAfter } from "../help-text.js";
 
 /** `sssf run <workflow> <prompt>`. */
 export const runSpec: CommandSpec = {
+  names: ["run"],
   register(program) {
     program
       .command("run")

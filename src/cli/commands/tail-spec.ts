@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf tail <adw_id>`: follow a run from another terminal. */
 export const tailSpec: CommandSpec = {
+  names: ["tail"],
   register(program) {
     program
       .command("tail")

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf sessions`, and `sssf phases|events|envelopes <adw_id>`: listings of the trace. */
 export const traceListsSpec: CommandSpec = {
+  names: ["sessions", "phases", "events", "envelopes"],
   register(program) {
     for (const [name, description, needsId] of [
       ["sessions", "list sessions, newest first", false],

@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-spec.js";
 
 /** `sssf ui`. */
 export const uiSpec: CommandSpec = {
+  names: ["ui"],
   register(program) {
     program
       .command("ui")
