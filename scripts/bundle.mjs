@@ -153,28 +153,25 @@ const names = await exportNames();
 /**
  * Node's built-in modules as ES modules of the bundle: esbuild would otherwise wrap the built-in in a
  * fresh copy of its exports (`__toESM`) in every module that default-imports it (about 150 copies of
- * `node:path`, `node:fs`… at each start).
+ * `node:path`, `node:fs`… at each start). The one copy re-exports through getters, so a built-in's
+ * property is read only when used (Node 24 warns on reading `fs.F_OK`).
  */
 const builtinsOnce = {
   name: "builtins-once",
   setup(esbuild) {
-    const require = createRequire(import.meta.url);
     esbuild.onResolve({ filter: /^node:/ }, (args) =>
-      args.namespace === "builtin" ? undefined : { path: args.path, namespace: "builtin" },
+      args.namespace === "builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "builtin" },
     );
-    esbuild.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
-      const names = Object.keys(require(args.path)).filter(
-        (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default",
-      );
-      return {
-        contents: [
-          `const builtin = require(${JSON.stringify(args.path)});`,
-          "export default builtin;",
-          `export const { ${names.join(", ")} } = builtin;`,
-        ].join("\n"),
-        loader: "js",
-      };
-    });
+    esbuild.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      contents: [
+        `import builtin from ${JSON.stringify(args.path)};`,
+        "export default builtin;",
+        `export * from ${JSON.stringify(args.path)};`,
+      ].join("\n"),
+      loader: "js",
+    }));
   },
 };
 

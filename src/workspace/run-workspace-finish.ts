@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Run } from "../api/run-api.js";
 import { isSssfError } from "../errors/sssf-error.js";
 import type { RunWorkspace, WorkspaceVoice } from "./run-workspace.js";
@@ -127,7 +128,10 @@ async function removeIfEmpty(
     }
     if (existsSync(worktree)) {
       unlinkDependencies(worktree);
-      await removeWorktree(repo, worktree, false);
+      // The status above is the check git would repeat in a process of its own: clean, it need not.
+      // A worktree with submodules is left to git's own refusal.
+      const checked = look !== null && !existsSync(path.join(worktree, ".gitmodules"));
+      await removeWorktree(repo, worktree, checked);
     }
     // Only while the branch still points where its commits were counted: a commit landing meanwhile keeps it.
     await deleteBranchAt(repo.topLevel, branch, tip);
