@@ -14,28 +14,6 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/**
- * Entry points, as their paths under src/ (each becomes dist/<same path>.js re-exporting the bundle's
- * `entry(name)`): the package's public entries (package.json exports), the zod a repo's workflow gets
- * for `import { z } from "zod"` when the repo has none, and modules the benchmarks drive directly.
- * src/bundle.ts lists the same names; the build fails when the two differ.
- */
-const ENTRIES = [
-  "index.ts",
-  "testing/index.ts",
-  "zod.ts",
-  "trace/index.ts",
-  "trace/sqlite.ts",
-  "runtimes/exec/index.ts",
-  "runtimes/claude-code/index.ts",
-  "runtimes/codex/index.ts",
-  "boundary/tree-listing.ts",
-  "boundary/write-boundary.ts",
-  "boundary/write-boundary-sends.ts",
-  "envelope/parse-envelope.ts",
-  "envelope/schemas.ts",
-];
-
 // Loaded at run time from node_modules: a native addon, tsx (it registers loader hooks by URL), yaml
 // (required only when a config text is new to the config cache) and jsonrepair (only for a reply that
 // needs repairing), so a run does not compile them.
@@ -110,12 +88,14 @@ const common = {
 };
 const define = { __SSSF_VERSION__: JSON.stringify(version), __SSSF_BUILD_ID__: JSON.stringify(buildId()) };
 
-/** Each entry point's export names, as esbuild sees them (an ES build that is not written). */
-async function exportNames() {
-  const entryOut = (entry) => `dist/${entry.replace(/\.ts$/, "")}.js`;
+/**
+ * Each entry point's export names, as esbuild sees them (an ES build that is not written); `entries`
+ * are their paths under src/ without `.ts`.
+ */
+async function exportNames(entries) {
   const result = await build({
     ...common,
-    entryPoints: ENTRIES.map((entry) => ({ in: path.join("src", entry), out: entry.replace(/\.ts$/, "") })),
+    entryPoints: entries.map((entry) => ({ in: path.join("src", `${entry}.ts`), out: entry })),
     outdir: "dist",
     outbase: "src",
     splitting: true,
@@ -126,12 +106,11 @@ async function exportNames() {
     metafile: true,
     plugins: [englishZod],
   });
-  return new Map(ENTRIES.map((entry) => [entry, result.metafile.outputs[entryOut(entry)]?.exports ?? []]));
+  return new Map(entries.map((entry) => [entry, result.metafile.outputs[`dist/${entry}.js`]?.exports ?? []]));
 }
 
-/** The ES module of entry point `entry` (a path under src/), re-exporting `names` from the bundle. */
-function entryModule(entry, names) {
-  const name = entry.replace(/\.ts$/, "");
+/** The ES module of entry point `name` (a path under src/ without `.ts`), re-exporting `names` from the bundle. */
+function entryModule(name, names) {
   const bundle = path.relative(path.dirname(path.join("dist", name)), "dist/cli/sssf.js");
   const named = names.filter((n) => n !== "default");
   const lines = [
@@ -147,8 +126,6 @@ function entryModule(entry, names) {
   if (names.includes("default")) lines.push("export default entry.default;");
   return `${lines.join("\n")}\n`;
 }
-
-const names = await exportNames();
 
 /**
  * Node's built-in modules as ES modules of the bundle: esbuild would otherwise wrap the built-in in a
@@ -238,16 +215,11 @@ await build({
   bundle: false,
 });
 
+// The entry points are the ones src/bundle.ts lists, each written as dist/<its path>.js.
 const { entryNames } = createRequire(import.meta.url)(path.join(root, "dist/cli/sssf.js"));
-const listed = ENTRIES.map((entry) => entry.replace(/\.ts$/, ""));
-if (JSON.stringify([...entryNames].sort()) !== JSON.stringify([...listed].sort())) {
-  console.error(
-    `bundle: src/bundle.ts lists ${entryNames.join(", ")}; scripts/bundle.mjs lists ${listed.join(", ")}`,
-  );
-  process.exit(1);
-}
-for (const entry of ENTRIES) {
-  const file = path.join(root, "dist", entry.replace(/\.ts$/, ".js"));
+const names = await exportNames(entryNames);
+for (const entry of entryNames) {
+  const file = path.join(root, "dist", `${entry}.js`);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, entryModule(entry, names.get(entry)));
 }

@@ -25,7 +25,7 @@ const ENTRIES = {
 
 export type EntryName = keyof typeof ENTRIES;
 
-/** The names of the entry points, in the order the build writes their files. */
+/** The names of the entry points: the build writes a dist/<name>.js re-exporting each (scripts/bundle.mjs). */
 export const entryNames = Object.keys(ENTRIES) as EntryName[];
 
 /** The module of entry point `name`. */

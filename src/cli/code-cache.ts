@@ -69,11 +69,11 @@ function keep(file: string, data: Buffer): void {
  */
 export function requireWithCodeCache(bundle: string, command: string): unknown {
   const require = createRequire(bundle);
+  if (require.cache[bundle] !== undefined) return require(bundle);
   const file = (Module as { enableCompileCache?: unknown }).enableCompileCache
     ? null
     : cacheFile(bundle, command);
-  const loaded = require.cache[bundle];
-  if (file === null || loaded !== undefined) return require(bundle);
+  if (file === null) return require(bundle);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(file);
