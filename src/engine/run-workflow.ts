@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
+import { committedLinks } from "../boundary/write-boundary-links.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -289,6 +290,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   let db: TraceDb | undefined;
   let tracer: Tracer | undefined;
   try {
+    // Opening the trace holds the thread (the driver loads, the file opens): first let the opening's
+    // steps up to `git worktree add` run, so git adds the worktree meanwhile instead of after it.
+    if (minted !== undefined) await new Promise((resolve) => setImmediate(resolve));
     db = openTraceDb(config.dbPath);
     const fenced = options.host?.fenced;
     tracer = new Tracer({
@@ -326,6 +330,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     if ((session.existing === undefined) !== (onRecord === undefined))
       plan = await planWorkspace({ ...wanted, existing: session.existing });
     const workspace = await opening.open(plan);
+    // The first boundary checkpoint lists the symlinks committed at the worktree's start: git lists
+    // them while the session is set up, instead of after that checkpoint's `git status`.
+    const start = workspaceStart(workspace);
+    if (start !== undefined) void committedLinks(workspace.root, start);
     const trace = new SessionTrace(tracer, startSessionRow(options, session, workspace));
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
