@@ -20,8 +20,8 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { deflateSync } from "node:zlib";
 import type { ObjectFormat } from "./fingerprint.js";
 import type { RepoFacts } from "./git-facts.js";
 
@@ -43,11 +43,15 @@ export function looseObjectDir(facts: Pick<RepoFacts, "commonDir">, env = proces
   return objects;
 }
 
+/** zlib, loaded with the first object written: a run that writes none does not load it. */
+let zlib: typeof import("node:zlib") | undefined;
+
 /** Git's id of `content` as a blob, and the bytes its loose object file holds. */
 function looseBlob(format: ObjectFormat, content: Buffer): { oid: string; file: Buffer } {
   const header = Buffer.from(`blob ${content.length}\0`, "latin1");
   const oid = createHash(format).update(header).update(content).digest("hex");
-  return { oid, file: deflateSync(Buffer.concat([header, content]), { level: 1 }) };
+  zlib ??= createRequire(import.meta.url)("node:zlib") as typeof import("node:zlib");
+  return { oid, file: zlib.deflateSync(Buffer.concat([header, content]), { level: 1 }) };
 }
 
 /**

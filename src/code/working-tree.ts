@@ -1,4 +1,4 @@
-import { lstat } from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { isExcluded, normalizeExcludes } from "./exclude-prefixes.js";
@@ -58,7 +58,8 @@ export async function snapshotWorkingTree(
   const [fingerprints, stModes] = await Promise.all([
     mapLimited(paths, 32, (file) => gitBlobFingerprint(path.join(absoluteRoot, file), location.format)),
     mapLimited(paths, 32, (file) =>
-      lstat(path.join(absoluteRoot, file)).then(
+      // fs.promises is read here, not imported: a clean tree's snapshot never loads Node's fs/promises.
+      fs.promises.lstat(path.join(absoluteRoot, file)).then(
         (stat) => stat.mode,
         () => null,
       ),
