@@ -79,8 +79,7 @@ export class RunChanges {
     const commit = await this.requireGit("commit", () =>
       commitChanges(this.options.root, files, message, knownHead(after)),
     );
-    this.baseline = snapshotWorkingTree(this.options.root, { exclude: this.options.exclude });
-    await this.baseline;
+    this.baseline = Promise.resolve(committedSnapshot(after, files, commit));
     return { commit, files };
   }
 
@@ -98,6 +97,26 @@ export class RunChanges {
 /** HEAD as a git snapshot read it; unknown (read again) outside git. */
 function knownHead(snapshot: TreeSnapshot): KnownHead {
   return snapshot.git ? { head: snapshot.headCommit ?? null } : {};
+}
+
+/**
+ * The tree right after `commit` recorded `files` as they were in `after` (or as `git add` found them
+ * moments later): those paths now equal HEAD, every other path differs from it as it did. Derived,
+ * not read again: a commit's plumbing (`commit-tree`, `update-ref`) runs no hook that could write.
+ */
+function committedSnapshot(after: TreeSnapshot, files: readonly PathChange[], commit: string): TreeSnapshot {
+  const committed = new Set(
+    files.flatMap((file) => (file.previousPath ? [file.path, file.previousPath] : [file.path])),
+  );
+  const without = <V>(map: Map<string, V> | undefined) =>
+    new Map([...(map ?? [])].filter(([file]) => !committed.has(file)));
+  return {
+    ...after,
+    headCommit: commit,
+    entries: without(after.entries),
+    headEntries: without(after.headEntries),
+    modes: without(after.modes),
+  };
 }
 
 /** A snapshot of a git work tree at `head` with nothing differing from it, taken without git. */
