@@ -42,6 +42,8 @@ export async function gitStatus(root: string, location: GitLocation): Promise<Gi
     "status",
     "--porcelain=v2",
     "--branch",
+    // Only HEAD is read from the branch lines: no walk of the commits between a branch and its upstream.
+    "--no-ahead-behind",
     "-z",
     "--untracked-files=all",
     "--no-renames",

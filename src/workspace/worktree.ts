@@ -215,6 +215,7 @@ export async function worktreeState(
     "status",
     "--porcelain=v2",
     "--branch",
+    "--no-ahead-behind",
     "-z",
     "--untracked-files=normal",
   ]);

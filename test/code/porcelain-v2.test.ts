@@ -33,6 +33,24 @@ describe("parsePorcelainV2", () => {
     });
   });
 
+  it("reads a branch with an upstream, ahead/behind counted or not (--no-ahead-behind)", () => {
+    for (const ab of ["# branch.ab +2 -3", "# branch.ab +? -?"]) {
+      const records = [
+        `# branch.oid ${OID}`,
+        "# branch.head main",
+        "# branch.upstream origin/main",
+        ab,
+        "? x.txt",
+        "",
+      ];
+      expect(parsePorcelainV2(records.join("\0"))).toEqual({
+        head: OID,
+        branch: "main",
+        entries: [{ path: "x.txt", headOid: null }],
+      });
+    }
+  });
+
   it("a repository without commits and a detached HEAD have no head or branch", () => {
     expect(parsePorcelainV2("# branch.oid (initial)\0# branch.head (detached)\0")).toEqual({
       head: null,
