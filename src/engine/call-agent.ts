@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import type { CallOptions } from "../api/run-api.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
@@ -106,7 +105,7 @@ async function sendAndGate<T extends OutputType>(
     if (failed.length === 0) {
       run.trace.acceptEnvelope(row);
       // The file is a record: secrets redacted. The envelope returned to the workflow stays whole.
-      writeFileSync(agent.dirs.envelope, `${JSON.stringify(redactJsonValue(accepted), null, 2)}\n`);
+      run.files.write(agent.dirs.envelope, `${JSON.stringify(redactJsonValue(accepted), null, 2)}\n`);
       return accepted;
     }
     if (round >= phase.retries) {

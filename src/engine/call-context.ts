@@ -5,6 +5,7 @@ import type { AgentConfig } from "../config/config-types.js";
 import type { GateContext } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { AgentSessionState, AgentSessions } from "../session/agent-session.js";
+import type { RecordFiles } from "../session/record-files.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { AgentDirs } from "../session/session-dirs.js";
 import type { SessionTrace } from "../session/session-trace.js";
@@ -28,6 +29,8 @@ export interface RunCallContext {
   maxResultBytes: number;
   /** The run's budgets (`limits.max_cost_usd|max_tokens|max_run_seconds`), its clock and its prices. */
   budget: RunBudget;
+  /** Where the prompts as sent and the accepted envelopes are written, off the main thread. */
+  files: RecordFiles;
 }
 
 /** One agent of the run: made once per agent. */

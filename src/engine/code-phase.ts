@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { DurablePhase } from "../api/durable-steps.js";
 import type { CodePhase, CommitResult, SuiteBaseline } from "../api/run-api.js";
@@ -6,6 +6,7 @@ import type { SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
 import { SssfError } from "../errors/sssf-error.js";
+import type { RecordFiles } from "../session/record-files.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseRow } from "../trace/events.js";
@@ -35,6 +36,8 @@ export interface CodePhaseDeps {
   setLastEnvelope(envelope: object): void;
   /** The phase ran to its end but what it found is a failure (a failing suite). */
   markFailed(why: string): void;
+  /** Where the phase's envelope files are written, off the main thread. */
+  files: RecordFiles;
 }
 
 /**
@@ -66,7 +69,7 @@ function envelopeRecorder(deps: CodePhaseDeps): (type: OutputType, envelope: obj
     mkdirSync(dir, { recursive: true });
     const stem = `p${String(row.number).padStart(2, "0")}-${row.name}${attempt === 1 ? "" : `-${attempt}`}`;
     const file = path.join(dir, `${stem}.envelope.json`);
-    writeFileSync(file, `${JSON.stringify(redactJsonValue(envelope), null, 2)}\n`);
+    deps.files.write(file, `${JSON.stringify(redactJsonValue(envelope), null, 2)}\n`);
   };
 }
 

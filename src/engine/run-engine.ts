@@ -27,6 +27,7 @@ import { SssfError } from "../errors/sssf-error.js";
 import type { Gate, GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import type { AgentSessions } from "../session/agent-session.js";
+import type { RecordFiles } from "../session/record-files.js";
 import type { RunReporter } from "../session/reporter.js";
 import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session-dirs.js";
 import type { SessionTrace } from "../session/session-trace.js";
@@ -72,6 +73,8 @@ export interface RunEngineOptions {
   durable: DurableRun;
   /** What hosts the run beyond this process (a cluster worker); none locally. */
   host?: RunHost;
+  /** Where the prompts as sent and the accepted envelopes are written, off the main thread. */
+  files: RecordFiles;
 }
 
 /** The `Run` a workflow drives: numbers phases, traces them, and owns the outcome. */
@@ -133,6 +136,7 @@ export class RunEngine implements Run {
       jsonFixAttempts: options.config.limits.jsonFixAttempts,
       maxResultBytes: options.config.limits.maxResultBytes,
       budget: new RunBudget(options.config),
+      files: options.files,
     };
   }
 
@@ -435,6 +439,7 @@ export class RunEngine implements Run {
             this.lastEnvelope = envelope;
           },
           markFailed: (why) => this.softFailures.set(row.id, why),
+          files: this.options.files,
         }),
       ),
     );

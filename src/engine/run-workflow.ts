@@ -11,6 +11,7 @@ import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
 import { closeSessionAsInterrupted, endLeftoverProcesses } from "../session/reaper.js";
+import { RecordFiles } from "../session/record-files.js";
 import { type RunEnd, type RunReporter, silentReporter } from "../session/reporter.js";
 import { ensureSessionDirs, type SessionDirs, sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
@@ -144,6 +145,15 @@ function startSessionRow(
     : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
 }
 
+/** The run's record files; a file that cannot be written is said and traced, never fatal. */
+function recordFiles(trace: SessionTrace, reporter: RunReporter): RecordFiles {
+  return new RecordFiles((file, message) => {
+    const line = `cannot write ${file}: ${message}`;
+    reporter.log(line);
+    trace.event({ type: "log", name: line, phaseId: null, ok: false, payload: { file, error: message } });
+  });
+}
+
 /** The run's engine, wired to its session, workspace and hooks. */
 function createEngine(
   options: RunWorkflowOptions,
@@ -154,6 +164,7 @@ function createEngine(
     resolveRuntime: (agent: AgentConfig) => Runtime;
     durable: LocalDurableRun;
     previous: object | null;
+    files: RecordFiles;
   },
 ): RunEngine {
   const { config } = options;
@@ -184,6 +195,7 @@ function createEngine(
     yes: options.yes === true,
     sendHooks: options.sendHooks ?? [],
     durable: context.durable,
+    files: context.files,
     ...(options.host === undefined ? {} : { host: options.host }),
   });
 }
@@ -340,7 +352,15 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     await options.host?.workspaceOpened?.(workspace, trace);
     const durable = openDurableRun(options, session, trace);
     const previous = durable.startPrevious;
-    const engine = createEngine(options, session, { trace, workspace, resolveRuntime, durable, previous });
+    const files = recordFiles(trace, reporter);
+    const engine = createEngine(options, session, {
+      trace,
+      workspace,
+      resolveRuntime,
+      durable,
+      previous,
+      files,
+    });
     trace.event({
       type: "log",
       name: `${options.resume === true ? "resumed" : session.existing ? "joined" : "started"} ${options.workflow.name}`,
@@ -351,6 +371,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     const outcome = await withRunMarker(adwId, () =>
       runBody(options, engine, trace, options.signal ?? new AbortController().signal),
     );
+    // The prompts and envelopes are on disk before the run ends.
+    await files.settled();
     const { merge, branch, commits } = await finishWorkspace(engine, workspace, outcome.accepted, {
       trace,
       reporter,

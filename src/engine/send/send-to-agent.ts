@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SendReason } from "../../api/send-hook.js";
 import type { AgentSendResult, ToolCall, Usage } from "../../runtimes/runtime.js";
@@ -21,18 +20,18 @@ export interface SendInput {
 }
 
 /** Saves the prompts as sent, secrets redacted (the agent itself is sent them whole). */
-function saveSentPrompt({ agent, phase }: CallContext, input: SendInput): void {
+function saveSentPrompt({ run, agent, phase }: CallContext, input: SendInput): void {
   const stem = `p${String(phase.row.number).padStart(2, "0")}-${phase.row.name}-${input.attempt}-${input.reason}`;
   const prompt = redactSecrets(input.prompt);
-  writeFileSync(path.join(agent.dirs.prompts, `${stem}.user.md`), prompt);
+  run.files.write(path.join(agent.dirs.prompts, `${stem}.user.md`), prompt);
   if (input.reason === "initial") {
     // The system prompt seldom changes between an agent's phases: rewritten only when it does.
     const system = redactSecrets(input.systemPrompt);
     if (lastSystemPrompt.get(agent.dirs) !== system) {
-      writeFileSync(path.join(agent.dirs.prompts, "system.md"), system);
+      run.files.write(path.join(agent.dirs.prompts, "system.md"), system);
       lastSystemPrompt.set(agent.dirs, system);
     }
-    writeFileSync(path.join(agent.dirs.prompts, "user.md"), prompt);
+    run.files.write(path.join(agent.dirs.prompts, "user.md"), prompt);
   }
 }
 
