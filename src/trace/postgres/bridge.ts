@@ -6,8 +6,9 @@
  */
 
 import { createRequire } from "node:module";
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import { SssfError } from "../../errors/sssf-error.js";
+import { workerThreads } from "../../util/worker-threads.js";
 import { DB_UNAVAILABLE } from "../db-unavailable.js";
 
 /** What one statement returned. */
@@ -101,6 +102,7 @@ export class PgBridge {
     options: { connectTimeoutMs?: number; statementTimeoutMs?: number; readOnly?: boolean } = {},
   ) {
     const pgPath = createRequire(import.meta.url).resolve("pg");
+    const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.#signal = new Int32Array(new SharedArrayBuffer(4));
     this.#timeoutMs = options.statementTimeoutMs ?? 120_000;
@@ -133,6 +135,7 @@ export class PgBridge {
     this.#port.postMessage({ id, sql });
     const deadline = Date.now() + this.#timeoutMs;
     // An answer to an earlier statement that timed out is dropped.
+    const { receiveMessageOnPort } = workerThreads();
     const receive = () => {
       let got = receiveMessageOnPort(this.#port);
       while (got !== undefined && (got.message as WorkerAnswer).id !== id)
