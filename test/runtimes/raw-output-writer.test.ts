@@ -29,3 +29,50 @@ it("asks the reader to pause while more than its buffer is queued, and resumes i
   await writer.close();
   expect(readFileSync(file, "utf8")).toBe(`${"x".repeat(1024 * 1024)}\ntail\n`);
 });
+
+it("keeps every line in order across many small and large writes, appending to what the file held", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
+  dirs.push(dir);
+  const file = path.join(dir, "nested/agent/raw_output.jsonl");
+  const first = createRawOutputWriter(file, (message) => {
+    throw new Error(message);
+  });
+  first.write(["before"]);
+  await first.close();
+  const writer = createRawOutputWriter(file, (message) => {
+    throw new Error(message);
+  });
+  const expected = ["before"];
+  for (let i = 0; i < 3000; i++) {
+    const batch = [`{"n":${i}}`, i % 500 === 0 ? "y".repeat(200_000) : `é ${i} ✓`];
+    writer.write(batch);
+    expected.push(...batch);
+  }
+  await writer.close();
+  expect(readFileSync(file, "utf8")).toBe(`${expected.join("\n")}\n`);
+  // Closed: later lines are dropped, and closing again resolves.
+  writer.write(["late"]);
+  await writer.close();
+  expect(readFileSync(file, "utf8").endsWith("✓\n")).toBe(true);
+});
+
+it("redacts each line, and reports a file it cannot open once without throwing", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
+  dirs.push(dir);
+  const file = path.join(dir, "raw_output.jsonl");
+  const writer = createRawOutputWriter(file, (message) => {
+    throw new Error(message);
+  });
+  writer.write([`{"token":"ghp_${"a".repeat(36)}"}`]);
+  await writer.close();
+  expect(readFileSync(file, "utf8")).not.toContain("ghp_");
+
+  const errors: string[] = [];
+  // A folder where the file should be: it cannot be opened for appending.
+  const blocked = createRawOutputWriter(dir, (message) => errors.push(message));
+  blocked.write(["lost"]);
+  expect(blocked.backlogged(() => undefined)).toBe(false);
+  await blocked.close();
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(/^cannot write raw output .*: EISDIR/);
+});

@@ -1,25 +1,32 @@
 /**
- * Appends an agent's stdout lines to its `raw_output.jsonl` through one write stream, so 100k lines
- * cost a few batched writes instead of one syscall each.
+ * Appends an agent's stdout lines to its `raw_output.jsonl`: what arrives while a write is under way is
+ * joined into the next one, so 100k lines cost a few batched writes instead of one syscall each. Plain
+ * `fs.write` calls on one descriptor, one at a time (Node's write streams cost a start several
+ * milliseconds to load, and a flood more per write).
  */
 
-import { createWriteStream, mkdirSync } from "node:fs";
+import { close, closeSync, mkdirSync, openSync, write } from "node:fs";
 import { dirname } from "node:path";
-import { finished } from "node:stream/promises";
 import { redactSecrets } from "../../util/secrets/redact.js";
+
+/** Bytes queued past which the reader is asked to pause (`backlogged`). */
+export const RAW_OUTPUT_HIGH_WATER_BYTES = 64 * 1024;
 
 /** An append-only sink for stdout lines. */
 export interface RawOutputWriter {
   /** Queues lines (without newlines) for appending, each redacted (`redactSecrets`) as a whole line. */
   write(lines: string[]): void;
   /**
-   * When the disk is behind (more than the stream's buffer is queued), calls `resume` once it caught
-   * up and returns true: the reader should pause until then. Returns false when nothing is queued up.
+   * When the disk is behind (more than `RAW_OUTPUT_HIGH_WATER_BYTES` queued), calls `resume` once it
+   * caught up and returns true: the reader should pause until then. Returns false when nothing is
+   * queued up.
    */
   backlogged(resume: () => void): boolean;
   /** Resolves once every queued line is written and the file is closed. Never rejects. */
   close(): Promise<void>;
 }
+
+const NOTHING: RawOutputWriter = { write() {}, backlogged: () => false, close: async () => {} };
 
 /**
  * Opens `path` for appending (creating parent folders). A file that cannot be written is reported once
@@ -33,40 +40,86 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
     failed = true;
     onError(`cannot write raw output ${path}: ${error instanceof Error ? error.message : String(error)}`);
   };
+  let fd: number;
   try {
     mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(path, "a");
   } catch (error) {
     fail(error);
-    return { write() {}, backlogged: () => false, close: async () => {} };
+    return NOTHING;
   }
-  const stream = createWriteStream(path, { flags: "a" });
-  stream.on("error", fail);
+  let queued: string[] = [];
+  let queuedBytes = 0;
+  let writing = false;
+  let closed = false;
+  const waiting: (() => void)[] = [];
+  let closing: (() => void) | null = null;
+
+  const idle = () => {
+    if (queuedBytes <= RAW_OUTPUT_HIGH_WATER_BYTES) for (const resume of waiting.splice(0)) resume();
+    if (queued.length === 0 && closing !== null) {
+      const done = closing;
+      closing = null;
+      close(fd, (error) => {
+        if (error) fail(error);
+        done();
+      });
+    }
+  };
+  /** Writes `bytes` whole (a short write goes on from where it stopped), then what queued meanwhile. */
+  const writeOut = (bytes: Buffer, from: number) => {
+    write(fd, bytes, from, bytes.length - from, null, (error, written) => {
+      if (error) {
+        fail(error);
+        queued = [];
+        queuedBytes = 0;
+      } else if (from + written < bytes.length) {
+        writeOut(bytes, from + written);
+        return;
+      } else queuedBytes -= bytes.length;
+      writing = false;
+      flush();
+    });
+  };
+  const flush = () => {
+    if (writing || failed || queued.length === 0) return idle();
+    const bytes = Buffer.from(queued.join(""));
+    queued = [];
+    writing = true;
+    writeOut(bytes, 0);
+  };
+
   return {
     write(lines) {
-      if (failed || lines.length === 0) return;
+      if (failed || closed || lines.length === 0) return;
       // Whole lines only (the splitter never splits one across writes), so no secret is split between two
       // redactions. A capped line (over `LINE_HEAD_BYTES + LINE_TAIL_BYTES`) arrives as its head, the
       // marker and its tail, and is written and redacted in that form.
-      stream.write(`${lines.map(redactSecrets).join("\n")}\n`);
+      const text = `${lines.map(redactSecrets).join("\n")}\n`;
+      queued.push(text);
+      queuedBytes += Buffer.byteLength(text);
+      flush();
     },
     backlogged(resume) {
-      if (failed || !stream.writableNeedDrain) return false;
-      const done = () => {
-        stream.off("drain", done);
-        stream.off("error", done);
-        resume();
-      };
-      stream.on("drain", done);
-      stream.on("error", done);
+      if (failed || queuedBytes <= RAW_OUTPUT_HIGH_WATER_BYTES) return false;
+      waiting.push(resume);
       return true;
     },
-    async close() {
-      if (!stream.destroyed) stream.end();
-      try {
-        await finished(stream);
-      } catch (error) {
-        fail(error);
+    close() {
+      if (closed) return Promise.resolve();
+      closed = true;
+      if (failed && !writing) {
+        try {
+          closeSync(fd);
+        } catch {
+          // already reported
+        }
+        return Promise.resolve();
       }
+      return new Promise<void>((resolve) => {
+        closing = resolve;
+        flush();
+      });
     },
   };
 }
