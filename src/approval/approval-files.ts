@@ -17,28 +17,41 @@ import { redactJsonValue } from "../util/secrets/redact-json.js";
  * phase waits, `<phase_id>.answer.json` once `sssf approve`/`reject` answered. Both are written whole
  * (temp file, then rename or link) so a reader never sees half a file.
  */
-export const ApprovalRequest = z.object({
-  adw_id: z.string(),
-  phase_id: z.string(),
-  phase: z.string(),
-  phase_number: z.number().int(),
-  question: z.string(),
-  details: z.record(z.string(), z.unknown()),
-  asked_at: z.string(),
-  /** The waiting sssf process, so an answer to a dead run can be told apart. */
-  pid: z.number().int(),
-  host: z.string(),
-});
-export type ApprovalRequest = z.output<typeof ApprovalRequest>;
+function requestSchema() {
+  return z.object({
+    adw_id: z.string(),
+    phase_id: z.string(),
+    phase: z.string(),
+    phase_number: z.number().int(),
+    question: z.string(),
+    details: z.record(z.string(), z.unknown()),
+    asked_at: z.string(),
+    /** The waiting sssf process, so an answer to a dead run can be told apart. */
+    pid: z.number().int(),
+    host: z.string(),
+  });
+}
+export type ApprovalRequest = z.output<ReturnType<typeof requestSchema>>;
 
 /** What `sssf approve`/`reject` answers: the `EngineerAnswer` the waiting phase returns. */
-export const ApprovalAnswer = z.object({
-  approved: z.boolean(),
-  reason: z.string(),
-  by: z.string().min(1),
-  at: z.string(),
-});
-export type ApprovalAnswer = z.output<typeof ApprovalAnswer>;
+function answerSchema() {
+  return z.object({
+    approved: z.boolean(),
+    reason: z.string(),
+    by: z.string().min(1),
+    at: z.string(),
+  });
+}
+export type ApprovalAnswer = z.output<ReturnType<typeof answerSchema>>;
+
+// Built when a file is first read: a run that asks nothing never builds them.
+let schemas:
+  | { request: ReturnType<typeof requestSchema>; answer: ReturnType<typeof answerSchema> }
+  | undefined;
+const approvalSchemas = () => {
+  schemas ??= { request: requestSchema(), answer: answerSchema() };
+  return schemas;
+};
 
 const REQUEST_SUFFIX = ".request.json";
 const ANSWER_SUFFIX = ".answer.json";
@@ -104,7 +117,7 @@ export function readAnswer(file: string): ApprovalAnswer {
   } catch (error) {
     throw new Error(`${file} is not JSON: ${(error as Error).message}`);
   }
-  const checked = ApprovalAnswer.safeParse(parsed);
+  const checked = approvalSchemas().answer.safeParse(parsed);
   if (!checked.success) {
     const problems = checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new Error(`${file} is not an approval answer: ${problems.join("; ")}`);
@@ -127,7 +140,9 @@ export function pendingRequests(dir: string): ApprovalRequest[] {
   for (const name of names) {
     if (!name.endsWith(REQUEST_SUFFIX)) continue;
     try {
-      const checked = ApprovalRequest.safeParse(JSON.parse(readFileSync(path.join(dir, name), "utf8")));
+      const checked = approvalSchemas().request.safeParse(
+        JSON.parse(readFileSync(path.join(dir, name), "utf8")),
+      );
       if (checked.success) requests.push(checked.data);
     } catch {
       // Removed between the listing and the read: it is no longer waiting.
