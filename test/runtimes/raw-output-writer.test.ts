@@ -76,3 +76,20 @@ it("redacts each line, and reports a file it cannot open once without throwing",
   expect(errors).toHaveLength(1);
   expect(errors[0]).toMatch(/^cannot write raw output .*: EISDIR/);
 });
+
+it("closes only after the write under way lands, whatever was queued when close was called", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
+  dirs.push(dir);
+  // Large lines: the write takes long enough that a close issued beside it would land first.
+  const big = "z".repeat(16 * 1024 * 1024);
+  for (let round = 0; round < 4; round++) {
+    const file = path.join(dir, `raw-${round}.jsonl`);
+    const errors: string[] = [];
+    const writer = createRawOutputWriter(file, (message) => errors.push(message));
+    // One write under way and nothing queued behind it when close is called.
+    writer.write([`line ${round} ${big}`]);
+    await writer.close();
+    expect(errors).toEqual([]);
+    expect(readFileSync(file, "utf8") === `line ${round} ${big}\n`).toBe(true);
+  }
+});

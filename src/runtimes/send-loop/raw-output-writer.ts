@@ -57,7 +57,7 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
 
   const idle = () => {
     if (queuedBytes <= RAW_OUTPUT_HIGH_WATER_BYTES) for (const resume of waiting.splice(0)) resume();
-    if (queued.length === 0 && closing !== null) {
+    if (!writing && queued.length === 0 && closing !== null) {
       const done = closing;
       closing = null;
       close(fd, (error) => {
