@@ -8,7 +8,7 @@ import { EventsFile, parseRecordLines, recordLines } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
 import { BUSY_TIMEOUT_MS, sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
-import { type BatchAnswer, WriterThread } from "./writer-thread.js";
+import { type BatchAnswer, encodeBatch, WriterThread } from "./writer-thread.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
 export interface TracerOptions {
@@ -349,7 +349,7 @@ export class Tracer {
   #handOver(records: TraceRecord[], text: string, started: number): void {
     const thread = this.#thread as WriterThread;
     if (records.length > 0)
-      this.#owed.set(thread.post(text), {
+      this.#owed.set(thread.post(encodeBatch(records)), {
         text,
         records: this.#onCommit === undefined ? null : records,
         postedAt: started,

@@ -2,7 +2,9 @@
  * The trace's SQLite inserts on a thread of their own. An agent flooding tool calls keeps the main
  * thread busy reading, parsing and filing each line; with the inserts beside it, both cores work.
  * The thread opens its own connection to the same file (WAL: the main connection keeps reading) and
- * gets each batch as the JSON lines `events.jsonl` received, so both hold the same bytes.
+ * gets each batch as its column values (`encodeBatch`): the values `events.jsonl`'s lines hold, as a
+ * rebuild from that file would read them back, in one flat array. A structured clone of plain values
+ * costs the thread a fifth of parsing the batch's JSON lines again.
  * Batches commit in the order they were handed over; a busy database holds the queue (it never skips
  * ahead), as the tracer's own retry would.
  */
@@ -10,7 +12,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
-import { TRACE_TABLES } from "./events.js";
+import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { nodeSqliteCutsAtNul, sqliteDriverSource } from "./sqlite.js";
 
 /** What the thread reports of one batch. */
@@ -68,45 +70,45 @@ function sizeFor(left) {
   while (size * 2 <= left) size *= 2;
   return size;
 }
-function upsertRows(records, start, end) {
-  const table = records[start].table;
-  const { columns } = tables[table];
-  const width = columns.length;
-  for (let at = start; at < end; ) {
+// A batch: runs of records of one table ([table, count, width] each) and their values, row after row.
+function upsertRows(batch, r, offset, from, count) {
+  const [table, , width] = batch.runs[r];
+  if (!tables[table]) throw Object.assign(new Error("Unknown trace table " + JSON.stringify(table) + " in a trace record."), { code: "SSSF_UNKNOWN_TABLE" });
+  const values = batch.values;
+  for (let at = from, end = from + count; at < end; ) {
     const rows = sizeFor(end - at);
-    const values = new Array(rows * width);
-    let slot = 0;
-    for (let r = 0; r < rows; r++) {
-      const row = records[at + r].row;
-      for (let c = 0; c < width; c++) { const v = row[columns[c]]; values[slot++] = v === undefined ? null : nulAsReplacement && typeof v === "string" && v.includes("\\u0000") ? v.replaceAll("\\u0000", "\\uFFFD") : v; }
-    }
-    run(statement(table, rows), values);
+    const start = offset + at * width;
+    const bound = values.slice(start, start + rows * width);
+    if (nulAsReplacement) for (let i = 0; i < bound.length; i++) { const v = bound[i]; if (typeof v === "string" && v.includes("\\u0000")) bound[i] = v.replaceAll("\\u0000", "\\uFFFD"); }
+    run(statement(table, rows), bound);
     at += rows;
   }
 }
-function upsertAll(records) {
-  let start = 0;
-  while (start < records.length) {
-    const table = records[start].table;
-    if (!tables[table]) throw Object.assign(new Error("Unknown trace table " + JSON.stringify(table) + " in a trace record."), { code: "SSSF_UNKNOWN_TABLE" });
-    let end = start + 1;
-    while (end < records.length && records[end].table === table) end++;
-    upsertRows(records, start, end);
-    start = end;
+function upsertAll(batch) {
+  let offset = 0;
+  for (let r = 0; r < batch.runs.length; r++) {
+    const [, count, width] = batch.runs[r];
+    upsertRows(batch, r, offset, 0, count);
+    offset += count * width;
   }
 }
 function rollback() { try { db.exec("ROLLBACK"); } catch {} }
 const wire = (e) => ({ message: String(e && e.message || e), code: e && e.code, errcode: e && e.errcode });
 const busy = (e) => { const c = e && (typeof e.code === "string" ? e.code : ""); const n = e && typeof e.errcode === "number" ? e.errcode & 0xff : 0; return /^SQLITE_(BUSY|LOCKED)/.test(c) || n === 5 || n === 6; };
 // One record at a time, each in its savepoint: store what can be stored, report the first refusal.
-function storeEach(records) {
+function storeEach(batch) {
   let stored = 0, first = null;
   db.exec("BEGIN IMMEDIATE");
   try {
-    for (let i = 0; i < records.length; i++) {
-      db.exec("SAVEPOINT sssf_one");
-      try { upsertRows(records, i, i + 1); db.exec("RELEASE sssf_one"); stored++; }
-      catch (e) { db.exec("ROLLBACK TO sssf_one; RELEASE sssf_one"); if (busy(e)) throw e; first = first || e; }
+    let offset = 0;
+    for (let r = 0; r < batch.runs.length; r++) {
+      const [, count, width] = batch.runs[r];
+      for (let i = 0; i < count; i++) {
+        db.exec("SAVEPOINT sssf_one");
+        try { upsertRows(batch, r, offset, i, 1); db.exec("RELEASE sssf_one"); stored++; }
+        catch (e) { db.exec("ROLLBACK TO sssf_one; RELEASE sssf_one"); if (busy(e)) throw e; first = first || e; }
+      }
+      offset += count * width;
     }
     db.exec("COMMIT");
   } catch (e) { rollback(); throw e; }
@@ -123,13 +125,11 @@ function answer(message) {
 function drain() {
   timer = null;
   while (queue.length > 0) {
-    const { seq, text } = queue[0];
+    const batch = queue[0];
+    const seq = batch.seq;
     if (fatal) { queue.shift(); continue; }
-    let records;
     try {
       if (!db) open();
-      // As parseRecordLines (events-file.ts) does: one parse of the whole batch.
-      records = JSON.parse("[" + text.slice(0, -1).replaceAll("\\n", ",") + "]");
     } catch (e) {
       fatal = e;
       answer({ kind: "fatal", seq, error: wire(e) });
@@ -138,13 +138,13 @@ function drain() {
     }
     try {
       db.exec("BEGIN IMMEDIATE");
-      try { upsertAll(records); db.exec("COMMIT"); } catch (e) { rollback(); throw e; }
+      try { upsertAll(batch); db.exec("COMMIT"); } catch (e) { rollback(); throw e; }
       queue.shift();
-      answer({ kind: "done", seq, stored: records.length });
+      answer({ kind: "done", seq, stored: batch.count });
     } catch (error) {
       if (busy(error)) { answer({ kind: "busy", seq, error: wire(error) }); timer = setTimeout(drain, busyRetryMs); return; }
       try {
-        const { stored, first } = storeEach(records);
+        const { stored, first } = storeEach(batch);
         queue.shift();
         answer({ kind: "done", seq, stored, error: wire(first || error) });
       } catch (again) {
@@ -174,6 +174,52 @@ function fromWire(error: WireError | undefined): Error {
   if (error?.code !== undefined) Object.assign(rebuilt, { code: error.code });
   if (error?.errcode !== undefined) Object.assign(rebuilt, { errcode: error.errcode });
   return rebuilt;
+}
+
+/** Records as the thread takes them: runs of one table, `[table, records, columns]`, and their values. */
+export interface EncodedBatch {
+  count: number;
+  runs: [string, number, number][];
+  values: unknown[];
+}
+
+const COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
+  TRACE_TABLES.map((table) => [table, columnNames(table)]),
+);
+
+/**
+ * A value as a JSON round trip (`events.jsonl`, then a rebuild) gives it back: a missing field, NaN and
+ * ±Infinity as null, -0 as 0; strings, finite numbers and null as they are; anything else through JSON.
+ */
+function asFiled(value: unknown): unknown {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+  if (value === undefined || value === null) return null;
+  const text: string | undefined = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+}
+
+/**
+ * `records` for the thread, in order: each run of one table's records and its rows' values in the
+ * table's column order (a row's missing field as null), each as `events.jsonl` holds it (`asFiled`).
+ * An unknown table's run has no values: the thread refuses its records as the one-row upsert would.
+ */
+export function encodeBatch(records: readonly TraceRecord[]): EncodedBatch {
+  const runs: [string, number, number][] = [];
+  const values: unknown[] = [];
+  let run: [string, number, number] | null = null;
+  let columns: readonly string[] = [];
+  for (const record of records) {
+    if (run === null || record.table !== run[0]) {
+      columns = COLUMNS.get(record.table) ?? [];
+      run = [record.table, 0, columns.length];
+      runs.push(run);
+    }
+    run[1] += 1;
+    const row = record.row as unknown as Record<string, unknown>;
+    for (let c = 0; c < columns.length; c++) values.push(asFiled(row[columns[c] as string]));
+  }
+  return { count: records.length, runs, values };
 }
 
 /** How long a synchronous wait gives the thread before calling it lost. */
@@ -238,10 +284,10 @@ export class WriterThread {
     this.#port.postMessage({ retry: true });
   }
 
-  /** Hands over one batch (JSON lines, each ending in "\n"); returns its sequence number. */
-  post(text: string): number {
+  /** Hands over one batch (`encodeBatch` of its records); returns its sequence number. */
+  post(batch: EncodedBatch): number {
     this.#seq += 1;
-    this.#port.postMessage({ seq: this.#seq, text });
+    this.#port.postMessage({ seq: this.#seq, count: batch.count, runs: batch.runs, values: batch.values });
     return this.#seq;
   }
 
