@@ -84,6 +84,15 @@ function upsertRows(batch, r, offset, from, count) {
     at += rows;
   }
 }
+// A value the main thread left undefined is the row above's (encodeBatch).
+function fillDown(batch) {
+  const values = batch.values;
+  let offset = 0;
+  for (const [, count, width] of batch.runs) {
+    for (let i = offset + width, end = offset + count * width; i < end; i++) if (values[i] === undefined) values[i] = values[i - width];
+    offset += count * width;
+  }
+}
 function upsertAll(batch) {
   let offset = 0;
   for (let r = 0; r < batch.runs.length; r++) {
@@ -164,6 +173,7 @@ port.on("message", (message) => {
     port.close();
     return;
   }
+  fillDown(message);
   queue.push(message);
   if (!timer) drain();
 });
@@ -202,22 +212,35 @@ function asFiled(value: unknown): unknown {
 /**
  * `records` for the thread, in order: each run of one table's records and its rows' values in the
  * table's column order (a row's missing field as null), each as `events.jsonl` holds it (`asFiled`).
- * An unknown table's run has no values: the thread refuses its records as the one-row upsert would.
+ * A value equal to the one of the row above in the same run goes as `undefined` (one byte to clone:
+ * a flood's ids of session, phase, parent and agent, its type and stamps), which the thread fills in
+ * again. An unknown table's run has no values: the thread refuses its records as the one-row upsert would.
  */
 export function encodeBatch(records: readonly TraceRecord[]): EncodedBatch {
   const runs: [string, number, number][] = [];
   const values: unknown[] = [];
   let run: [string, number, number] | null = null;
   let columns: readonly string[] = [];
+  let last: unknown[] = [];
   for (const record of records) {
     if (run === null || record.table !== run[0]) {
       columns = COLUMNS.get(record.table) ?? [];
       run = [record.table, 0, columns.length];
       runs.push(run);
+      last = new Array(columns.length).fill(undefined);
     }
     run[1] += 1;
     const row = record.row as unknown as Record<string, unknown>;
-    for (let c = 0; c < columns.length; c++) values.push(asFiled(row[columns[c] as string]));
+    for (let c = 0; c < columns.length; c++) {
+      const raw = row[columns[c] as string];
+      const value = typeof raw === "string" ? raw : asFiled(raw);
+      // The row above's value again: sent as undefined (one byte), the thread copies it down.
+      if (value === last[c]) values.push(undefined);
+      else {
+        values.push(value);
+        last[c] = value;
+      }
+    }
   }
   return { count: records.length, runs, values };
 }

@@ -5,7 +5,7 @@ import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
-import { eventRow, useTempDir } from "./trace-fixtures.js";
+import { eventRow, phaseRow, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("tracer-batches");
 const T0 = Date.UTC(2025, 0, 1);
@@ -57,6 +57,65 @@ describe("Tracer batches", () => {
       const secretRow = rows.find((row) => row.id === "evt_000000");
       expect(JSON.parse(secretRow?.payload ?? "{}").args.command).toBe("ANTHROPIC_API_KEY=[REDACTED] pi 0");
       db.close();
+    },
+  );
+});
+
+describe("Tracer batches on the writer thread", () => {
+  /**
+   * Records whose values repeat the row above, change and change back, turn null and back, go missing or
+   * are not finite, in runs of several tables: what the thread is handed in a compact form.
+   */
+  function mixed(count: number): TraceRecord[] {
+    const records: TraceRecord[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const base = event(index);
+      const row = base.row as EventRow;
+      if (index % 3 === 0) row.parent_id = null;
+      if (index % 5 === 0) row.agent = index % 10 === 0 ? "other" : null;
+      if (index % 11 === 0) row.duration_ms = Number.NaN;
+      if (index % 13 === 0) row.duration_ms = -0;
+      if (index % 17 === 0) delete (row as Partial<EventRow>).ended_at;
+      row.started_at = new Date(T0 + Math.floor(index / 4)).toISOString();
+      records.push(base);
+      if (index % 97 === 0)
+        records.push({ table: "phases", row: phaseRow("a1b2c3d4", index, new Date(T0 + index).toISOString()) });
+      if (index % 89 === 0) records.push(event(index, { ok: 1, name: `rewritten ${index}` }));
+    }
+    return records;
+  }
+
+  it.each([
+    [1, 1],
+    [333, 37],
+    [4321, 4000],
+  ])(
+    "%i records in flushes of %i: the thread stores what the caller's thread stores, in order",
+    (count, maxBatch) => {
+      const stored = (thread: "always" | "never") => {
+        const dir = path.join(tempDir(), thread);
+        const db = openTraceDb(path.join(dir, "sssf.db"));
+        const tracer = new Tracer({ db, eventsFile: path.join(dir, "events.jsonl"), thread, maxBatch });
+        for (const record of mixed(count)) tracer.write(record);
+        tracer.close();
+        const tables = {
+          events: db.prepare("SELECT * FROM events ORDER BY rowid").all(),
+          phases: db.prepare("SELECT * FROM phases ORDER BY rowid").all(),
+        };
+        db.close();
+        return { tables, file: readFileSync(path.join(dir, "events.jsonl"), "utf8") };
+      };
+      const here = stored("never");
+      const there = stored("always");
+      expect(there.tables.events).toHaveLength(count);
+      expect(there.tables).toEqual(here.tables);
+      expect(there.file).toBe(here.file);
+      // Rows as a rebuild from the file reads them: NaN as null, -0 as 0, a missing field as null.
+      if (count < 100) return;
+      const rows = there.tables.events as EventRow[];
+      expect(rows.find((row) => row.id === "evt_000011")?.duration_ms).toBeNull();
+      expect(Object.is(rows.find((row) => row.id === "evt_000013")?.duration_ms, 0)).toBe(true);
+      expect(rows.find((row) => row.id === "evt_000017")?.ended_at).toBeNull();
     },
   );
 });
