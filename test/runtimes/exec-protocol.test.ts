@@ -66,6 +66,23 @@ describe("tool call normalization", () => {
     ]);
   });
 
+  it("gives each call a Date of its own when lines repeat a stamp, and parses a changed stamp again", () => {
+    const arrived = new Date("2025-01-01T00:01:00.000Z");
+    const line = { type: "tool_call", tool: "bash", args: {}, result: "", ok: true, duration_ms: 0 } as const;
+    const at = "2025-01-01T00:00:01.250Z";
+    const first = toToolCall({ ...line, started_at: at, ended_at: at }, arrived);
+    // A caller changing its Date must not change the next call's.
+    first.startedAt.setTime(0);
+    const second = toToolCall({ ...line, started_at: at, ended_at: at }, arrived);
+    expect(second.startedAt.toISOString()).toBe(at);
+    expect(second.startedAt).not.toBe(first.startedAt);
+    const later = toToolCall({ ...line, started_at: "2025-01-01T00:00:03.000Z" }, arrived);
+    expect(later.startedAt.toISOString()).toBe("2025-01-01T00:00:03.000Z");
+    const unreadable = toToolCall({ ...line, started_at: "soon" }, arrived);
+    expect(unreadable.startedAt).toEqual(arrived);
+    expect(toToolCall({ ...line, started_at: at }, arrived).startedAt.toISOString()).toBe(at);
+  });
+
   it("renders short names and snippets", () => {
     expect(toolCallName("read", { file_path: "src/a.ts" })).toBe("read: src/a.ts");
     expect(toolCallName("bash", { command: "echo a\n  && echo b" })).toBe("bash: echo a && echo b");

@@ -23,10 +23,18 @@ import { type SpawnAgentOutcome, spawnAgent } from "../send-loop/spawn-agent.js"
 import { toolCallName, toolResultSnippet } from "../send-loop/tool-call-name.js";
 import { EXEC_PROTOCOL, type ExecRequest, type ExecToolCallLine, parseExecLine } from "./protocol.js";
 
+// The last stamp parsed: an agent stamps many lines within one millisecond, each parsed again otherwise.
+let lastStamp = "";
+let lastStampMs = Number.NaN;
+
 function parseTime(value: string | undefined): Date | null {
   if (value === undefined) return null;
-  const time = new Date(value);
-  return Number.isNaN(time.getTime()) ? null : time;
+  if (value !== lastStamp) {
+    lastStampMs = new Date(value).getTime();
+    lastStamp = value;
+  }
+  // A new Date each time: the caller owns (and may change) what it gets.
+  return Number.isNaN(lastStampMs) ? null : new Date(lastStampMs);
 }
 
 /** Normalizes a wire tool call; missing times are derived from the arrival time and duration. */
