@@ -79,7 +79,10 @@ describe("Tracer batches on the writer thread", () => {
       row.started_at = new Date(T0 + Math.floor(index / 4)).toISOString();
       records.push(base);
       if (index % 97 === 0)
-        records.push({ table: "phases", row: phaseRow("a1b2c3d4", index, new Date(T0 + index).toISOString()) });
+        records.push({
+          table: "phases",
+          row: phaseRow("a1b2c3d4", index, new Date(T0 + index).toISOString()),
+        });
       if (index % 89 === 0) records.push(event(index, { ok: 1, name: `rewritten ${index}` }));
     }
     return records;
