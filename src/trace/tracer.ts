@@ -4,7 +4,7 @@ import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
 import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
-import { EventsFile, parseRecordLines, recordLines } from "./events-file.js";
+import { EventsFile, parseRecordLines } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
 import { BUSY_TIMEOUT_MS, sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
@@ -107,9 +107,13 @@ export class Tracer {
   readonly #db: TraceDb;
   /**
    * Batches the thread holds, by sequence number, in order: in the file, owed to the db. Kept as their
-   * text (one string, no objects for the collector to trace); the records only for `onCommit`.
+   * lines' bytes (outside the JS heap: nothing for the collector to trace); the records only for
+   * `onCommit`, or when they never reached the file as bytes (held by a busy database).
    */
-  readonly #owed = new Map<number, { text: string; records: TraceRecord[] | null; postedAt: number }>();
+  readonly #owed = new Map<
+    number,
+    { lines: Buffer | null; records: TraceRecord[] | null; postedAt: number }
+  >();
   /** The thread's first batch is held by a busy database. */
   #blocked = false;
   readonly #fence: SessionFence | undefined;
@@ -303,7 +307,7 @@ export class Tracer {
       if (size > 0 && (this.#threadAlways || size >= THREAD_MIN_BATCH)) this.#startThread(this.#threadFile);
     }
     if (this.#thread !== null) {
-      this.#handOver(appended.records, appended.text, started);
+      this.#handOver(appended.records, appended.lines, started);
       return;
     }
     if (this.#fenced) return;
@@ -341,17 +345,17 @@ export class Tracer {
     if (this.#pendingDb.length > 0) {
       const held = this.#pendingDb;
       this.#pendingDb = [];
-      this.#handOver(held, recordLines(held), performance.now());
+      this.#handOver(held, null, performance.now());
     }
   }
 
-  /** Gives the thread `records` (in the file as `text`); waits while it holds too many batches. */
-  #handOver(records: TraceRecord[], text: string, started: number): void {
+  /** Gives the thread `records` (in the file as `lines`); waits while it holds too many batches. */
+  #handOver(records: TraceRecord[], lines: Buffer | null, started: number): void {
     const thread = this.#thread as WriterThread;
     if (records.length > 0)
       this.#owed.set(thread.post(encodeBatch(records)), {
-        text,
-        records: this.#onCommit === undefined ? null : records,
+        lines: lines !== null && this.#onCommit === undefined ? lines : null,
+        records: lines !== null && this.#onCommit === undefined ? null : records,
         postedAt: started,
       });
     if (this.#owed.size >= MAX_IN_FLIGHT)
@@ -368,7 +372,9 @@ export class Tracer {
     this.#blocked = false;
     if (answer.kind === "fatal") {
       // The thread cannot write: every batch it holds comes back here, in order, for the next flush.
-      const back = [...this.#owed.values()].flatMap((batch) => batch.records ?? parseRecordLines(batch.text));
+      const back = [...this.#owed.values()].flatMap(
+        (batch) => batch.records ?? parseRecordLines((batch.lines as Buffer).toString("utf8")),
+      );
       this.#owed.clear();
       this.#pendingDb = back.concat(this.#pendingDb);
       this.#thread?.close();
