@@ -9,7 +9,8 @@
  * ahead), as the tracer's own retry would.
  */
 
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
+import { workerThreads } from "../util/worker-threads.js";
 import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
@@ -274,6 +275,7 @@ export class WriterThread {
       for (let rows = 1; rows < ROWS_PER_STATEMENT; rows *= 2) sql[rows] = upsertSql(table, rows);
       tables[table] = { columns: columnNames(table), sql };
     }
+    const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
     this.#signal = new Int32Array(new SharedArrayBuffer(4));
@@ -322,7 +324,7 @@ export class WriterThread {
     let lastAnswerAt = Date.now();
     while (!done()) {
       const seen = Atomics.load(this.#signal, 0);
-      const message = receiveMessageOnPort(this.#port);
+      const message = workerThreads().receiveMessageOnPort(this.#port);
       if (message !== undefined) {
         this.#deliver(message.message as WireAnswer);
         lastAnswerAt = Date.now();
@@ -343,7 +345,7 @@ export class WriterThread {
     const until = Date.now() + 5_000;
     while (!closed && Date.now() < until) {
       const seen = Atomics.load(this.#signal, 0);
-      const message = receiveMessageOnPort(this.#port);
+      const message = workerThreads().receiveMessageOnPort(this.#port);
       if (message === undefined) {
         Atomics.wait(this.#signal, 0, seen, 100);
         continue;
