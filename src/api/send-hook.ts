@@ -52,6 +52,12 @@ export interface OpenSendHook {
   /** Each tool call as it streams, before the terminal shows it. Must not throw. */
   onToolCall?(call: ToolCall): void;
   /**
+   * False when `settle` never reads `outcome.toolCalls` (it watched them stream instead): when every
+   * hook of a send says so, the send keeps no list of its calls, and `outcome.toolCalls` is empty. An
+   * agent flooding 200,000 calls is then not held in memory until it ends. Default true.
+   */
+  readsToolCalls?: boolean;
+  /**
    * After the send, whatever its outcome. Rejecting fails the phase (a hook that cannot tell what
    * happened must not let the phase pass); after a send that threw, a rejection is ignored.
    */

@@ -9,7 +9,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ToolCall } from "../runtimes/runtime.js";
-import { realPathOf, resolveToolPath, toolCallPaths } from "./write-boundary-paths.js";
 
 /** A tool call's window is widened by this much on each side (events are stamped as they arrive). */
 export const WINDOW_SLACK_MS = 1000;
@@ -20,18 +19,33 @@ export interface ToolActivity {
   windows: readonly (readonly [number, number])[];
 }
 
-/** The activity of `calls`, their relative paths resolved against `realRoot`. Never throws. */
-export function toolActivity(calls: readonly ToolCall[], realRoot: string): ToolActivity {
-  const named = new Set<string>();
-  const windows: [number, number][] = [];
-  for (const call of calls) {
-    for (const raw of toolCallPaths(call.args)) named.add(realPathOf(resolveToolPath(raw, realRoot)));
-    const start = call.startedAt.getTime();
-    const ended = call.endedAt.getTime();
-    const end = Number.isFinite(ended) ? Math.max(start, ended) : start;
-    if (Number.isFinite(start)) windows.push([start - WINDOW_SLACK_MS, end + WINDOW_SLACK_MS]);
+/**
+ * A send's activity, recorded call by call as the calls stream, so nothing needs the calls themselves
+ * afterwards (a flood of 200,000 tool calls is not held until the settle). A window overlapping the
+ * one before it extends that one: calls in quick succession keep one window, not one each.
+ */
+export class ActivityRecorder implements ToolActivity {
+  readonly named = new Set<string>();
+  readonly windows: [number, number][] = [];
+
+  /** Records `real` (a real absolute path) as named by a tool call. */
+  name(real: string): void {
+    this.named.add(real);
   }
-  return { named, windows };
+
+  /** Records when `call` ran, widened by `WINDOW_SLACK_MS` on each side. */
+  ran(call: ToolCall): void {
+    const start = call.startedAt.getTime();
+    if (!Number.isFinite(start)) return;
+    const ended = call.endedAt.getTime();
+    const from = start - WINDOW_SLACK_MS;
+    const to = (Number.isFinite(ended) ? Math.max(start, ended) : start) + WINDOW_SLACK_MS;
+    const last = this.windows[this.windows.length - 1];
+    if (last !== undefined && from <= last[1] && to >= last[0]) {
+      last[0] = Math.min(last[0], from);
+      last[1] = Math.max(last[1], to);
+    } else this.windows.push([from, to]);
+  }
 }
 
 /**

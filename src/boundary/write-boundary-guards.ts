@@ -7,7 +7,6 @@
 
 import path from "node:path";
 import type { TreeSnapshot } from "../code/working-tree.js";
-import type { ToolCall } from "../runtimes/runtime.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import type { StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
@@ -19,7 +18,7 @@ import {
   type Watch,
   type WatchCheckpoint,
 } from "./watched-trees.js";
-import { type ToolActivity, toolActivity } from "./write-boundary-attribution-time.js";
+import type { ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import {
   type CheckoutCheckpoint,
@@ -279,11 +278,10 @@ export class BoundaryGuards {
    * dependency folders, only what the send's tool calls could have done), and says what they covered.
    * Rejects only when the checkout's `git status` fails.
    */
-  async settle(taken: GuardCheckpoint, calls: readonly ToolCall[]): Promise<GuardSettlement> {
+  async settle(taken: GuardCheckpoint, activity: ToolActivity): Promise<GuardSettlement> {
     const located = await this.located;
     const display = (real: string) => this.display(real);
     const read = located?.read ?? (async () => null);
-    const activity = toolActivity(calls, this.options.realRoot);
     const checkout = taken.checkout;
     // The checkout's `git status` runs while the watches are walked: they cover disjoint paths. A send
     // without tool calls can have made no change there that is the agent's (`byTheAgent`): nothing to read.

@@ -1,5 +1,4 @@
 import type { SendHook } from "../api/send-hook.js";
-import type { ToolCall } from "../runtimes/runtime.js";
 import type { WriteBoundary } from "./write-boundary.js";
 import {
   type BoundaryBreach,
@@ -30,14 +29,14 @@ export function writeBoundaryHook(boundary: WriteBoundary): SendHook {
     name: "write_boundary",
     async open(send) {
       const checkpoint = await boundary.checkpoint();
-      const calls: ToolCall[] = [];
       return {
+        // The boundary records what it needs of each call as it streams.
+        readsToolCalls: false,
         onToolCall(call) {
-          calls.push(call);
           checkpoint.noteToolCall(call);
         },
         async settle() {
-          const breaches = await checkpoint.settle(calls);
+          const breaches = await checkpoint.settle([]);
           return {
             findings: breaches.map((breach) => ({
               name: breachEventName(breach),

@@ -7,7 +7,6 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { ToolCall } from "../runtimes/runtime.js";
 import {
   changeSinceListing,
   type ListedEntry,
@@ -18,13 +17,7 @@ import {
 import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
 import { walkListing } from "./tree-listing.js";
 import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
-import {
-  isWithin,
-  realPathOf,
-  resolveToolPath,
-  toolCallPaths,
-  withRealPaths,
-} from "./write-boundary-paths.js";
+import { isWithin, withRealPaths } from "./write-boundary-paths.js";
 
 /** Files up to this size have their content stored before each send. */
 const STORE_UP_TO_BYTES = 1024 * 1024;
@@ -132,7 +125,8 @@ const MAX_SEARCHED = 20_000;
 
 /** What a settle of the outside part is told besides the checkpoint. */
 export interface OutsideSettle {
-  calls: readonly ToolCall[];
+  /** Real absolute paths the send's tool calls named. */
+  named: ReadonlySet<string>;
   /** Repo-relative paths the inside diff already judged. */
   seen: ReadonlySet<string>;
   /** Real paths of the targets of symlinks the root holds after the send: judged like named paths. */
@@ -171,10 +165,7 @@ export async function settleOutside(
   const parentDir = path.dirname(realRoot);
   const own = withRealPaths(context.ownPaths);
   const linked = new Set(settle.linkTargets);
-  const named = new Set<string>(linked);
-  for (const call of settle.calls) {
-    for (const raw of toolCallPaths(call.args)) named.add(realPathOf(resolveToolPath(raw, realRoot)));
-  }
+  const named = new Set<string>([...linked, ...settle.named]);
   for (const absolute of [...named].sort()) {
     if (isWithin(absolute, realRoot) || own.some((p) => isWithin(absolute, p)) || settle.covered(absolute))
       continue;

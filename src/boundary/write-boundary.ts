@@ -8,6 +8,7 @@ import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { globMatcher } from "./glob-match.js";
 import { assignBlame, settleJudge, sidesOf } from "./write-boundary-attribution.js";
+import { ActivityRecorder, type ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import { BoundaryGuards, type GuardCheckpoint } from "./write-boundary-guards.js";
 import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
@@ -64,7 +65,8 @@ export interface BoundaryCheckpoint {
   /**
    * Restores every change outside the boundary and resolves to them; never call twice. While other
    * agents of the run send too, changes that are theirs are left alone, and breaches a sibling's settle
-   * put on this send are included (docs/write-boundaries.md, "Concurrent agents").
+   * put on this send are included (docs/write-boundaries.md, "Concurrent agents"). `toolCalls` are
+   * calls of the send not told to `noteToolCall` as they streamed (none when every one was).
    */
   settle(toolCalls: readonly ToolCall[]): Promise<BoundaryBreach[]>;
 }
@@ -142,15 +144,17 @@ export class WriteBoundary {
       const [inside, guards, before] = taken;
       this.lastOutside = before;
       let settled = false;
+      // What the send's tool calls named and when they ran, recorded as they stream.
+      const activity = new ActivityRecorder();
       return {
-        noteToolCall: (call) => this.note(send, call),
+        noteToolCall: (call) => this.note(send, activity, call),
         settle: async (toolCalls) => {
           if (settled) throw new Error("a boundary checkpoint is settled once");
           settled = true;
           return this.sends.exclusive(async () => {
             try {
-              for (const call of toolCalls) this.note(send, call);
-              return await this.settleSend(send, { inside, before, guards, outside, exclude }, toolCalls);
+              for (const call of toolCalls) this.note(send, activity, call);
+              return await this.settleSend(send, { inside, before, guards, outside, exclude }, activity);
             } finally {
               this.sends.close(send);
             }
@@ -160,20 +164,25 @@ export class WriteBoundary {
     });
   }
 
-  /** Records the paths `call` names: repo-relative inside the root, as breaches name them outside it. */
-  private note(send: BoundarySend, call: ToolCall): void {
+  /**
+   * Records the paths `call` names (repo-relative inside the root, as breaches name them outside it)
+   * and, in `activity`, their real paths and when the call ran.
+   */
+  private note(send: BoundarySend, activity: ActivityRecorder, call: ToolCall): void {
     this.roots ??= withRealPaths([this.options.root]);
     for (const file of namedInsideRoot(call.args, this.roots)) send.named.add(file);
     for (const raw of toolCallPaths(call.args)) {
       const real = realPathOf(resolveToolPath(raw, this.realRoot));
+      activity.name(real);
       if (!isWithin(real, this.realRoot)) send.named.add(this.guards.display(real));
     }
+    activity.ran(call);
   }
 
   private async settleSend(
     send: BoundarySend,
     taken: Taken,
-    toolCalls: readonly ToolCall[],
+    activity: ToolActivity,
   ): Promise<BoundaryBreach[]> {
     const siblings = this.sends.siblings(send);
     let after: TreeSnapshot | null = null;
@@ -182,14 +191,14 @@ export class WriteBoundary {
       settleInside(taken.inside, taken.exclude, settleJudge(send, siblings), (snapshot) => {
         after = snapshot;
       }),
-      this.guards.settle(taken.guards, toolCalls),
+      this.guards.settle(taken.guards, activity),
     ]);
     const linkTargets = after === null ? [] : await this.guards.linkTargets(after);
     // What sssf put back for a sibling is not this agent's change, unless its own tool calls named it.
     const restoredForOthers = [...send.restoredByOthers].filter((file) => !send.named.has(file));
     const seen = new Set([...inner.flatMap(sidesOf), ...restoredForOthers]);
     const outer = await settleOutside(taken.outside, taken.before, {
-      calls: toolCalls,
+      named: activity.named,
       seen,
       linkTargets,
       covered: guarded.covered,

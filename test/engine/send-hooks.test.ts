@@ -15,7 +15,11 @@ interface Seen {
 }
 
 /** A hook that records what it is shown and fails the phase when `failWhen` says so. */
-function recordingHook(seen: Seen, failWhen: (outcome: SendOutcome) => string | null = () => null): SendHook {
+function recordingHook(
+  seen: Seen,
+  failWhen: (outcome: SendOutcome) => string | null = () => null,
+  readsToolCalls?: boolean,
+): SendHook {
   return {
     name: "recording",
     open(send) {
@@ -23,6 +27,7 @@ function recordingHook(seen: Seen, failWhen: (outcome: SendOutcome) => string | 
       const tools: string[] = [];
       seen.tools.push(tools);
       return {
+        ...(readsToolCalls === undefined ? {} : { readsToolCalls }),
         onToolCall: (call) => tools.push(call.tool),
         settle(outcome) {
           seen.outcomes.push(outcome);
@@ -84,6 +89,43 @@ describe("send hooks", () => {
     expect(seen.tools).toEqual([["write_file"], ["bash", "read"]]);
     expect(seen.outcomes.map((o) => o.kind)).toEqual(["result", "result"]);
     expect(seen.outcomes.map((o) => o.toolCalls.length)).toEqual([1, 2]);
+  });
+
+  it("keep no list of the calls when no hook's settle reads it; one hook that reads it gets them all", async () => {
+    const script = () => ({
+      a: [
+        {
+          reply: ok(),
+          tool_calls: [
+            { tool: "bash", bash: "true" },
+            { tool: "write_file", write_file: { path: "a.txt", content: "1" } },
+          ],
+        },
+      ],
+    });
+    repo = createRepo(script());
+    const streaming: Seen = { opened: [], tools: [], outcomes: [] };
+    await runWorkflow({
+      workflow: oneCall,
+      request: "go",
+      config: repo.config,
+      sendHooks: [recordingHook(streaming, () => null, false)],
+    });
+    // Every call still streams to the hook; only the list at settle is left empty.
+    expect(streaming.tools).toEqual([["bash", "write_file"]]);
+    expect(streaming.outcomes.map((o) => o.toolCalls.length)).toEqual([0]);
+    repo.cleanup();
+
+    repo = createRepo(script());
+    const both: Seen = { opened: [], tools: [], outcomes: [] };
+    const reading: Seen = { opened: [], tools: [], outcomes: [] };
+    await runWorkflow({
+      workflow: oneCall,
+      request: "go",
+      config: repo.config,
+      sendHooks: [recordingHook(both, () => null, false), recordingHook(reading)],
+    });
+    expect(reading.outcomes.map((o) => o.toolCalls.map((c) => c.tool))).toEqual([["bash", "write_file"]]);
   });
 
   it("settle after a failed send too, and a hook's failure fails the phase with its finding traced", async () => {

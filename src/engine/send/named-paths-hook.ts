@@ -20,6 +20,7 @@ export function collectNamedPaths(root: string): NamedPaths {
     hook: {
       name: "named_paths",
       open: () => ({
+        readsToolCalls: false,
         onToolCall(call) {
           for (const file of namedInsideRoot(call.args, roots)) files.add(file);
         },

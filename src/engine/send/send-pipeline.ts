@@ -33,8 +33,10 @@ export async function sendThroughHooks(context: CallContext, input: SendInput): 
     throw error;
   }
   const toolCalls: ToolCall[] = [];
+  // Kept only for a hook whose settle reads them.
+  const keep = open.some((hook) => hook.readsToolCalls !== false);
   const watch = (call: ToolCall) => {
-    toolCalls.push(call);
+    if (keep) toolCalls.push(call);
     for (const hook of open) hook.onToolCall?.(call);
   };
   let result: AgentSendResult;
