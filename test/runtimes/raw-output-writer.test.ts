@@ -9,13 +9,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-it("asks the reader to pause while more than its buffer is queued, and resumes it once written", async () => {
+/** A fresh folder, removed after the test. */
+function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
   dirs.push(dir);
-  const file = path.join(dir, "raw_output.jsonl");
-  const writer = createRawOutputWriter(file, (message) => {
+  return dir;
+}
+
+/** A writer whose every reported failure fails the test. */
+const strictWriter = (file: string) =>
+  createRawOutputWriter(file, (message) => {
     throw new Error(message);
   });
+
+it("asks the reader to pause while more than its buffer is queued, and resumes it once written", async () => {
+  const dir = scratchDir();
+  const file = path.join(dir, "raw_output.jsonl");
+  const writer = strictWriter(file);
   expect(writer.backlogged(() => undefined)).toBe(false);
   writer.write(["x".repeat(1024 * 1024)]);
   let resumed = 0;
@@ -31,17 +41,12 @@ it("asks the reader to pause while more than its buffer is queued, and resumes i
 });
 
 it("keeps every line in order across many small and large writes, appending to what the file held", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
-  dirs.push(dir);
+  const dir = scratchDir();
   const file = path.join(dir, "nested/agent/raw_output.jsonl");
-  const first = createRawOutputWriter(file, (message) => {
-    throw new Error(message);
-  });
+  const first = strictWriter(file);
   first.write(["before"]);
   await first.close();
-  const writer = createRawOutputWriter(file, (message) => {
-    throw new Error(message);
-  });
+  const writer = strictWriter(file);
   const expected = ["before"];
   for (let i = 0; i < 3000; i++) {
     const batch = [`{"n":${i}}`, i % 500 === 0 ? "y".repeat(200_000) : `é ${i} ✓`];
@@ -57,12 +62,9 @@ it("keeps every line in order across many small and large writes, appending to w
 });
 
 it("redacts each line, and reports a file it cannot open once without throwing", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
-  dirs.push(dir);
+  const dir = scratchDir();
   const file = path.join(dir, "raw_output.jsonl");
-  const writer = createRawOutputWriter(file, (message) => {
-    throw new Error(message);
-  });
+  const writer = strictWriter(file);
   writer.write([`{"token":"ghp_${"a".repeat(36)}"}`]);
   await writer.close();
   expect(readFileSync(file, "utf8")).not.toContain("ghp_");
@@ -78,8 +80,7 @@ it("redacts each line, and reports a file it cannot open once without throwing",
 });
 
 it("closes only after the write under way lands, whatever was queued when close was called", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "sssf-raw-"));
-  dirs.push(dir);
+  const dir = scratchDir();
   // Large lines: the write takes long enough that a close issued beside it would land first.
   const big = "z".repeat(16 * 1024 * 1024);
   for (let round = 0; round < 4; round++) {
