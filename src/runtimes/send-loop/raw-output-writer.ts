@@ -48,7 +48,7 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
     fail(error);
     return NOTHING;
   }
-  let queued: string[] = [];
+  let queued: Buffer[] = [];
   let queuedBytes = 0;
   let writing = false;
   let closed = false;
@@ -83,7 +83,7 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
   };
   const flush = () => {
     if (writing || failed || queued.length === 0) return idle();
-    const bytes = Buffer.from(queued.join(""));
+    const bytes = queued.length === 1 ? (queued[0] as Buffer) : Buffer.concat(queued);
     queued = [];
     writing = true;
     writeOut(bytes, 0);
@@ -95,9 +95,10 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
       // Whole lines only (the splitter never splits one across writes), so no secret is split between two
       // redactions. A capped line (over `LINE_HEAD_BYTES + LINE_TAIL_BYTES`) arrives as its head, the
       // marker and its tail, and is written and redacted in that form.
-      const text = `${lines.map(redactSecrets).join("\n")}\n`;
-      queued.push(text);
-      queuedBytes += Buffer.byteLength(text);
+      // Encoded at once, as a write stream does: the text (a capped line's 33 MiB) is garbage from here.
+      const bytes = Buffer.from(`${lines.map(redactSecrets).join("\n")}\n`);
+      queued.push(bytes);
+      queuedBytes += bytes.length;
       flush();
     },
     backlogged(resume) {
