@@ -9,7 +9,6 @@
  * shared repository (its object folders are group- or world-writable, and git widens each file's mode
  * to match), no second object format to keep a map for. Anything else says "use git".
  */
-import { createHash } from "node:crypto";
 import {
   closeSync,
   linkSync,
@@ -20,9 +19,9 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import type { ObjectFormat } from "./fingerprint.js";
+import { zlib } from "../util/lazy-builtins.js";
+import { blobId, type ObjectFormat } from "./fingerprint.js";
 import type { RepoFacts } from "./git-facts.js";
 
 /** Files up to this size are read whole and written here; bigger ones are left to git. */
@@ -43,15 +42,10 @@ export function looseObjectDir(facts: Pick<RepoFacts, "commonDir">, env = proces
   return objects;
 }
 
-/** zlib, loaded with the first object written: a run that writes none does not load it. */
-let zlib: typeof import("node:zlib") | undefined;
-
-/** Git's id of `content` as a blob, and the bytes its loose object file holds. */
-function looseBlob(format: ObjectFormat, content: Buffer): { oid: string; file: Buffer } {
+/** The bytes of `content`'s loose object file: its header and bytes, deflated. */
+function looseFile(content: Buffer): Buffer {
   const header = Buffer.from(`blob ${content.length}\0`, "latin1");
-  const oid = createHash(format).update(header).update(content).digest("hex");
-  zlib ??= createRequire(import.meta.url)("node:zlib") as typeof import("node:zlib");
-  return { oid, file: zlib.deflateSync(Buffer.concat([header, content]), { level: 1 }) };
+  return zlib().deflateSync(Buffer.concat([header, content]), { level: 1 });
 }
 
 /**
@@ -61,7 +55,7 @@ function looseBlob(format: ObjectFormat, content: Buffer): { oid: string; file: 
  * a failed write (the caller then asks git).
  */
 export function writeLooseBlob(objects: string, format: ObjectFormat, content: Buffer): string {
-  const { oid, file } = looseBlob(format, content);
+  const oid = blobId(format, content);
   const dir = path.join(objects, oid.slice(0, 2));
   const target = path.join(dir, oid.slice(2));
   if (statSync(target, { throwIfNoEntry: false }) !== undefined) return oid;
@@ -69,7 +63,7 @@ export function writeLooseBlob(objects: string, format: ObjectFormat, content: B
   const temporary = path.join(dir, `tmp_obj_sssf_${process.pid}_${Math.random().toString(36).slice(2)}`);
   const fd = openSync(temporary, "wx", 0o444);
   try {
-    writeSync(fd, file);
+    writeSync(fd, looseFile(content));
   } finally {
     closeSync(fd);
   }

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { normalizeExcludes } from "../code/exclude-prefixes.js";
 import { locateGitRepo } from "../code/git.js";
-import { commitChanges, diffChanges, type KnownHead } from "../code/git-commit.js";
+import { commitChanges, diffChanges, type KnownHead, touchedPaths } from "../code/git-commit.js";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "../gates/gate.js";
@@ -105,9 +105,7 @@ function knownHead(snapshot: TreeSnapshot): KnownHead {
  * not read again: a commit's plumbing (`commit-tree`, `update-ref`) runs no hook that could write.
  */
 function committedSnapshot(after: TreeSnapshot, files: readonly PathChange[], commit: string): TreeSnapshot {
-  const committed = new Set(
-    files.flatMap((file) => (file.previousPath ? [file.path, file.previousPath] : [file.path])),
-  );
+  const committed = new Set(touchedPaths(files));
   const without = <V>(map: Map<string, V> | undefined) =>
     new Map([...(map ?? [])].filter(([file]) => !committed.has(file)));
   return {

@@ -3,14 +3,7 @@ import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import type { TraceRecord } from "./events.js";
 
-/** `records` as the JSON lines `events.jsonl` holds, each ending in "\n" ("" for none). */
-export function recordLines(records: readonly TraceRecord[]): string {
-  const lines = records.map((record) => JSON.stringify(record));
-  lines.push("");
-  return lines.join("\n");
-}
-
-/** The records of JSON lines as {@link recordLines} writes them, in one parse. */
+/** The records of JSON lines as {@link recordBytes} writes them, in one parse. */
 export function parseRecordLines(text: string): TraceRecord[] {
   return text === "" ? [] : (JSON.parse(`[${text.slice(0, -1).replaceAll("\n", ",")}]`) as TraceRecord[]);
 }

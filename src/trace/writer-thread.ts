@@ -10,7 +10,7 @@
  */
 
 import type { MessagePort, Worker } from "node:worker_threads";
-import { workerThreads } from "../util/worker-threads.js";
+import { workerThreads } from "../util/lazy-builtins.js";
 import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";

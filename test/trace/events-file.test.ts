@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TraceRecord } from "../../src/trace/events.js";
-import { recordBytes, recordLines } from "../../src/trace/events-file.js";
+import { recordBytes } from "../../src/trace/events-file.js";
 import { eventRow } from "./trace-fixtures.js";
+
+/** What `events.jsonl` holds, as plain text: each record's JSON on a line of its own. */
+const recordLines = (records: readonly TraceRecord[]) =>
+  records.map((record) => `${JSON.stringify(record)}\n`).join("");
 
 const record = (name: string, payload = "{}"): TraceRecord => ({
   table: "events",

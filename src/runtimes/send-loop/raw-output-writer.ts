@@ -5,7 +5,7 @@
  * milliseconds to load, and a flood more per write).
  */
 
-import { close, closeSync, mkdirSync, openSync, write } from "node:fs";
+import { close, mkdirSync, openSync, write } from "node:fs";
 import { dirname } from "node:path";
 import { redactSecrets } from "../../util/secrets/redact.js";
 
@@ -109,14 +109,6 @@ export function createRawOutputWriter(path: string, onError: (message: string) =
     close() {
       if (closed) return Promise.resolve();
       closed = true;
-      if (failed && !writing) {
-        try {
-          closeSync(fd);
-        } catch {
-          // already reported
-        }
-        return Promise.resolve();
-      }
       return new Promise<void>((resolve) => {
         closing = resolve;
         flush();

@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import type { MessagePort, Worker } from "node:worker_threads";
 import { SssfError } from "../../errors/sssf-error.js";
-import { workerThreads } from "../../util/worker-threads.js";
+import { workerThreads } from "../../util/lazy-builtins.js";
 import { DB_UNAVAILABLE } from "../db-unavailable.js";
 
 /** What one statement returned. */
