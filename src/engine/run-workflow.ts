@@ -145,15 +145,6 @@ function startSessionRow(
     : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
 }
 
-/** The run's record files; a file that cannot be written is said and traced, never fatal. */
-function recordFiles(trace: SessionTrace, reporter: RunReporter): RecordFiles {
-  return new RecordFiles((file, message) => {
-    const line = `cannot write ${file}: ${message}`;
-    reporter.log(line);
-    trace.event({ type: "log", name: line, phaseId: null, ok: false, payload: { file, error: message } });
-  });
-}
-
 /** The run's engine, wired to its session, workspace and hooks. */
 function createEngine(
   options: RunWorkflowOptions,
@@ -352,7 +343,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     await options.host?.workspaceOpened?.(workspace, trace);
     const durable = openDurableRun(options, session, trace);
     const previous = durable.startPrevious;
-    const files = recordFiles(trace, reporter);
+    const files = RecordFiles.toldTo(trace, reporter);
     const engine = createEngine(options, session, {
       trace,
       workspace,

@@ -7,6 +7,8 @@
  * reported once per file through `onError`, never thrown: the run's outcome does not depend on it.
  */
 import { writeFile } from "node:fs";
+import type { RunReporter } from "./reporter.js";
+import type { SessionTrace } from "./session-trace.js";
 
 export class RecordFiles {
   /** The last write queued for each file, so a later write of the same file lands after it. */
@@ -14,6 +16,15 @@ export class RecordFiles {
   private readonly failed = new Set<string>();
 
   constructor(private readonly onError: (file: string, message: string) => void) {}
+
+  /** A run's record files: a file that cannot be written is said to `reporter` and traced, never fatal. */
+  static toldTo(trace: SessionTrace, reporter: RunReporter): RecordFiles {
+    return new RecordFiles((file, message) => {
+      const line = `cannot write ${file}: ${message}`;
+      reporter.log(line);
+      trace.event({ type: "log", name: line, phaseId: null, ok: false, payload: { file, error: message } });
+    });
+  }
 
   /** Queues `text` as the whole content of `file` (its folder must exist). */
   write(file: string, text: string): void {
