@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import type { PathChange } from "../gates/gate.js";
+import { isOwnOutputFile } from "../util/own-output-files.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { ancestors, headStates, knownDirs, savedState } from "./write-boundary-before.js";
@@ -96,6 +97,8 @@ export async function settleInside(
   );
   const modes = before.git ? await restoreModeChanges(before, after, contentChanged, judge) : [];
   for (const change of changes) {
+    // sssf's own output file, where its path could not be left out of the snapshot (no /proc).
+    if (change.change !== "deleted" && isOwnOutputFile(path.join(root, change.path))) continue;
     const rule =
       change.change === "renamed"
         ? worseRule(judge(change.path), judge(change.previousPath ?? ""))

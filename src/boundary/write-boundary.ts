@@ -4,6 +4,7 @@ import { locateGitRepo } from "../code/git.js";
 import type { TreeSnapshot } from "../code/working-tree.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import type { ToolCall } from "../runtimes/runtime.js";
+import { ownOutputFilesUnder } from "../util/own-output-files.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
 import { globMatcher } from "./glob-match.js";
@@ -232,7 +233,8 @@ export class WriteBoundary {
 /**
  * What the boundary snapshot leaves out: the sessions folder and the database files, every other
  * entry sssf keeps in its data dir except `prompt_engineering/` (protected by default, so it must
- * stay visible), and the dependency links of a worktree (`node_modules` as a symlink). Repo-relative
+ * stay visible), the dependency links of a worktree (`node_modules` as a symlink), and the files sssf's
+ * own stdout and stderr were redirected to. Repo-relative
  * POSIX prefixes; never throws.
  */
 export function boundaryExcludes(config: SssfConfig): string[] {
@@ -253,6 +255,8 @@ export function boundaryExcludes(config: SssfConfig): string[] {
     if (lstatSync(path.join(config.repoRoot, name), { throwIfNoEntry: false })?.isSymbolicLink())
       prefixes.push(name);
   }
+  // sssf's own stdout and stderr, redirected into the tree: written by sssf all through every send.
+  prefixes.push(...ownOutputFilesUnder(config.repoRoot));
   return prefixes.filter((p) => p !== "" && !p.startsWith("..") && !path.isAbsolute(p));
 }
 
