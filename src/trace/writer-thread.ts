@@ -165,6 +165,14 @@ function drain() {
     }
   }
 }
+// A fault of this script's own (not of a statement: those are answered above) ends the thread's
+// writing: the main thread takes every batch back and stores it itself.
+process.on("uncaughtException", (e) => {
+  if (fatal) return;
+  fatal = e;
+  answer({ kind: "fatal", seq: queue.length > 0 ? queue[0].seq : -1, error: wire(e) });
+  queue.length = 0;
+});
 port.on("message", (message) => {
   if (message.retry) { if (timer) { clearTimeout(timer); drain(); } return; }
   if (message.close) {
@@ -261,6 +269,10 @@ export class WriterThread {
   readonly #onAnswer: (answer: BatchAnswer) => void;
   #seq = 0;
   #closed = false;
+  /** A fatal answer was delivered: nothing more is. */
+  #gone = false;
+  /** The thread ended without being closed: nobody is there to answer. */
+  #dead = false;
 
   /** `busyTimeoutMs`: the wait for a lock before a batch counts as busy (the main connection's). */
   constructor(
@@ -300,6 +312,9 @@ export class WriterThread {
       stderr: false,
     });
     this.#worker.unref();
+    // The thread itself failed (out of memory): its batches come back as after a fatal answer.
+    this.#worker.on("error", (error) => this.#lost(error));
+    this.#worker.on("exit", (code) => this.#lost(new Error(`the trace writer thread exited (code ${code})`)));
     this.#port.on("message", (message: WireAnswer) => this.#deliver(message));
     this.#port.unref();
   }
@@ -341,7 +356,7 @@ export class WriterThread {
     if (this.#closed) return;
     this.#closed = true;
     this.#port.postMessage({ close: true });
-    let closed = false;
+    let closed = this.#dead;
     const until = Date.now() + 5_000;
     while (!closed && Date.now() < until) {
       const seen = Atomics.load(this.#signal, 0);
@@ -358,7 +373,19 @@ export class WriterThread {
     void this.#worker.terminate();
   }
 
+  /** The thread is gone without closing: every batch it held is given back, once. */
+  #lost(error: Error): void {
+    this.#dead = true;
+    if (this.#closed || this.#gone) return;
+    this.#gone = true;
+    this.#onAnswer({ kind: "fatal", seq: -1, error });
+  }
+
   #deliver(message: WireAnswer): void {
+    if (message.kind === "fatal") {
+      if (this.#gone) return;
+      this.#gone = true;
+    }
     if (message.kind === "closed") return;
     if (message.kind === "done") {
       const answer: BatchAnswer = { kind: "done", seq: message.seq, stored: message.stored ?? 0 };
