@@ -1,10 +1,12 @@
 /**
- * The one way sssf runs git: no shell, `GIT_OPTIONAL_LOCKS=0` (a read must never take index.lock away
+ * The one way sssf runs git: no shell interprets its arguments (each is passed as one word),
+ * `GIT_OPTIONAL_LOCKS=0` (a read must never take index.lock away
  * from an agent's own git commands), stdin given or empty, and every failure a `GitError` carrying the
  * command, git's exit status and its stderr.
  */
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { GitError, type GitFailure } from "../errors/git-error.js";
+import { type Launched, launchGit, NotLaunched } from "./git-launcher.js";
 
 /** Output of a listing or a diff over a whole run can be large; keep it bounded but generous. */
 const MAX_BUFFER = 512 * 1024 * 1024;
@@ -37,8 +39,45 @@ export async function runGit(
   return (await runGitBytes(cwd, args, options)).toString("utf8");
 }
 
-/** `runGit` for exact bytes (blob contents): resolves to stdout as a Buffer, rejects with a `GitError`. */
-export function runGitBytes(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<Buffer> {
+/**
+ * `runGit` for exact bytes (blob contents): resolves to stdout as a Buffer, rejects with a `GitError`.
+ * git is started by the launcher shell (`git-launcher.ts`) where there is one, else by sssf itself.
+ */
+export async function runGitBytes(
+  cwd: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<Buffer> {
+  const env = gitEnv(options);
+  const maxBuffer = options.maxBuffer ?? MAX_BUFFER;
+  const launched = launchGit(cwd, args, env, options.input ?? "", maxBuffer);
+  if (launched === null) return startGit(cwd, args, options);
+  let result: Launched;
+  try {
+    result = await launched;
+  } catch (error) {
+    if (error instanceof NotLaunched) return startGit(cwd, args, options);
+    throw gitError(cwd, args, null, "", error as Error, options);
+  }
+  if (result.startError !== undefined) throw gitError(cwd, args, null, "", result.startError, options);
+  const stderr = result.stderr.toString("utf8");
+  if (result.overflow) {
+    const cause = Object.assign(new RangeError("stdout maxBuffer length exceeded"), {
+      code: "ERR_CHILD_PROCESS_STDIO_MAXBUFFER",
+    });
+    throw gitError(cwd, args, null, stderr, cause, options);
+  }
+  if (result.code === 0) return result.stdout;
+  const cause = new Error(
+    result.signal === null
+      ? `Command failed: git ${args.join(" ")}`
+      : `Command failed: git ${args.join(" ")} (killed by ${result.signal})`,
+  );
+  throw gitError(cwd, args, result.code, stderr, cause, options);
+}
+
+/** git started by this process. */
+function startGit(cwd: string, args: readonly string[], options: GitOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
