@@ -24,6 +24,14 @@ import { zlib } from "../util/lazy-builtins.js";
 import { blobId, type ObjectFormat } from "./fingerprint.js";
 import type { RepoFacts } from "./git-facts.js";
 
+/**
+ * Loads and runs the deflate a first loose object needs (a few milliseconds at first use): call it while
+ * the thread would wait anyway (git adding a worktree), so a run's first checkpoint does not.
+ */
+export function warmLooseObjects(): void {
+  zlib().deflateSync(Buffer.alloc(1), { level: 1 });
+}
+
 /** Files up to this size are read whole and written here; bigger ones are left to git. */
 export const LOOSE_WRITE_MAX_BYTES = 1024 * 1024;
 
