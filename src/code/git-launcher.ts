@@ -163,7 +163,9 @@ class ShellLauncher {
     }
     const folder = this.#folder();
     const file = (kind: string) => quote(path.join(folder, `${id}.${kind}`));
-    const command = [`cd -- ${quote(path.resolve(cwd))}`, ...lines, `git ${args.map(quote).join(" ")}`].join(" && ");
+    const command = [`cd -- ${quote(path.resolve(cwd))}`, ...lines, `git ${args.map(quote).join(" ")}`].join(
+      " && ",
+    );
     const stdin = input === null ? "/dev/null" : file("in");
     // One background job per command: commands run side by side, and the shell reaps each finished
     // job when it reads the next command. A failed `cd` speaks through the same stderr file.
