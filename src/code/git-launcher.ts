@@ -299,7 +299,11 @@ export function launchGit(
     }
   }
   if (launcher === null || !launcher.usable) return null;
-  return launcher.launch(cwd, args, env, input, maxBuffer);
+  try {
+    return launcher.launch(cwd, args, env, input, maxBuffer);
+  } catch {
+    return null; // no room for its files (a full /dev/shm): this command starts git directly
+  }
 }
 
 /** The folder the launcher's commands' outputs pass through, null before its first command or without one. */
