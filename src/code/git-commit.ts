@@ -75,19 +75,60 @@ async function commitTree(root: string, args: string[], env: NodeJS.ProcessEnv, 
 }
 
 /**
+ * A private index holding `head`'s tree, being read (`git read-tree`) while the caller does something
+ * else: a commit phase reads it while its `git status` runs. Only the commit or diff it is given to
+ * uses it, and only when HEAD is still `head`; `discard` removes it otherwise.
+ */
+export class PreparedIndex {
+  readonly file = privateIndexFile();
+  readonly ready: Promise<boolean>;
+
+  constructor(
+    root: string,
+    readonly head: string | null,
+  ) {
+    const args = head ? ["read-tree", head] : ["read-tree", "--empty"];
+    this.ready = literalGit({ cwd: root, args, env: { GIT_INDEX_FILE: this.file } }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Removes the index once git is done with it. Never rejects. */
+  discard(): Promise<void> {
+    return this.ready.then(() => removeIndex(this.file));
+  }
+}
+
+/** A fresh name for a private index file, in the temp folder. */
+function privateIndexFile(): string {
+  return path.join(tmpdir(), `sssf-index-${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
+function removeIndex(file: string): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}.lock`, { force: true });
+}
+
+/**
  * A private index holding HEAD plus exactly `paths` as they are in the working tree. Staging through
- * it never reads or changes the operator's own index, so what they staged stays theirs.
+ * it never reads or changes the operator's own index, so what they staged stays theirs. `prepared`,
+ * when it holds this `head` and was read, saves reading HEAD's tree again; it is removed either way.
  */
 async function withPrivateIndex<T>(
   root: string,
   head: string | null,
   paths: readonly string[],
   body: (env: NodeJS.ProcessEnv) => Promise<T>,
+  prepared?: PreparedIndex,
 ): Promise<T> {
-  const indexFile = path.join(tmpdir(), `sssf-index-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const usable = prepared !== undefined && prepared.head === head && (await prepared.ready);
+  if (prepared !== undefined && !usable) await prepared.discard();
+  const indexFile = usable ? prepared.file : privateIndexFile();
   const env = { GIT_INDEX_FILE: indexFile };
   try {
-    await literalGit({ cwd: root, args: head ? ["read-tree", head] : ["read-tree", "--empty"], env });
+    if (!usable)
+      await literalGit({ cwd: root, args: head ? ["read-tree", head] : ["read-tree", "--empty"], env });
     if (paths.length > 0) {
       await literalGit({
         cwd: root,
@@ -98,8 +139,7 @@ async function withPrivateIndex<T>(
     }
     return await body(env);
   } finally {
-    rmSync(indexFile, { force: true });
-    rmSync(`${indexFile}.lock`, { force: true });
+    removeIndex(indexFile);
   }
 }
 
@@ -111,7 +151,7 @@ export interface KnownHead {
 
 /**
  * Commits exactly `changes` (paths relative to `root`) on the current branch with `message`, through a
- * private index and `update-ref` with the expected old HEAD, so nothing else is swept in and a
+ * private index (`prepared`, when one was read for this HEAD meanwhile) and `update-ref` with the expected old HEAD, so nothing else is swept in and a
  * concurrent commit is refused instead of overwritten. The operator's index is then refreshed for those
  * paths only. Git hooks do not run: sssf's quality suites are the checks. `known.head` is HEAD as the
  * caller's snapshot saw it (the `update-ref` still refuses when HEAD moved since). Returns the new
@@ -122,16 +162,26 @@ export async function commitChanges(
   changes: readonly PathChange[],
   message: string,
   known: KnownHead = {},
+  prepared?: PreparedIndex,
 ): Promise<string> {
   const paths = touchedPaths(changes);
-  if (paths.length === 0) throw new SssfError("internal", "commitChanges called with no changes");
+  if (paths.length === 0) {
+    await prepared?.discard();
+    throw new SssfError("internal", "commitChanges called with no changes");
+  }
   const head = known.head !== undefined ? known.head : await headCommit(root);
-  const commit = await withPrivateIndex(root, head, paths, async (env) => {
-    const tree = (await literalGit({ cwd: root, args: ["write-tree"], env })).trim();
-    const parents = head ? ["-p", head] : [];
-    const text = message.endsWith("\n") ? message : `${message}\n`;
-    return commitTree(root, [tree, ...parents, "-F", "-"], env, text);
-  });
+  const commit = await withPrivateIndex(
+    root,
+    head,
+    paths,
+    async (env) => {
+      const tree = (await literalGit({ cwd: root, args: ["write-tree"], env })).trim();
+      const parents = head ? ["-p", head] : [];
+      const text = message.endsWith("\n") ? message : `${message}\n`;
+      return commitTree(root, [tree, ...parents, "-F", "-"], env, text);
+    },
+    prepared,
+  );
   const subject = message.split("\n")[0] ?? "";
   await literalGit({
     cwd: root,

@@ -2,7 +2,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { normalizeExcludes } from "../code/exclude-prefixes.js";
 import { locateGitRepo } from "../code/git.js";
-import { commitChanges, diffChanges, type KnownHead, touchedPaths } from "../code/git-commit.js";
+import {
+  commitChanges,
+  diffChanges,
+  type KnownHead,
+  PreparedIndex,
+  touchedPaths,
+} from "../code/git-commit.js";
 import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { PathChange } from "../gates/gate.js";
@@ -74,11 +80,27 @@ export class RunChanges {
 
   /** Commits the pending changes; null when there are none. The baseline moves to the new commit. */
   async commit(message: string): Promise<{ commit: string; files: PathChange[] } | null> {
-    const { files, after } = await this.pendingNow();
-    if (files.length === 0) return null;
+    // HEAD's tree is read into the commit's private index while `git status` looks for the changes.
+    const base = await this.baseline;
+    const prepared = base.git ? new PreparedIndex(this.options.root, base.headCommit ?? null) : undefined;
+    let pending: { files: PathChange[]; after: TreeSnapshot };
+    try {
+      pending = await this.pendingNow();
+    } catch (error) {
+      await prepared?.discard();
+      throw error;
+    }
+    const { files, after } = pending;
+    if (files.length === 0) {
+      await prepared?.discard();
+      return null;
+    }
     const commit = await this.requireGit("commit", () =>
-      commitChanges(this.options.root, files, message, knownHead(after)),
-    );
+      commitChanges(this.options.root, files, message, knownHead(after), prepared),
+    ).catch(async (error: unknown) => {
+      await prepared?.discard();
+      throw error;
+    });
     this.baseline = Promise.resolve(committedSnapshot(after, files, commit));
     return { commit, files };
   }

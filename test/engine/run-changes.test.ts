@@ -1,4 +1,5 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { snapshotWorkingTree } from "../../src/code/working-tree.js";
@@ -53,6 +54,27 @@ describe("RunChanges across commits", () => {
     const third = await changes.commit("third");
     expect(names(third?.files ?? [])).toEqual(["added c.txt"]);
     expect(fresh.headCommit).toBe(second?.commit);
+  });
+
+  it("commits on the HEAD it finds, not the one its baseline saw, and leaves no private index behind", async () => {
+    initRepo(dir, { "a.txt": "v1\n", "b.txt": "b1\n" });
+    const indexes = () =>
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`sssf-index-${process.pid}-`));
+    const before = indexes();
+    const changes = new RunChanges({ root: dir, exclude: [], ownsTree: false });
+    await changes.pending();
+    // Someone commits after the run's baseline (an agent's own `git commit`): HEAD moves.
+    writeFiles(dir, { "b.txt": "b2\n" });
+    git(dir, "commit", "-q", "-am", "moved");
+    const moved = git(dir, "rev-parse", "HEAD").trim();
+    writeFiles(dir, { "c.txt": "c\n" });
+    const made = await changes.commit("on top");
+    expect(git(dir, "rev-parse", `${made?.commit}^`).trim()).toBe(moved);
+    // The commit keeps what HEAD had (b2): it was not built on the tree the baseline saw.
+    expect(git(dir, "show", `${made?.commit}:b.txt`)).toBe("b2\n");
+    expect(git(dir, "show", `${made?.commit}:c.txt`)).toBe("c\n");
+    expect(await changes.commit("nothing")).toBeNull();
+    expect(indexes()).toEqual(before);
   });
 
   it("counts a file changed again right after it was committed", async () => {
