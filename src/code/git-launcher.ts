@@ -26,6 +26,17 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+/** One git command to start: `git args` in `cwd` with the whole environment `env`. */
+export interface GitCommand {
+  cwd: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** Written to git's stdin ("" for none). */
+  input: string;
+  /** Most bytes of stdout kept; more sets `overflow`. */
+  maxBuffer: number;
+}
+
 /** What one git command did. */
 export interface Launched {
   /** Exit status; null when a signal ended it (`signal` then names it). */
@@ -172,14 +183,8 @@ class ShellLauncher {
     return `{ { ${command}; } <${stdin} >${file("out")} 2>${file("err")}; echo "${id} $?"; } &\n`;
   }
 
-  /** Starts `git args`; null when this launcher cannot (the caller starts git itself). */
-  launch(
-    cwd: string,
-    args: readonly string[],
-    env: NodeJS.ProcessEnv,
-    input: string,
-    maxBuffer: number,
-  ): Promise<Launched> | null {
+  /** Starts `command`; null when this launcher cannot (the caller starts git itself). */
+  launch({ cwd, args, env, input, maxBuffer }: GitCommand): Promise<Launched> | null {
     if (this.#gone) return null;
     const id = this.#next++;
     const stdin = input === "" ? null : input;
@@ -277,22 +282,15 @@ class ShellLauncher {
 let launcher: ShellLauncher | null | undefined;
 
 /**
- * Starts `git args` in `cwd` from the launcher shell; null when git should be started directly (no
- * /bin/sh, `SSSF_GIT_LAUNCHER=0`, an environment the shell cannot set, the shell gone). `env` is git's
- * whole environment.
+ * Starts `command` from the launcher shell; null when git should be started directly (no /bin/sh,
+ * `SSSF_GIT_LAUNCHER=0`, an environment the shell cannot set, the shell gone, no room for its files).
  */
-export function launchGit(
-  cwd: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  input: string,
-  maxBuffer: number,
-): Promise<Launched> | null {
+export function launchGit(command: GitCommand): Promise<Launched> | null {
   if (launcher === undefined) {
     launcher = null;
     if (process.platform !== "win32" && process.env.SSSF_GIT_LAUNCHER !== "0" && existsSync(SHELL)) {
       try {
-        launcher = new ShellLauncher(env);
+        launcher = new ShellLauncher(command.env);
       } catch {
         launcher = null; // no temp folder, no shell: git is started directly
       }
@@ -300,7 +298,7 @@ export function launchGit(
   }
   if (launcher === null || !launcher.usable) return null;
   try {
-    return launcher.launch(cwd, args, env, input, maxBuffer);
+    return launcher.launch(command);
   } catch {
     return null; // no room for its files (a full /dev/shm): this command starts git directly
   }

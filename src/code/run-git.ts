@@ -50,7 +50,7 @@ export async function runGitBytes(
 ): Promise<Buffer> {
   const env = gitEnv(options);
   const maxBuffer = options.maxBuffer ?? MAX_BUFFER;
-  const launched = launchGit(cwd, args, env, options.input ?? "", maxBuffer);
+  const launched = launchGit({ cwd, args, env, input: options.input ?? "", maxBuffer });
   if (launched === null) return startGit(cwd, args, options);
   let result: Launched;
   try {

@@ -20,7 +20,7 @@ function launched(
   env: NodeJS.ProcessEnv = process.env,
   input = "",
 ): Promise<Launched> {
-  const started = launchGit(cwd, args, { ...env, GIT_OPTIONAL_LOCKS: "0" }, input, MAX);
+  const started = launchGit({ cwd, args, env: { ...env, GIT_OPTIONAL_LOCKS: "0" }, input, maxBuffer: MAX });
   if (started === null) throw new Error("the launcher did not take the command");
   return started;
 }
@@ -95,7 +95,8 @@ describe.runIf(process.platform !== "win32")("git started by the launcher shell"
       delete process.env.SSSF_TEST_LAUNCHER_VAR;
     }
     // A name no shell can hold is not the launcher's: git is started directly.
-    expect(launchGit(dir, ["version"], { ...process.env, "odd-name": "1" }, "", MAX)).toBeNull();
+    const odd = { ...process.env, "odd-name": "1" };
+    expect(launchGit({ cwd: dir, args: ["version"], env: odd, input: "", maxBuffer: MAX })).toBeNull();
     expect(await runGit(dir, ["var", "GIT_AUTHOR_IDENT"], { env: { "odd-name": "1" } })).toContain("<");
   });
 
