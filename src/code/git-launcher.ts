@@ -21,6 +21,7 @@ import {
   openSync,
   readSync,
   rmSync,
+  statfsSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,14 +102,22 @@ function readUpTo(file: string, limit: number): { bytes: Buffer; more: boolean }
   }
 }
 
-/** /dev/shm when this system has one we may write, else the temp folder. */
+/**
+ * Free bytes /dev/shm must have to hold commands' outputs: a container's is often 64 MB, and a blob or
+ * a listing git prints can be bigger (the temp folder, on disk, takes those).
+ */
+const SHM_MIN_FREE_BYTES = 1024 * 1024 * 1024;
+
+/** /dev/shm when this system has one we may write with room to spare, else the temp folder. */
 function outputFolder(): string {
   try {
     accessSync("/dev/shm", constants.W_OK);
-    return "/dev/shm";
+    const { bavail, bsize } = statfsSync("/dev/shm");
+    if (bavail * bsize >= SHM_MIN_FREE_BYTES) return "/dev/shm";
   } catch {
-    return tmpdir();
+    // no /dev/shm here
   }
+  return tmpdir();
 }
 
 /** Thrown for commands a launcher took but could never start (the shell did not start). */
