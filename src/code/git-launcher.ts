@@ -61,6 +61,8 @@ interface Pending {
 }
 
 const SHELL = "/bin/sh";
+/** How dash, bash and busybox say the command itself could not be run. */
+const NOT_STARTED = /\bgit: (?:command )?not found|\bgit: Permission denied|\bgit: cannot execute/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `text` as one shell word: single-quoted, each quote closed, escaped and reopened. */
@@ -240,8 +242,8 @@ class ShellLauncher {
       };
       if (status > 128 && launched.signal === null) launched.code = status;
       if (stdout.more) launched.overflow = true;
-      // The shell's own "not found" / "cannot execute": git was never started.
-      if (status === 127 || status === 126) {
+      // The shell's own "not found" / "cannot execute" (not a status of git's own): git never started.
+      if ((status === 127 || status === 126) && NOT_STARTED.test(stderr.toString("latin1"))) {
         const code = status === 127 ? "ENOENT" : "EACCES";
         launched.startError = Object.assign(new Error(`spawn git ${code}`), { code, syscall: "spawn git" });
       }
