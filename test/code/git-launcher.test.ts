@@ -123,5 +123,9 @@ describe.runIf(process.platform !== "win32")("git started by the launcher shell"
     expect(noGit).toBeInstanceOf(GitError);
     expect((noGit as GitError).gitExitCode).toBeNull();
     expect((noGit as GitError).message).toContain("ENOENT");
+    // 127 from git's own alias is git's status, not "git not found".
+    initRepo(dir);
+    const own = await runGit(dir, ["-c", "alias.nf=!exit 127", "nf"]).catch((error: unknown) => error);
+    expect((own as GitError).gitExitCode).toBe(127);
   });
 });
