@@ -19,9 +19,11 @@ import {
   fstatSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readSync,
   rmSync,
   statfsSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -122,6 +124,44 @@ function outputFolder(): string {
   return tmpdir();
 }
 
+/** A folder of a process that is gone, untouched this long, is a killed sssf's: it is removed. */
+const STALE_FOLDER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes from `base` the launcher folders (`sssf-git-<pid>-…`) of processes that are gone and that
+ * nothing touched for an hour: a killed sssf leaves its folder behind. Another user's, or one whose
+ * process lives (or may live, in another PID namespace sharing the folder, until the hour is up), is
+ * kept. Never throws.
+ */
+export function sweepStaleFolders(base: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^sssf-git-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    const folder = path.join(base, name);
+    try {
+      if (now - statSync(folder).mtimeMs < STALE_FOLDER_MS) continue;
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // another user's, or gone already
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Thrown for commands a launcher took but could never start (the shell did not start). */
 export class NotLaunched extends Error {}
 
@@ -139,6 +179,7 @@ class ShellLauncher {
   constructor(env: NodeJS.ProcessEnv) {
     this.#env = { ...env };
     process.once("exit", () => this.#removeFolder());
+    sweepStaleFolders(outputFolder());
     this.#shell = spawn(SHELL, [], { env: this.#env, stdio: ["pipe", "pipe", "ignore"] });
     this.#shell.on("error", () => this.#end());
     this.#shell.on("exit", () => this.#end());
@@ -156,7 +197,7 @@ class ShellLauncher {
   /** The folder for the commands about to run: made when none runs. */
   #folder(): string {
     // In memory where there is a tmpfs for it: git's output (a blob's bytes) never reaches a disk.
-    this.#dir ??= mkdtempSync(path.join(outputFolder(), "sssf-git-"));
+    this.#dir ??= mkdtempSync(path.join(outputFolder(), `sssf-git-${process.pid}-`));
     return this.#dir;
   }
 

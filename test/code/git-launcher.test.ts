@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Launched, launcherFolder, launchGit } from "../../src/code/git-launcher.js";
+import { type Launched, launcherFolder, launchGit, sweepStaleFolders } from "../../src/code/git-launcher.js";
 import { runGit, runGitBytes } from "../../src/code/run-git.js";
 import { GitError } from "../../src/errors/git-error.js";
 import { initRepo, makeTempDir, removeTempDir } from "./fixtures.js";
@@ -127,5 +127,35 @@ describe.runIf(process.platform !== "win32")("git started by the launcher shell"
     initRepo(dir);
     const own = await runGit(dir, ["-c", "alias.nf=!exit 127", "nf"]).catch((error: unknown) => error);
     expect((own as GitError).gitExitCode).toBe(127);
+  });
+
+  it("removes a killed sssf's leftover folder, and only that", async () => {
+    dir = makeTempDir("git-launcher");
+    // A pid no process has: spawn one and let it end.
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+    const hourAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000;
+    const make = (name: string, old: boolean) => {
+      mkdirSync(path.join(dir, name));
+      writeFileSync(path.join(dir, name, "1.out"), "left\n");
+      if (old) utimesSync(path.join(dir, name), hourAgo, hourAgo);
+    };
+    make(`sssf-git-${gone}-stale1`, true);
+    make(`sssf-git-${gone}-recent`, false); // maybe another PID namespace's, still at work
+    make(`sssf-git-${process.pid}-mine`, true);
+    make(`sssf-git-${process.ppid}-alive`, true);
+    make("sssf-git-notapid", true);
+    make("unrelated", true);
+    sweepStaleFolders(dir);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        `sssf-git-${gone}-recent`,
+        `sssf-git-${process.pid}-mine`,
+        `sssf-git-${process.ppid}-alive`,
+        "sssf-git-notapid",
+        "unrelated",
+      ].sort(),
+    );
+    sweepStaleFolders(path.join(dir, "missing"));
+    expect(existsSync(dir)).toBe(true);
   });
 });
