@@ -77,7 +77,7 @@ async function commitTree(root: string, args: string[], env: NodeJS.ProcessEnv, 
 /**
  * A private index holding `head`'s tree, being read (`git read-tree`) while the caller does something
  * else: a commit phase reads it while its `git status` runs. Only the commit or diff it is given to
- * uses it, and only when HEAD is still `head`; `discard` removes it otherwise.
+ * uses it, and only when HEAD is still `head`; the caller `discard`s it once that is done, used or not.
  */
 export class PreparedIndex {
   readonly file = privateIndexFile();
@@ -113,7 +113,7 @@ function removeIndex(file: string): void {
 /**
  * A private index holding HEAD plus exactly `paths` as they are in the working tree. Staging through
  * it never reads or changes the operator's own index, so what they staged stays theirs. `prepared`,
- * when it holds this `head` and was read, saves reading HEAD's tree again; it is removed either way.
+ * when it holds this `head` and was read, saves reading HEAD's tree again (its caller removes it).
  */
 async function withPrivateIndex<T>(
   root: string,
@@ -123,7 +123,6 @@ async function withPrivateIndex<T>(
   prepared?: PreparedIndex,
 ): Promise<T> {
   const usable = prepared !== undefined && prepared.head === head && (await prepared.ready);
-  if (prepared !== undefined && !usable) await prepared.discard();
   const indexFile = usable ? prepared.file : privateIndexFile();
   const env = { GIT_INDEX_FILE: indexFile };
   try {
@@ -165,10 +164,7 @@ export async function commitChanges(
   prepared?: PreparedIndex,
 ): Promise<string> {
   const paths = touchedPaths(changes);
-  if (paths.length === 0) {
-    await prepared?.discard();
-    throw new SssfError("internal", "commitChanges called with no changes");
-  }
+  if (paths.length === 0) throw new SssfError("internal", "commitChanges called with no changes");
   const head = known.head !== undefined ? known.head : await headCommit(root);
   const commit = await withPrivateIndex(
     root,

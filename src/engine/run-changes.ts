@@ -83,26 +83,17 @@ export class RunChanges {
     // HEAD's tree is read into the commit's private index while `git status` looks for the changes.
     const base = await this.baseline;
     const prepared = base.git ? new PreparedIndex(this.options.root, base.headCommit ?? null) : undefined;
-    let pending: { files: PathChange[]; after: TreeSnapshot };
     try {
-      pending = await this.pendingNow();
-    } catch (error) {
+      const { files, after } = await this.pendingNow();
+      if (files.length === 0) return null;
+      const commit = await this.requireGit("commit", () =>
+        commitChanges(this.options.root, files, message, knownHead(after), prepared),
+      );
+      this.baseline = Promise.resolve(committedSnapshot(after, files, commit));
+      return { commit, files };
+    } finally {
       await prepared?.discard();
-      throw error;
     }
-    const { files, after } = pending;
-    if (files.length === 0) {
-      await prepared?.discard();
-      return null;
-    }
-    const commit = await this.requireGit("commit", () =>
-      commitChanges(this.options.root, files, message, knownHead(after), prepared),
-    ).catch(async (error: unknown) => {
-      await prepared?.discard();
-      throw error;
-    });
-    this.baseline = Promise.resolve(committedSnapshot(after, files, commit));
-    return { commit, files };
   }
 
   private async requireGit<T>(what: string, body: () => Promise<T>): Promise<T> {
