@@ -24,6 +24,16 @@ function cacheName(command: string | undefined): string {
   return "other";
 }
 
+/**
+ * After the command: when the event loop has nothing left (every write flushed, every child reaped),
+ * the process ends at once instead of freeing its heap and modules one by one, Node's teardown after
+ * an ordinary exit (about 7 of a short run's 400 ms here). Registered last, so every other `exit`
+ * listener has run; `process.exit` inside an `exit` listener only ends the process.
+ */
+function endWithoutTeardown(): void {
+  process.once("exit", (code) => process.exit(code));
+}
+
 // CommonJS (the build) has __dirname; an ES module (tsx, from src/) has import.meta.
 const built = typeof __dirname === "string";
 const here = built ? __dirname : path.dirname(fileURLToPath(import.meta.url));
@@ -35,7 +45,7 @@ if (!printPrerenderedHelp(process.argv, here)) {
       )
     : import("./program.js");
   loading.then(
-    (program) => program.runCli(process.argv),
+    (program) => program.runCli(process.argv).then(endWithoutTeardown),
     (error: unknown) => {
       // The program reports its own errors: this is a build that cannot load (a partial or broken install).
       process.stderr.write(
