@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineOutputType } from "./output-type.js";
+import { lazyOutputType } from "./output-type.js";
 import { EnvelopeBase } from "./schemas.js";
 
 /** Risk severities of the Markdown result contract, most severe first. */
@@ -17,20 +17,21 @@ export type Risk = z.output<typeof Risk>;
  * `success` and `warning` are `status: "success"`, `failure` is `"fail"`; `summary` and `artifacts` as
  * written; `notes_for_next_agent` is the Next Recommended text — and keeps the contract's own fields.
  */
-export const MarkdownResult = defineOutputType(
+export const MarkdownResult = lazyOutputType(
   "MarkdownResult",
-  EnvelopeBase.extend({
-    /** The report's heading without "##", e.g. "Proposal Created". */
-    phase: z.string().min(1),
-    /** `**Change**`, "" when omitted (e.g. an init report). */
-    change: z.string().default(""),
-    /** The contract's own status word. */
-    result_status: z.enum(["success", "warning", "failure"]),
-    /** True when the agent reported `warning`: it succeeded with concerns worth surfacing. */
-    warning: z.boolean().default(false),
-    next_recommended: z.string().min(1),
-    risks: z.array(Risk).default([]),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      /** The report's heading without "##", e.g. "Proposal Created". */
+      phase: z.string().min(1),
+      /** `**Change**`, "" when omitted (e.g. an init report). */
+      change: z.string().default(""),
+      /** The contract's own status word. */
+      result_status: z.enum(["success", "warning", "failure"]),
+      /** True when the agent reported `warning`: it succeeded with concerns worth surfacing. */
+      warning: z.boolean().default(false),
+      next_recommended: z.string().min(1),
+      risks: z.array(Risk).default([]),
+    }),
   {
     status: "success",
     summary: "Proposal defines theme switching with persistence; 3 deliverables.",

@@ -51,3 +51,25 @@ export function assertExampleMatches(type: OutputType): void {
   }
   checkedTypes.add(type);
 }
+
+/**
+ * An output type whose schema is built the first time it is read: zod builds a schema's parts as it is
+ * declared, and sssf declares every built-in type when its envelope module loads, though a run uses one
+ * or two of them (building them all cost each run about 8 ms of its start). The same as
+ * {@link defineOutputType} otherwise.
+ */
+export function lazyOutputType<S extends z.ZodObject>(
+  name: string,
+  build: () => S,
+  example: z.input<NoInfer<S>>,
+): OutputType<S> {
+  let schema: S | undefined;
+  return Object.freeze({
+    name,
+    get schema(): S {
+      schema ??= build();
+      return schema;
+    },
+    example,
+  });
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineOutputType } from "./output-type.js";
+import { defineOutputType, lazyOutputType } from "./output-type.js";
 
 /** Fields every envelope carries (seed names). `status` is the only required one. */
 export const EnvelopeBase = z.object({
@@ -19,11 +19,12 @@ export const GenericOutput = defineOutputType("GenericOutput", EnvelopeBase, {
   notes_for_next_agent: "<what the next agent must know>",
 });
 
-export const PlanOutput = defineOutputType(
+export const PlanOutput = lazyOutputType(
   "PlanOutput",
-  EnvelopeBase.extend({
-    commit_message: z.string().default("").describe("Imperative git subject for the plan file itself"),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      commit_message: z.string().default("").describe("Imperative git subject for the plan file itself"),
+    }),
   {
     status: "success",
     summary: "<one sentence on the plan>",
@@ -33,15 +34,16 @@ export const PlanOutput = defineOutputType(
   },
 );
 
-export const BuildOutput = defineOutputType(
+export const BuildOutput = lazyOutputType(
   "BuildOutput",
-  EnvelopeBase.extend({
-    changed_files: z
-      .array(z.string())
-      .default([])
-      .describe("Every repo path you created, modified or deleted"),
-    commit_message: z.string().default("").describe("Imperative git subject for the code change"),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      changed_files: z
+        .array(z.string())
+        .default([])
+        .describe("Every repo path you created, modified or deleted"),
+      commit_message: z.string().default("").describe("Imperative git subject for the code change"),
+    }),
   {
     status: "success",
     summary: "<one sentence on what you built>",
@@ -53,9 +55,9 @@ export const BuildOutput = defineOutputType(
 );
 
 export const ScoutFinding = z.object({ file: z.string(), note: z.string() });
-export const ScoutOutput = defineOutputType(
+export const ScoutOutput = lazyOutputType(
   "ScoutOutput",
-  EnvelopeBase.extend({ findings: z.array(ScoutFinding).default([]) }),
+  () => EnvelopeBase.extend({ findings: z.array(ScoutFinding).default([]) }),
   {
     status: "success",
     summary: "<one sentence on what you found>",
@@ -66,13 +68,14 @@ export const ScoutOutput = defineOutputType(
 );
 
 export const ReviewFinding = z.object({ requirement: z.string(), met: z.boolean(), evidence: z.string() });
-export const ReviewOutput = defineOutputType(
+export const ReviewOutput = lazyOutputType(
   "ReviewOutput",
-  EnvelopeBase.extend({
-    approved: z.boolean().default(false).describe("The verdict; status only says whether the review ran"),
-    findings: z.array(ReviewFinding).default([]),
-    blocking: z.array(z.string()).default([]).describe("What must change before approval"),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      approved: z.boolean().default(false).describe("The verdict; status only says whether the review ran"),
+      findings: z.array(ReviewFinding).default([]),
+      blocking: z.array(z.string()).default([]).describe("What must change before approval"),
+    }),
   {
     status: "success",
     summary: "<one sentence verdict>",
@@ -86,13 +89,14 @@ export const ReviewOutput = defineOutputType(
   },
 );
 
-export const DocumentOutput = defineOutputType(
+export const DocumentOutput = lazyOutputType(
   "DocumentOutput",
-  EnvelopeBase.extend({
-    document_path: z.string().default("").describe("The write-up's home in the repo"),
-    documented_files: z.array(z.string()).default([]),
-    commit_message: z.string().default("").describe("Imperative git subject for the write-up"),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      document_path: z.string().default("").describe("The write-up's home in the repo"),
+      documented_files: z.array(z.string()).default([]),
+      commit_message: z.string().default("").describe("Imperative git subject for the write-up"),
+    }),
   {
     status: "success",
     summary: "<one sentence on what you documented>",
@@ -105,21 +109,22 @@ export const DocumentOutput = defineOutputType(
 );
 
 /** Code adapter: a quality suite's result, handed to the next agent through the same door. */
-export const VerifyOutput = defineOutputType(
+export const VerifyOutput = lazyOutputType(
   "VerifyOutput",
-  EnvelopeBase.extend({
-    suite: z.string().describe("Quality suite name (test, lint, typecheck, build)"),
-    command: z.array(z.string()).default([]),
-    exit_code: z.number().int().nullable().default(null),
-    passed: z.boolean(),
-    duration_ms: z.number().nonnegative().default(0),
-    output_tail: z.string().default("").describe("Last lines of combined stdout/stderr"),
-    log_path: z
-      .string()
-      .nullable()
-      .default(null)
-      .describe("File holding the whole combined stdout/stderr (redacted, bounded), or null"),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      suite: z.string().describe("Quality suite name (test, lint, typecheck, build)"),
+      command: z.array(z.string()).default([]),
+      exit_code: z.number().int().nullable().default(null),
+      passed: z.boolean(),
+      duration_ms: z.number().nonnegative().default(0),
+      output_tail: z.string().default("").describe("Last lines of combined stdout/stderr"),
+      log_path: z
+        .string()
+        .nullable()
+        .default(null)
+        .describe("File holding the whole combined stdout/stderr (redacted, bounded), or null"),
+    }),
   {
     status: "success",
     summary: "test: 42 passed, 0 failed",
@@ -141,14 +146,15 @@ export const FileChange = z.object({
   previous_path: z.string().optional(),
 });
 /** Code adapter: a captured `git diff` of what a phase changed. */
-export const ChangesOutput = defineOutputType(
+export const ChangesOutput = lazyOutputType(
   "ChangesOutput",
-  EnvelopeBase.extend({
-    base_ref: z.string().default(""),
-    files: z.array(FileChange).default([]),
-    diff_path: z.string().default("").describe("Where the full diff is saved in the session directory"),
-    diff_stat: z.string().default(""),
-  }),
+  () =>
+    EnvelopeBase.extend({
+      base_ref: z.string().default(""),
+      files: z.array(FileChange).default([]),
+      diff_path: z.string().default("").describe("Where the full diff is saved in the session directory"),
+      diff_stat: z.string().default(""),
+    }),
   {
     status: "success",
     summary: "2 files changed",
