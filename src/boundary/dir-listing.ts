@@ -43,7 +43,10 @@ export interface ListDirectoryOptions {
   storeUpTo: number;
   /** Null when there is nowhere to store content: the listing then only records metadata. */
   store: StoreFiles | null;
-  /** The same directory's previous listing: unchanged files keep their blob id without being read. */
+  /**
+   * The same directory's previous listing, made with the same `accept`: unchanged files keep their
+   * blob id without being read, and an unchanged folder its names without being read again.
+   */
   previous?: ReadonlyMap<string, ListedEntry>;
   /** At most this many files are stored per listing, so a huge folder costs a bounded time. */
   maxStored: number;
@@ -68,6 +71,77 @@ export function kindOf(stat: fs.Stats): ListedEntry["kind"] {
   return stat.isDirectory() ? "directory" : "other";
 }
 
+/** The folder a listing read its names from, as it stood then, and the names `accept` took. */
+interface ListedNames {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** When this process first saw the folder with these times (`performance.now()`). */
+  seenAt: number;
+  /** The names were read at least one timestamp tick after `seenAt`: a later listing may take them. */
+  settled: boolean;
+  /** Each accepted name, and whether it was a folder. */
+  names: readonly (readonly [string, boolean])[];
+}
+
+const namesOfListing = new WeakMap<ReadonlyMap<string, ListedEntry>, ListedNames>();
+
+/**
+ * The longest a folder's timestamp can stay the same while names change in it: a file system that
+ * keeps sub-second times stamps from a clock that moves every tick (at most 10 ms); one whose times
+ * are whole seconds may be FAT's, two seconds a step.
+ */
+export function tickOf(folder: Pick<fs.Stats, "mtimeMs" | "ctimeMs">): number {
+  return folder.mtimeMs % 1000 === 0 && folder.ctimeMs % 1000 === 0 ? 2500 : 100;
+}
+
+/**
+ * `dir`'s accepted names and whether each is a folder. A folder whose device, inode and times are
+ * those of the `previous` listing (of the same folder, with the same `accept`) keeps that listing's
+ * names without being read, once they are settled: read a whole timestamp tick after this process
+ * first saw those times, so no name changed in the same tick as that reading (same-tick changes
+ * leave a folder's times as they were). A crowded parent folder, such as a temp folder of thousands
+ * of entries, was otherwise read before every send. Measured by this process's clock alone, so a
+ * file server's clock being off changes nothing.
+ */
+function namesIn(dir: string, options: ListDirectoryOptions): ListedNames | null {
+  const at = performance.now();
+  let folder: fs.Stats | undefined;
+  try {
+    folder = fs.statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    folder = undefined;
+  }
+  if (folder === undefined) return null;
+  const earlier = options.previous === undefined ? undefined : namesOfListing.get(options.previous);
+  const same =
+    earlier !== undefined &&
+    folder.dev === earlier.dev &&
+    folder.ino === earlier.ino &&
+    folder.mtimeMs === earlier.mtimeMs &&
+    folder.ctimeMs === earlier.ctimeMs;
+  if (same && earlier.settled) return earlier;
+  let dirents: fs.Dirent[];
+  try {
+    dirents = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  const seenAt = same ? earlier.seenAt : at;
+  return {
+    dev: folder.dev,
+    ino: folder.ino,
+    mtimeMs: folder.mtimeMs,
+    ctimeMs: folder.ctimeMs,
+    seenAt,
+    settled: same && at - seenAt >= tickOf(folder),
+    names: dirents
+      .filter((dirent) => !options.accept || options.accept(dirent.name))
+      .map((dirent) => [dirent.name, dirent.isDirectory()] as const),
+  };
+}
+
 /**
  * Lists `dir` one level deep (nothing is followed), storing the content of small regular files
  * through `store`. Entries that vanish while listing are left out; a missing or unreadable `dir`
@@ -79,20 +153,14 @@ export async function listDirectory(
 ): Promise<Map<string, ListedEntry>> {
   // Synchronous on purpose: one level of lstat calls takes microseconds each, while the same calls
   // through the thread pool cost ~0.1 ms apiece, and this runs before and after every agent send.
-  let dirents: fs.Dirent[];
-  try {
-    dirents = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    dirents = [];
-  }
+  const read = namesIn(dir, options);
   const listing = new Map<string, ListedEntry>();
+  if (read !== null) namesOfListing.set(listing, read);
   const toStore: string[] = [];
-  for (const dirent of dirents) {
-    const name = dirent.name;
-    if (options.accept && !options.accept(name)) continue;
+  for (const [name, isDirectory] of read?.names ?? []) {
     // Of a folder only its kind is ever compared (`changeSinceListing`): no lstat for the sibling
     // repositories a parent folder is usually full of. A file system that gives no type is lstat'ed.
-    if (dirent.isDirectory()) {
+    if (isDirectory) {
       listing.set(name, DIRECTORY);
       continue;
     }
