@@ -106,7 +106,6 @@ export function tickOf(folder: Pick<fs.Stats, "mtimeMs" | "ctimeMs">): number {
  * file server's clock being off changes nothing.
  */
 function namesIn(dir: string, options: ListDirectoryOptions): ListedNames | null {
-  const at = performance.now();
   let folder: fs.Stats | undefined;
   try {
     folder = fs.statSync(dir, { throwIfNoEntry: false });
@@ -114,6 +113,8 @@ function namesIn(dir: string, options: ListDirectoryOptions): ListedNames | null
     folder = undefined;
   }
   if (folder === undefined) return null;
+  // After the look: whatever gave the folder these times happened before now, and the names are read after it.
+  const at = performance.now();
   const earlier = options.previous === undefined ? undefined : namesOfListing.get(options.previous);
   const same =
     earlier !== undefined &&
