@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cliPath, envelopeJson, Sandbox } from "../helpers/sandbox.js";
@@ -76,5 +76,31 @@ describe("the end of a command", () => {
     // A failing command still ends with its own code.
     const missing = await runSlowlyRead(["events", "0000dead", "--json"], 200);
     expect(missing.code).not.toBe(0);
+  });
+});
+
+describe("exit listeners", () => {
+  it("one registered after the command is done (by work that went on) still runs, once, before the end", async () => {
+    const preload = path.join(sb.agentsDir, "late-listener.mjs");
+    const marker = path.join(sb.agentsDir, "late.txt");
+    writeFileSync(
+      preload,
+      `import { appendFileSync } from "node:fs";
+setTimeout(() => process.on("exit", (code) => appendFileSync(${JSON.stringify(marker)}, "ran " + code + "\\n")), 400);
+`,
+    );
+    const child = spawn(process.execPath, ["--import", preload, cliPath, "--version"], {
+      cwd: sb.dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\d+\.\d+\.\d+/);
+    expect(existsSync(marker)).toBe(true);
+    expect(readFileSync(marker, "utf8")).toBe("ran 0\n");
   });
 });
