@@ -28,6 +28,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { processAlive } from "../util/process-group.js";
 
 /** One git command to start: `git args` in `cwd` with the whole environment `env`. */
 export interface GitCommand {
@@ -153,15 +154,6 @@ export function sweepStaleFolders(base: string, now = Date.now()): void {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Thrown for commands a launcher took but could never start (the shell did not start). */
 export class NotLaunched extends Error {}
 
@@ -179,8 +171,9 @@ class ShellLauncher {
   constructor(env: NodeJS.ProcessEnv) {
     this.#env = { ...env };
     process.once("exit", () => this.#removeFolder());
-    sweepStaleFolders(outputFolder());
     this.#shell = spawn(SHELL, [], { env: this.#env, stdio: ["pipe", "pipe", "ignore"] });
+    // While the first command runs, not before it: a temp folder can hold thousands of names.
+    setImmediate(() => sweepStaleFolders(outputFolder()));
     this.#shell.on("error", () => this.#end());
     this.#shell.on("exit", () => this.#end());
     this.#shell.stdin?.on("error", () => this.#end());
