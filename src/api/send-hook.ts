@@ -20,6 +20,11 @@ export interface SendInfo {
   /** 1-based send number within the call. */
   attempt: number;
   reason: SendReason;
+  /**
+   * True when the send runs inside sssf's OS sandbox: the box already keeps every write outside the
+   * agent's writable folders from happening, so a hook need not look outside them.
+   */
+  sandboxed?: boolean;
 }
 
 /**

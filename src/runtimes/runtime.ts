@@ -4,6 +4,8 @@
  * `AgentSendResult`; it never throws for agent failures, they are data.
  */
 
+import type { SendSandbox } from "../sandbox/send-sandbox.js";
+
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
@@ -95,6 +97,12 @@ export interface AgentSendRequest {
    * (claude `--max-budget-usd`) passes it on as a second line of defence, others ignore it.
    */
   maxBudgetUsd?: number | undefined;
+  /**
+   * Set when sssf runs this send's processes inside its OS sandbox: `cwd` and `contextHandoffDir` are
+   * then the paths the agent sees inside the box (stable across runs), and `sandbox.hostCwd` is the
+   * working tree on the host. A runtime whose CLI has a sandbox of its own makes it defer to the box.
+   */
+  sandbox?: SendSandbox | undefined;
 }
 
 export interface ProcessStart {

@@ -68,6 +68,7 @@ const RANKS: Record<string, number> = {
   util: 0,
   errors: 1,
   trace: 2,
+  sandbox: 2,
   runtimes: 3,
   config: 4,
   code: 5,
