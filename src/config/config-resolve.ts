@@ -5,9 +5,11 @@
  * command, unknown tool names, absolute or escaping boundary patterns, missing prompt files.
  */
 import { statSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import type { ConfigProblem } from "../errors/config-error.js";
 import type { AgentTimeouts } from "../runtimes/runtime.js";
+import type { SandboxSettings } from "../sandbox/sandbox-settings.js";
 import { traceLocation } from "../trace/trace-location.js";
 import { boundaryGlobProblem, expandBoundaryGlob } from "./boundary-globs.js";
 import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
@@ -137,6 +139,58 @@ function modelPrices(wire: ConfigWire["prices"]): Record<string, ModelPrice> | u
  * Resolves a schema-valid wire value. Never throws: every semantic problem is returned, all at once,
  * next to a config that is only meaningful when `problems` is empty.
  */
+/** A `sandbox:` path made absolute: `~` is the home folder, a relative path is from the repo root. */
+function sandboxPath(entry: string, repoRoot: string): string {
+  if (entry === "~" || entry.startsWith("~/")) return path.join(homedir(), entry.slice(1));
+  return path.resolve(repoRoot, entry);
+}
+
+function sandboxNetwork(
+  network: "open" | string[],
+  where: string,
+  problems: ConfigProblem[],
+): "open" | string[] {
+  if (network === "open" || network.length === 0) return network;
+  problems.push({
+    path: `${where}.network`,
+    message:
+      "a list of hosts cannot be enforced by sssf's sandbox yet (bubblewrap shares or cuts the whole network); use open, or [] for no network",
+  });
+  return "open";
+}
+
+function sandboxSettings(
+  wire: ConfigWire["sandbox"],
+  where: string,
+  repoRoot: string,
+  problems: ConfigProblem[],
+): SandboxSettings {
+  return {
+    mode: wire.mode,
+    allowWrite: wire.allow_write.map((entry) => sandboxPath(entry, repoRoot)),
+    denyRead: wire.deny_read.map((entry) => sandboxPath(entry, repoRoot)),
+    network: sandboxNetwork(wire.network, `${where}`, problems),
+  };
+}
+
+/** An agent's sandbox: its own keys over the top-level ones. */
+function agentSandbox(
+  base: SandboxSettings,
+  own: ConfigWire["agents"][number]["sandbox"],
+  where: string,
+  repoRoot: string,
+  problems: ConfigProblem[],
+): SandboxSettings {
+  if (own === undefined) return base;
+  return {
+    mode: own.mode ?? base.mode,
+    allowWrite: own.allow_write?.map((entry) => sandboxPath(entry, repoRoot)) ?? base.allowWrite,
+    denyRead: own.deny_read?.map((entry) => sandboxPath(entry, repoRoot)) ?? base.denyRead,
+    network:
+      own.network === undefined ? base.network : sandboxNetwork(own.network, `${where}.sandbox`, problems),
+  };
+}
+
 export function resolveConfig(wire: ConfigWire, context: ResolveContext): ResolvedConfig {
   const { repoRoot, knownRuntimes } = context;
   const problems: ConfigProblem[] = [];
@@ -158,6 +212,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     ? boundaryPatterns(defaults.protected_files, "defaults.protected_files", repoRoot, problems)
     : defaultProtectedFiles(context, dataDir);
 
+  const sandbox = sandboxSettings(wire.sandbox, "sandbox", repoRoot, problems);
   const firstIndexByName = new Map<string, number>();
   const agents = wire.agents.map((agent, index): AgentConfig => {
     const where = `agents[${index}]`;
@@ -219,6 +274,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
         wallMs: toMs(agent.timeouts?.wall_seconds, defaultTimeouts.wallMs),
       },
       limits: agentLimits(agent.limits),
+      sandbox: agentSandbox(sandbox, agent.sandbox, where, repoRoot, problems),
       env: { ...agent.env },
     };
   });

@@ -146,6 +146,38 @@ function buildConfigWireSchema() {
     .strict()
     .describe("Values every agent inherits unless it sets its own.");
 
+  const sandboxModeSchema = z.enum(["auto", "required", "off"], {
+    error: (issue) => `expected auto, required or off, got ${describeValue(issue.input)}`,
+  });
+  const networkSchema = z
+    .union([z.literal("open"), z.array(z.string().min(1))], {
+      error: (issue) =>
+        `expected "open" or a list of hosts ([] for no network), got ${describeValue(issue.input)}`,
+    })
+    .describe('"open" (the default): the host\'s network; []: none at all.');
+  /** The keys of `sandbox:`, with or without defaults (an agent's block overrides key by key). */
+  const sandboxKeys = {
+    mode: sandboxModeSchema.describe(
+      "auto: agents run inside an OS sandbox wherever one is supported (bubblewrap on Linux, sandbox-exec on macOS); required: refuse to start an agent without one; off: the write boundary alone.",
+    ),
+    allow_write: stringList("paths").describe(
+      "More paths the agent may write inside the sandbox (~ is the home folder; relative paths are from the repo root).",
+    ),
+    deny_read: stringList("paths").describe(
+      "More paths the agent may not read inside the sandbox, besides the built-in credential list.",
+    ),
+    network: networkSchema,
+  };
+  const agentSandboxSchema = z
+    .object({
+      mode: sandboxKeys.mode.optional(),
+      allow_write: sandboxKeys.allow_write.optional(),
+      deny_read: sandboxKeys.deny_read.optional(),
+      network: sandboxKeys.network.optional(),
+    })
+    .strict()
+    .describe("Overrides the top-level sandbox: key by key for this agent.");
+
   const agentSchema = z
     .object({
       name: nameSchema("agent name", " (it becomes a directory name)").describe(
@@ -180,6 +212,7 @@ function buildConfigWireSchema() {
         .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
       timeouts: agentTimeoutsSchema.optional(),
       limits: agentLimitsSchema.optional(),
+      sandbox: agentSandboxSchema.optional(),
       env: envSchema.default({}),
     })
     .strict();
@@ -206,6 +239,16 @@ function buildConfigWireSchema() {
         .array(agentSchema, { error: expected("a list of agents") })
         .min(1, { error: "expected at least one agent" })
         .describe("The roster."),
+      sandbox: z
+        .object({
+          mode: sandboxKeys.mode.default("auto"),
+          allow_write: sandboxKeys.allow_write.default([]),
+          deny_read: sandboxKeys.deny_read.default([]),
+          network: sandboxKeys.network.default("open"),
+        })
+        .strict()
+        .prefault({})
+        .describe("The OS sandbox every agent runs in (docs/sandbox.md)."),
       observability: z
         .object({
           db: z

@@ -1,4 +1,5 @@
 import type { AgentTimeouts, ThinkingLevel } from "../runtimes/runtime.js";
+import type { SandboxSettings } from "../sandbox/sandbox-settings.js";
 import type { ModelPrice } from "./prices.js";
 
 /** Budgets of each phase an agent owns (`agents[].limits`); an absent key is no limit. */
@@ -29,6 +30,8 @@ export interface AgentConfig {
   timeouts: AgentTimeouts;
   /** Budgets of each phase this agent owns (absent: none); a phase's own budget overrides them. */
   limits?: AgentLimits | undefined;
+  /** The OS sandbox this agent runs in: the top-level `sandbox:` with the agent's own keys over it. */
+  sandbox: SandboxSettings;
   env: Record<string, string>;
 }
 

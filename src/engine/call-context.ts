@@ -4,6 +4,7 @@ import type { SendHook } from "../api/send-hook.js";
 import type { AgentConfig } from "../config/config-types.js";
 import type { GateContext } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
+import type { AgentSandbox } from "../sandbox/resolve-sandbox.js";
 import type { AgentSessionState, AgentSessions } from "../session/agent-session.js";
 import type { RecordFiles } from "../session/record-files.js";
 import type { RunReporter } from "../session/reporter.js";
@@ -38,6 +39,8 @@ export interface AgentCallContext {
   config: AgentConfig;
   runtime: Runtime;
   dirs: AgentDirs;
+  /** The OS sandbox this agent's sends run in, or why they run unboxed. */
+  sandbox: AgentSandbox;
 }
 
 /** One call in one phase. */

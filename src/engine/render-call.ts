@@ -29,7 +29,7 @@ export function renderCall<T extends OutputType>(
   const values = {
     prompt: options.prompt,
     previous_envelope: previous === null ? "(none)" : JSON.stringify(previous, null, 2),
-    context_handoff_dir: run.contextHandoffDir,
+    context_handoff_dir: agent.sandbox.boxed ? agent.sandbox.boxContextHandoffDir : run.contextHandoffDir,
     adw_id: run.adwId,
     output_schema: contract.outputSchema,
   };

@@ -33,6 +33,7 @@ import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import { newPhaseRow } from "../trace/rows.js";
+import { agentSandboxFor } from "./agent-sandbox.js";
 import { RunBudget } from "./budget.js";
 import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
@@ -355,7 +356,12 @@ export class RunEngine implements Run {
     if (!context) {
       const dirs = agentDirs(this.options.dirs, agent.name, runtime.id);
       ensureAgentDirs(dirs);
-      context = { config: agent, runtime, dirs };
+      const sandbox = agentSandboxFor(this.config, agent, runtime, dirs, {
+        workTree: this.repoRoot,
+        checkoutRoot: this.checkoutRoot,
+        contextHandoffDir: this.contextHandoffDir,
+      });
+      context = { config: agent, runtime, dirs, sandbox };
       this.agentContexts.set(agent.name, context);
     }
     return context;

@@ -23,6 +23,7 @@ export async function sendThroughHooks(context: CallContext, input: SendInput): 
     phase: phase.row,
     attempt: input.attempt,
     reason: input.reason,
+    sandboxed: agent.sandbox.boxed,
   };
   const open: OpenSendHook[] = [];
   try {

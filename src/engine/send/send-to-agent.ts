@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { SendReason } from "../../api/send-hook.js";
 import type { AgentSendResult, ToolCall, Usage } from "../../runtimes/runtime.js";
+import { sandboxTracePayload } from "../../sandbox/resolve-sandbox.js";
 import type { EventRow, ProcessRow } from "../../trace/events.js";
 import { endedProcessRow, startedProcessRow } from "../../trace/rows.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
@@ -87,6 +88,7 @@ export async function sendToAgent(
       resume: session.sends > 0,
       attempt: input.attempt,
       reason: input.reason,
+      sandbox: sandboxTracePayload(agent.sandbox),
     },
   });
   const processes = new Map<number, ProcessRow>();
@@ -107,8 +109,9 @@ export async function sendToAgent(
         tools: agent.config.tools,
         systemPrompt: input.systemPrompt,
         prompt: input.prompt,
-        cwd: run.repoRoot,
-        contextHandoffDir: run.contextHandoffDir,
+        cwd: agent.sandbox.boxed ? agent.sandbox.boxCwd : run.repoRoot,
+        contextHandoffDir: agent.sandbox.boxed ? agent.sandbox.boxContextHandoffDir : run.contextHandoffDir,
+        sandbox: agent.sandbox.boxed ? agent.sandbox.sandbox : undefined,
         command: agent.config.command,
         env: agent.config.env,
         timeouts: agent.config.timeouts,
@@ -176,6 +179,7 @@ export async function sendToAgent(
     session_id: session.sessionId,
     attempt: input.attempt,
     reason: input.reason,
+    sandbox: sandboxTracePayload(agent.sandbox),
     usage: {
       input_tokens: usage.inputTokens,
       output_tokens: usage.outputTokens,

@@ -152,6 +152,7 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
   const outcome = await spawnAgent({
     command,
     cwd: request.cwd,
+    sandbox: request.sandbox,
     ...(request.env === undefined ? {} : { env: request.env }),
     stdin: `${JSON.stringify(stdin)}\n`,
     rawOutputPath: request.rawOutputPath,

@@ -106,6 +106,7 @@ export async function runCliSend(
   const outcome = await spawnAgent({
     command: invocation.command,
     cwd: request.cwd,
+    sandbox: request.sandbox,
     env: { ...invocation.env, ...request.env },
     stdin: invocation.stdin,
     rawOutputPath: request.rawOutputPath,

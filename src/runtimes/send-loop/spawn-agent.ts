@@ -6,6 +6,10 @@
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { Writable } from "node:stream";
+import { boxedCommand } from "../../sandbox/boxed-command.js";
+import type { SendSandbox } from "../../sandbox/send-sandbox.js";
+import { findExecutable } from "../../util/find-executable.js";
 import {
   childMarkers,
   processGroupAlive,
@@ -16,6 +20,7 @@ import {
   untrackProcessGroup,
 } from "../../util/process-group.js";
 import type { AgentSendObserver, AgentTimeouts, ProcessEnd } from "../runtime.js";
+import { LIFELINE_FD, lifelineSupported, withLifeline } from "./lifeline.js";
 import { type CappedLine, createLineSplitter } from "./line-splitter.js";
 import { createRawOutputWriter } from "./raw-output-writer.js";
 import { watchAgentProcess } from "./watch-agent-process.js";
@@ -24,7 +29,10 @@ import { watchAgentProcess } from "./watch-agent-process.js";
 export interface SpawnAgentOptions {
   /** argv; `command[0]` is looked up on PATH. */
   command: string[];
+  /** Where the agent starts: inside the box when `sandbox` is set. */
   cwd: string;
+  /** The OS sandbox the agent runs in (absent: unboxed, held only by its lifeline). */
+  sandbox?: SendSandbox | undefined;
   /** Added to (and overriding) `process.env`. */
   env?: Record<string, string>;
   /** Written to the agent's stdin, which is then closed. */
@@ -91,6 +99,37 @@ const cappedLineDetails = (cap: CappedLine): Record<string, unknown> => ({
   tail_bytes: cap.tailBytes,
 });
 
+interface LaunchPlan {
+  argv: string[];
+  /** The spawn's own cwd, on the host. */
+  cwd: string;
+  /** True when the argv starts the lifeline shell (its pipe is the fourth stdio entry). */
+  lifeline: boolean;
+}
+
+/**
+ * How the agent is started: inside its box when it has one (bubblewrap ends it with sssf), else
+ * through the lifeline shell. A program that cannot be found is spawned as given, so the spawn fails
+ * the way it always did, naming it.
+ */
+function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId: string): LaunchPlan {
+  const { command, sandbox } = options;
+  const hostCwd = sandbox?.hostCwd ?? options.cwd;
+  const resolved = findExecutable(command[0] ?? "", { cwd: hostCwd, env });
+  if (resolved === null) return { argv: command, cwd: hostCwd, lifeline: false };
+  const argv = [resolved, ...command.slice(1)];
+  const boxed = sandbox === undefined ? argv : boxedCommand(sandbox, argv, options.cwd);
+  if (sandbox?.backend === "bwrap" || !lifelineSupported)
+    return { argv: boxed, cwd: hostCwd, lifeline: false };
+  return { argv: withLifeline(boxed, spawnId), cwd: hostCwd, lifeline: true };
+}
+
+function releaseLifeline(pipe: Writable | null | undefined): void {
+  if (!pipe) return;
+  pipe.on("error", () => {});
+  pipe.end("done\n");
+}
+
 /** How long a SIGTERMed group gets before SIGKILL. */
 export const KILL_GRACE_MS = 1500;
 
@@ -145,14 +184,16 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
 
   // Marked so that processes which leave the group (`setsid`) are still found and ended.
   const markers = childMarkers();
+  const env = { ...process.env, ...options.env, ...markers.env };
+  const launch = launchPlan(options, env, markers.spawnId);
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(program, command.slice(1), {
-      cwd,
-      env: { ...process.env, ...options.env, ...markers.env },
+    child = spawn(launch.argv[0] ?? program, launch.argv.slice(1), {
+      cwd: launch.cwd,
+      env,
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      stdio: launch.lifeline ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+    }) as ChildProcessWithoutNullStreams;
   } catch (error) {
     await raw.close();
     return { ...outcome, spawnError: `could not start \`${command.join(" ")}\`: ${describe(error)}` };
@@ -164,7 +205,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
     child.stderr.destroy();
     child.stdin.destroy();
     await raw.close();
-    const where = existsSync(cwd) ? `in ${cwd}` : `because its cwd ${cwd} does not exist`;
+    const where = existsSync(launch.cwd)
+      ? `in ${launch.cwd}`
+      : `because its cwd ${launch.cwd} does not exist`;
     return { ...outcome, spawnError: `could not start \`${program}\` ${where}: ${describe(error)}` };
   }
 
@@ -186,6 +229,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
     killing = terminateProcessGroup(pid, KILL_GRACE_MS);
   };
   child.stdout.setEncoding("utf8");
+  // The leader is gone: the lifeline's watcher leaves without killing anything (registered first, so
+  // it hears this before the watch sweeps the group).
+  if (launch.lifeline) child.once("exit", () => releaseLifeline(child.stdio[LIFELINE_FD] as Writable | null));
   const ended = watchAgentProcess({ child, timeouts: options.timeouts, signal: options.signal, kill });
   child.stdout.on("data", (chunk: string) => {
     splitter.push(chunk);

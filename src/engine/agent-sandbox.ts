@@ -1,0 +1,52 @@
+/**
+ * The box each agent of a run works in, resolved once per agent: its settings (`SSSF_SANDBOX` over
+ * the config), this machine's sandbox, the run's folders and the runtime's own state folders.
+ */
+
+import { homedir } from "node:os";
+import type { AgentConfig, SssfConfig } from "../config/config-types.js";
+import type { Runtime } from "../runtimes/runtime.js";
+import { gitPathsOf } from "../sandbox/git-paths.js";
+import { type AgentSandbox, resolveAgentSandbox } from "../sandbox/resolve-sandbox.js";
+import { effectiveSandbox } from "../sandbox/sandbox-settings.js";
+import { type SandboxSupport, sandboxSupport } from "../sandbox/sandbox-support.js";
+import type { AgentDirs } from "../session/session-dirs.js";
+
+export interface RunFolders {
+  /** The run's working tree (its worktree, or the checkout in place). */
+  workTree: string;
+  /** The operator's checkout. */
+  checkoutRoot: string;
+  contextHandoffDir: string;
+}
+
+const NO_SUPPORT_NEEDED: SandboxSupport = { available: false, reason: "sandbox.mode is off", fix: "" };
+
+export function agentSandboxFor(
+  config: SssfConfig,
+  agent: AgentConfig,
+  runtime: Runtime,
+  dirs: AgentDirs,
+  folders: RunFolders,
+): AgentSandbox {
+  const settings = effectiveSandbox(agent.sandbox);
+  const env = { ...process.env, ...agent.env };
+  let runtimeDirs: string[] = [];
+  try {
+    runtimeDirs = runtime.stateDirs?.(env) ?? [];
+  } catch {
+    // A runtime that cannot say where it keeps its state gets none writable: its CLI says what failed.
+  }
+  return resolveAgentSandbox({
+    settings,
+    support: settings.mode === "off" ? NO_SUPPORT_NEEDED : sandboxSupport(),
+    repoRoot: folders.checkoutRoot,
+    workTree: folders.workTree,
+    gitPaths: [...new Set([...gitPathsOf(folders.workTree), ...gitPathsOf(folders.checkoutRoot)])],
+    dataDir: config.dataDir,
+    contextHandoffDir: folders.contextHandoffDir,
+    agentDirs: [dirs.runtimeSessions],
+    runtimeDirs,
+    home: env.HOME || homedir(),
+  });
+}
