@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { Workflow } from "../api/run-api.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import { RunRefusedError } from "../errors/run-refused-error.js";
@@ -5,6 +6,8 @@ import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { Runtime } from "../runtimes/runtime.js";
+import { effectiveSandbox, SANDBOX_MODE_ENV, sandboxModeFromEnv } from "../sandbox/sandbox-settings.js";
+import { sandboxSupport } from "../sandbox/sandbox-support.js";
 
 /** What the checks before a run need to know. */
 export interface RunRequest {
@@ -28,6 +31,7 @@ export async function checkRunRequest(options: RunRequest): Promise<(agent: Agen
     problems.push(new UsageError("the prompt is empty: pass a request or a prompt file"));
   const resolveRuntime = await resolveRuntimes(options, problems);
   problems.push(...suiteProblems(options.workflow, options.config));
+  problems.push(...sandboxProblems(agentsNeeded(options, []), options.config));
   if (problems.length === 1) throw problems[0];
   if (problems.length > 1) throw new RunRefusedError(problems);
   return resolveRuntime;
@@ -62,6 +66,46 @@ function agentsNeeded(options: RunRequest, problems: SssfError[]): AgentConfig[]
     }
     return [agent];
   });
+}
+
+/**
+ * `sandbox.mode: required` (or `SSSF_SANDBOX=required`) refuses the run before any agent starts when
+ * this machine cannot box an agent, or when an `allow_write` path it names does not exist.
+ */
+function sandboxProblems(agents: AgentConfig[], config: SssfConfig): SssfError[] {
+  const problems: SssfError[] = [];
+  if (sandboxModeFromEnv() === "invalid")
+    problems.push(
+      new UsageError(
+        `${SANDBOX_MODE_ENV}=${process.env[SANDBOX_MODE_ENV]}: expected auto, required or off`,
+        SANDBOX_MODE_ENV,
+      ),
+    );
+  const where = config.file ?? "the config";
+  for (const agent of agents) {
+    const settings = effectiveSandbox(agent.sandbox);
+    if (settings.mode !== "required") continue;
+    const support = sandboxSupport();
+    if (!support.available) {
+      problems.push(
+        new SssfError(
+          "sandbox_unavailable",
+          `agent ${agent.name}: sandbox.mode is required, but ${support.reason}; ${support.fix}`,
+          { exitCode: 2 },
+        ),
+      );
+      continue;
+    }
+    for (const missing of settings.allowWrite.filter((entry) => !existsSync(entry)))
+      problems.push(
+        new SssfError(
+          "sandbox_unavailable",
+          `agent ${agent.name}: sandbox.allow_write names ${missing}, which does not exist (${where}); create it or remove it from the list`,
+          { exitCode: 2 },
+        ),
+      );
+  }
+  return problems;
 }
 
 /** A workflow that needs a quality suite the config lacks must fail before anything runs. */

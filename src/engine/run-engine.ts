@@ -26,6 +26,7 @@ import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { SssfError } from "../errors/sssf-error.js";
 import type { Gate, GateContext, PathChange } from "../gates/gate.js";
 import type { Runtime } from "../runtimes/runtime.js";
+import type { AgentSandbox } from "../sandbox/resolve-sandbox.js";
 import type { AgentSessions } from "../session/agent-session.js";
 import type { RecordFiles } from "../session/record-files.js";
 import type { RunReporter } from "../session/reporter.js";
@@ -33,7 +34,7 @@ import { agentDirs, ensureAgentDirs, type SessionDirs } from "../session/session
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import { newPhaseRow } from "../trace/rows.js";
-import { agentSandboxFor } from "./agent-sandbox.js";
+import { agentSandboxFor, sandboxNotes } from "./agent-sandbox.js";
 import { RunBudget } from "./budget.js";
 import { callAgent } from "./call-agent.js";
 import type { AgentCallContext, PhaseCallContext, RunCallContext } from "./call-context.js";
@@ -108,6 +109,8 @@ export class RunEngine implements Run {
   private readonly callRun: RunCallContext;
   /** Each agent's runtime and folders, made on its first phase. */
   private readonly agentContexts = new Map<string, AgentCallContext>();
+  /** The run has said once that its agents are not boxed. */
+  private unboxedNoted = false;
 
   constructor(options: RunEngineOptions) {
     this.options = options;
@@ -362,9 +365,27 @@ export class RunEngine implements Run {
         contextHandoffDir: this.contextHandoffDir,
       });
       context = { config: agent, runtime, dirs, sandbox };
+      this.noteSandbox(agent.name, sandbox);
       this.agentContexts.set(agent.name, context);
     }
     return context;
+  }
+
+  /** Says once per run that agents run unboxed (and why), and once per missing `allow_write` path. */
+  private noteSandbox(agent: string, sandbox: AgentSandbox): void {
+    const notes = sandboxNotes(agent, sandbox, this.unboxedNoted);
+    if (!sandbox.boxed) this.unboxedNoted = true;
+    for (const note of notes) {
+      this.trace.event({
+        type: "log",
+        name: note.message,
+        phaseId: null,
+        agent,
+        ok: false,
+        payload: note.payload,
+      });
+      this.options.reporter.log(`! ${note.message}`);
+    }
   }
 
   private boundaryOf(agent: AgentConfig): WriteBoundary {

@@ -6,6 +6,7 @@ export type SssfErrorCode =
   | "phase_failed"
   | "agent_unknown"
   | "runtime_unknown"
+  | "sandbox_unavailable"
   | "git_failed"
   | "not_a_git_repo"
   | "interrupted"

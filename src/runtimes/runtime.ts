@@ -176,6 +176,12 @@ export interface AgentSendResult {
   exitCode?: number | null | undefined;
 }
 
+/** Where a runtime's CLI keeps its state: folders (sssf makes them when missing) and single files. */
+export interface RuntimeStatePaths {
+  folders: string[];
+  files?: string[];
+}
+
 /** One finding of `sssf doctor` about an agent's runtime. */
 export interface RuntimeCheck {
   ok: boolean;
@@ -205,11 +211,11 @@ export interface Runtime {
   readonly specVersion: "sssf-runtime/1";
   send(request: AgentSendRequest, observer: AgentSendObserver): Promise<AgentSendResult>;
   /**
-   * Optional: the folders the runtime's CLI keeps its own state in (its config, conversations, caches
+   * Optional: the folders (and files) the runtime's CLI keeps its own state in (its config, conversations, caches
    * and the credential it calls its model with), for the agent's environment `env`. Inside sssf's box
    * they stay writable; everything else outside the working tree is read-only.
    */
-  stateDirs?(env: Record<string, string | undefined>): string[];
+  statePaths?(env: Record<string, string | undefined>): RuntimeStatePaths;
   /**
    * Optional: checks for `sssf doctor` — the binary found and its version, the model resolvable, the
    * API-key variables present. Never throws; never spawns a model request.

@@ -3,6 +3,7 @@
  * misleading hand-written Report) and one for the quality suites, found or (with `--run-suites`) run
  * once in the checkout. `doctor-command.ts` prints them as text or JSON.
  */
+
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { suggestToolName } from "../../config/config-tools.js";
@@ -13,6 +14,7 @@ import type { RuntimeCheck } from "../../runtimes/runtime.js";
 import { isToolName } from "../../runtimes/tool-names.js";
 import { findExecutable } from "../../util/find-executable.js";
 import { runtimes } from "../builtin-plugins.js";
+import { sandboxChecks } from "./doctor-sandbox.js";
 
 /** A check of a quality suite that `--run-suites` ran: how it ended. */
 export interface SuiteCheck extends RuntimeCheck {
@@ -108,7 +110,7 @@ export async function agentSection(config: SssfConfig, agent: AgentConfig): Prom
       })),
     );
   }
-  checks.push(...toolsCheck(agent), ...promptChecks(agent), ...reportCheck(agent));
+  checks.push(...sandboxChecks(agent), ...toolsCheck(agent), ...promptChecks(agent), ...reportCheck(agent));
   return { title, subject: `agents.${agent.name}`, checks };
 }
 

@@ -15,6 +15,7 @@ import { doctorClaudeCode } from "./doctor.js";
 import { createClaudeStreamParser } from "./events.js";
 import { claudeTmpDir, removeClaudeSocket } from "./scratch.js";
 import { planClaudeSession, recordClaudeSession } from "./session.js";
+import { claudeStatePaths } from "./state-paths.js";
 import { type ClaudeSchemaArg, claudeSchemaArg, describeStructuredOutcome } from "./structured-output.js";
 
 const LABEL = "claude_code";
@@ -151,4 +152,5 @@ export const claudeCodeRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendClaudeCode,
   doctor: doctorClaudeCode,
+  statePaths: claudeStatePaths,
 };

@@ -177,4 +177,5 @@ export const geminiRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendGemini,
   doctor: doctorGemini,
+  statePaths: (env) => ({ folders: [geminiUserDir(env)] }),
 };

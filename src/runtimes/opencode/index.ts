@@ -21,6 +21,7 @@ import { doctorOpencode, opencodeCommand } from "./doctor.js";
 import { createOpencodeStreamParser } from "./events.js";
 import { loadOpencodeModelSources, resolveOpencodeModel } from "./models.js";
 import { planOpencodeSession, recordOpencodeSession } from "./session.js";
+import { opencodeStatePaths } from "./state-paths.js";
 
 const LABEL = "opencode";
 
@@ -123,4 +124,5 @@ export const opencodeRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendOpencode,
   doctor: doctorOpencode,
+  statePaths: opencodeStatePaths,
 };

@@ -12,7 +12,7 @@ import { doctorPi } from "./doctor.js";
 import { createPiStreamParser } from "./events.js";
 import { locatePi, PI_PACKAGE, type PiInstall, piCommand } from "./install.js";
 import { resolvePiModel } from "./model-resolve.js";
-import { loadPiModelCatalog } from "./models.js";
+import { loadPiModelCatalog, piAgentDir } from "./models.js";
 import { planPiSession } from "./session.js";
 import { compactPiLine } from "./stream-filter.js";
 
@@ -109,4 +109,5 @@ export const piRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendPi,
   doctor: doctorPi,
+  statePaths: (env) => ({ folders: [piAgentDir(env)] }),
 };
