@@ -15,6 +15,7 @@ import {
 } from "../runtime.js";
 import { runCliSend } from "../send-loop/cli-runtime.js";
 import { CODEX_ENV } from "./args.js";
+import { codexHome } from "./config.js";
 import { doctorCodex } from "./doctor.js";
 import { createCodexParser } from "./events.js";
 import { codexNativeReply } from "./output-schema.js";
@@ -118,4 +119,5 @@ export const codexRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendCodex,
   doctor: doctorCodex,
+  statePaths: (env) => ({ folders: [codexHome(env)] }),
 };
