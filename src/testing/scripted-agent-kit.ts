@@ -21,6 +21,12 @@ export interface ScriptedAgent {
   /** argv for an agent with `coding_agent: exec`. */
   command: string[];
   scriptPath: string;
+  /**
+   * The agent's roster entry: `coding_agent: exec`, its `command`, and its script folder in
+   * `sandbox.allow_write` (the agent records what it was sent there, outside the repo and so outside
+   * sssf's box).
+   */
+  rosterEntry: { coding_agent: "exec"; command: string[]; sandbox: { allow_write: string[] } };
   /** Every request received so far, across sessions, in arrival order. */
   sends(): ScriptedSend[];
 }
@@ -62,7 +68,7 @@ export function scriptedAgentCommand(scriptPath: string): string[] {
  * @example
  * const agent = createScriptedAgent({ dir, turns: [{ reply: "done", tool_calls: [
  *   { tool: "write", write_file: { path: "notes.md", content: "hi" } }] }] });
- * // agent.command goes into the agent's `command`; agent.sends() lists what it was asked.
+ * // agent.rosterEntry goes into the agent's roster entry; agent.sends() lists what it was asked.
  */
 export function createScriptedAgent(options: CreateScriptedAgentOptions): ScriptedAgent {
   mkdirSync(options.dir, { recursive: true });
@@ -75,9 +81,11 @@ export function createScriptedAgent(options: CreateScriptedAgentOptions): Script
     rmSync(stale, { recursive: true, force: true });
   }
   writeFileSync(scriptPath, `${JSON.stringify({ turns: options.turns }, null, 2)}\n`);
+  const command = scriptedAgentCommand(scriptPath);
   return {
-    command: scriptedAgentCommand(scriptPath),
+    command,
     scriptPath,
+    rosterEntry: { coding_agent: "exec", command, sandbox: { allow_write: [options.dir] } },
     sends() {
       const path = scriptSendsPath(scriptPath);
       if (!existsSync(path)) return [];

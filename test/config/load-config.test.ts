@@ -90,6 +90,7 @@ describe("loadConfig with a full config", () => {
       tools: ["read", "bash"],
       writes: ["**"],
       timeouts: { idleMs: 60_000, wallMs: 600_000 },
+      sandbox: { mode: "auto", allowWrite: [], denyRead: [], network: "open" },
       env: {},
     });
     const builder = findAgent(config, "builder");
@@ -149,6 +150,7 @@ describe("loadConfig with a minimal config", () => {
           tools: ["read", "bash", "edit", "write"],
           writes: ["**"],
           timeouts: defaultTimeouts,
+          sandbox: { mode: "auto", allowWrite: [], denyRead: [], network: "open" },
           env: {},
         },
       ],

@@ -32,7 +32,7 @@ export function createRepo(
       path.join(prompts, "user.md"),
       options.userPrompt ?? "## prompt\n\n{{prompt}}\n\n## previous_envelope\n\n{{previous_envelope}}\n",
     );
-    return { name, coding_agent: "exec", command: scripted[name]?.command };
+    return { name, ...scripted[name]?.rosterEntry };
   });
   mkdirSync(path.join(dir, "adws/adw_sssf_config"), { recursive: true });
   writeFileSync(

@@ -53,7 +53,7 @@ export class Sandbox {
       mkdirSync(promptDir, { recursive: true });
       writeFileSync(path.join(promptDir, "system.md"), SYSTEM);
       writeFileSync(path.join(promptDir, "user.md"), spec.userPrompt ?? USER);
-      return { name: spec.name, coding_agent: "exec", command: agent.command, ...spec.extra };
+      return { name: spec.name, ...agent.rosterEntry, ...spec.extra };
     });
     this.writeConfig({ ...top, agents: roster });
     return this;

@@ -148,7 +148,7 @@ describe("a repo set up with sssf init --sdd", () => {
       const turns = (SDD_AGENTS as readonly string[]).includes(name) ? [TURNS[name as SddAgentName]] : [];
       const agent = createScriptedAgent({ dir: agentsDir, name, turns });
       agents.set(name, agent);
-      Object.assign(entry, { coding_agent: "exec", command: agent.command });
+      Object.assign(entry, agent.rosterEntry);
     }
     writeFileSync(path.join(repo, CONFIG), JSON.stringify(config, null, 2));
     git(["add", "-A"]);

@@ -61,8 +61,7 @@ export class World {
       );
       return {
         name,
-        coding_agent: "exec",
-        command: agent.command,
+        ...agent.rosterEntry,
         ...(spec.writes ? { writes: spec.writes } : {}),
       };
     });

@@ -28,7 +28,12 @@ function concurrentWorld(): WorktreeWorld {
   const program = path.join(repoRoot, "dist/testing/scripted-agent.js");
   w.sb.writeConfig({
     agents: [
-      { name: "builder", coding_agent: "exec", command: [process.execPath, program, builder.scriptPath] },
+      {
+        name: "builder",
+        coding_agent: "exec",
+        command: [process.execPath, program, builder.scriptPath],
+        sandbox: { allow_write: [w.sb.agentsDir] },
+      },
     ],
   });
   git(w.dir, ["init", "-q", "-b", "main"]);

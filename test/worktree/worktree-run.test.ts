@@ -128,7 +128,7 @@ describe("a run started from a sub-folder", () => {
     writeFileSync(path.join(prompts, "system.md"), "# builder\n");
     writeFileSync(path.join(prompts, "user.md"), "{{prompt}}\n");
     world.sb.writeConfig(
-      { agents: [{ name: "builder", coding_agent: "exec", command: builder.command }] },
+      { agents: [{ name: "builder", ...builder.rosterEntry }] },
       "pkg/adws/adw_sssf_config/sssf.config.yaml",
     );
     git(world.dir, ["init", "-q", "-b", "main"]);

@@ -85,7 +85,7 @@ export class WorktreeWorld {
     writeFileSync(path.join(prompts, "system.md"), "# builder {{adw_id}}\n");
     writeFileSync(path.join(prompts, "user.md"), USER);
     this.sb.writeConfig({
-      agents: [{ name: "builder", coding_agent: "exec", command: this.builder.command }],
+      agents: [{ name: "builder", ...this.builder.rosterEntry }],
       quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } },
     });
   }
