@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { hostPathOfBoxPath } from "../sandbox/box-paths.js";
 
 /** A claimed path inside the repo, or why it is not acceptable. */
 export type ResolvedClaimedPath =
@@ -17,8 +18,10 @@ const MAX_LINK_HOPS = 64;
  * separators ("." for the root itself). Never throws.
  * @example resolveClaimedPath("/repo", "src/a.ts") // { ok: true, absolute: "/repo/src/a.ts", relative: "src/a.ts" }
  */
-export function resolveClaimedPath(repoRoot: string, claimed: string): ResolvedClaimedPath {
-  if (claimed.trim() === "") return { ok: false, reason: "empty path" };
+export function resolveClaimedPath(repoRoot: string, boxClaimed: string): ResolvedClaimedPath {
+  if (boxClaimed.trim() === "") return { ok: false, reason: "empty path" };
+  // A boxed agent names files by their paths inside the box (its working tree at /sssf/work/<name>).
+  const claimed = hostPathOfBoxPath(boxClaimed, repoRoot, "");
   if (claimed.includes("\0")) return { ok: false, reason: "path contains a NUL byte" };
   const root = path.resolve(repoRoot);
   const realRoot = realLocation(root);
@@ -42,8 +45,10 @@ export function resolveClaimedPath(repoRoot: string, claimed: string): ResolvedC
 export function resolveArtifactPath(
   repoRoot: string,
   contextHandoffDir: string,
-  claimed: string,
+  boxClaimed: string,
 ): ResolvedClaimedPath {
+  // A boxed agent names files by their paths inside the box.
+  const claimed = hostPathOfBoxPath(boxClaimed, repoRoot, contextHandoffDir);
   const inRepo = resolveClaimedPath(repoRoot, claimed);
   if (inRepo.ok || !path.isAbsolute(claimed)) return inRepo;
   const handoff = resolveClaimedPath(contextHandoffDir, claimed);

@@ -19,3 +19,31 @@ export function boxRepoName(repoRoot: string): string {
 export function boxWorkPath(repoRoot: string): string {
   return `${BOX_ROOT}/work/${boxRepoName(repoRoot)}`;
 }
+
+const WORK_PREFIX = `${BOX_ROOT}/work/`;
+
+/**
+ * The host path of a path an agent wrote as it saw it inside the box: `/sssf/work/<name>/…` is in the
+ * run's working tree, `/sssf/context_handoff/…` in the session's `context_handoff/`. Any other path is
+ * returned as it is.
+ */
+export function hostPathOfBoxPath(file: string, workTree: string, contextHandoffDir: string): string {
+  if (file === BOX_CONTEXT_HANDOFF || file.startsWith(`${BOX_CONTEXT_HANDOFF}/`))
+    return path.join(contextHandoffDir, file.slice(BOX_CONTEXT_HANDOFF.length));
+  if (!file.startsWith(WORK_PREFIX)) return file;
+  const slash = file.indexOf("/", WORK_PREFIX.length);
+  return slash === -1 ? workTree : path.join(workTree, file.slice(slash));
+}
+
+/** `value` with every string in it that is a box path replaced by its host path (tool-call arguments). */
+export function hostPathsIn(value: unknown, workTree: string, contextHandoffDir: string, depth = 0): unknown {
+  if (typeof value === "string")
+    return value.startsWith(`${BOX_ROOT}/`) ? hostPathOfBoxPath(value, workTree, contextHandoffDir) : value;
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value))
+    return value.map((item) => hostPathsIn(item, workTree, contextHandoffDir, depth + 1));
+  const mapped: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value))
+    mapped[key] = hostPathsIn(item, workTree, contextHandoffDir, depth + 1);
+  return mapped;
+}

@@ -46,8 +46,19 @@ export function probe(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): Sandbo
   };
 }
 
+/** `SSSF_BWRAP` names the bubblewrap program when it is not `bwrap` on PATH. */
+export const BWRAP_ENV = "SSSF_BWRAP";
+
 function probeBwrap(env: NodeJS.ProcessEnv): SandboxSupport {
-  const program = findExecutable("bwrap", { env });
+  const named = env[BWRAP_ENV];
+  const program = named ? findExecutable(named, { env }) : findExecutable("bwrap", { env });
+  if (program === null && named) {
+    return {
+      available: false,
+      reason: `${BWRAP_ENV}=${named} is not an executable file`,
+      fix: `point ${BWRAP_ENV} at bubblewrap's bwrap, unset it to use bwrap from PATH, or set sandbox.mode: off`,
+    };
+  }
   if (program === null) {
     return {
       available: false,

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { SendReason } from "../../api/send-hook.js";
 import type { AgentSendResult, ToolCall, Usage } from "../../runtimes/runtime.js";
+import { hostPathsIn } from "../../sandbox/box-paths.js";
 import { sandboxTracePayload } from "../../sandbox/resolve-sandbox.js";
 import type { EventRow, ProcessRow } from "../../trace/events.js";
 import { endedProcessRow, startedProcessRow } from "../../trace/rows.js";
@@ -141,7 +142,12 @@ export async function sendToAgent(
             endedAt: call.endedAt,
             payload: { tool: call.tool, args: call.args, result: call.result },
           });
-          watch(call);
+          // The hooks judge host paths; the trace keeps what the agent saw.
+          watch(
+            agent.sandbox.boxed
+              ? { ...call, args: hostPathsIn(call.args, run.repoRoot, run.contextHandoffDir) }
+              : call,
+          );
           run.reporter.toolCall(row, call);
         },
         onUsage(usage) {
