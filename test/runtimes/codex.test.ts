@@ -82,12 +82,18 @@ describeRuntimeContract({
       expect(argv.filter((arg) => arg === "--add-dir")).toHaveLength(1);
     },
   },
-  // codex rejects the patch before running it, so its exec stream has no item for it: no tool_call is
-  // reported, and the model's tool result is codex's refusal. (The contract world takes /tmp out of
-  // the sandbox's writable roots, where every scene lives.)
+  // codex rejects the patch before running it, so its exec stream has no item for it: the one failed
+  // write is read from codex's session file, and the model's tool result is codex's refusal. (The
+  // contract world takes /tmp out of the sandbox's writable roots, where every scene lives.)
   outsideWrite: {
     expect(w, { observer }) {
-      expect(observer.toolCalls).toEqual([]);
+      expect(observer.toolCalls).toHaveLength(1);
+      expect(observer.toolCalls[0]).toMatchObject({
+        tool: "write",
+        ok: false,
+        args: { source: "session_file" },
+        result: expect.stringContaining("patch rejected: writing outside of the project"),
+      });
       const outputs = JSON.stringify(modelRequests(w).at(-1)?.body ?? {});
       expect(outputs).toContain("patch rejected: writing outside of the project");
     },

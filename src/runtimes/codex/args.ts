@@ -67,6 +67,8 @@ export interface CodexArgsInput {
   outputSchemaFile?: string | null;
   /** The session's handoff folder, made writable with `--add-dir` (absent: none). */
   contextHandoffDir?: string | undefined;
+  /** True when the send runs inside sssf's OS sandbox: codex's own sandbox defers to it (`sandboxArgs`). */
+  boxed?: boolean | undefined;
 }
 
 /**
@@ -79,6 +81,24 @@ export function workspaceArgs(plan: CodexToolPlan, contextHandoffDir: string | u
   if (plan.sandbox !== "workspace-write" || contextHandoffDir === undefined || contextHandoffDir === "")
     return [];
   return ["--add-dir", contextHandoffDir];
+}
+
+/**
+ * codex's sandbox switches. Outside sssf's box: `-s <read-only|workspace-write>` as the tools plan
+ * says, plus `--add-dir` for the handoff folder. Inside it: `-s danger-full-access`, codex's sandbox
+ * off. codex 0.171 builds its sandbox with bubblewrap, and a bwrap inside sssf's bwrap would need what
+ * the box takes away (capabilities, a new user namespace); the box already holds the policy (the
+ * working tree and `context_handoff/` writable, git dirs read-only, the network as configured), so
+ * every shell call would fail for no gain. `approval_policy="never"` (always passed) keeps codex from
+ * asking. See docs/runtimes/codex.md.
+ */
+export function sandboxArgs(
+  plan: CodexToolPlan,
+  contextHandoffDir: string | undefined,
+  boxed: boolean,
+): string[] {
+  if (boxed) return ["-s", "danger-full-access"];
+  return ["-s", plan.sandbox, ...workspaceArgs(plan, contextHandoffDir)];
 }
 
 /** Switches that keep codex from any traffic besides the model endpoint, and from extra tools. */
@@ -113,9 +133,7 @@ export function codexArgs(input: CodexArgsInput): string[] {
     "never",
     "-C",
     input.cwd,
-    "-s",
-    plan.sandbox,
-    ...workspaceArgs(plan, input.contextHandoffDir),
+    ...sandboxArgs(plan, input.contextHandoffDir, input.boxed === true),
     ...(input.model === "" ? [] : ["-m", input.model]),
     "-c",
     `model_instructions_file=${tomlString(input.instructionsFile)}`,

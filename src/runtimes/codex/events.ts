@@ -31,7 +31,12 @@ export interface CodexParserOptions {
 /** A parser that also hands back the raw cumulative counters, to store as the next baseline. */
 export interface CodexStreamParser extends CliStreamParser {
   cumulative(): CodexCumulativeUsage | null;
+  /** How many tool items (commands, file changes, MCP calls, web searches) the stream showed. */
+  toolItems(): number;
 }
+
+/** The exec stream's item types that stand for tool calls the rollout also records as thread items. */
+const TOOL_ITEM_TYPES = new Set(["command_execution", "file_change", "mcp_tool_call", "web_search"]);
 
 const COUNTERS = [
   "input_tokens",
@@ -103,7 +108,9 @@ export function createCodexParser(options: CodexParserOptions): CodexStreamParse
   let fatal: { error: string; kind?: SendErrorKind } | undefined;
   const log = (message: string) => observer.onLog?.(`codex: ${message}`);
 
+  const toolItemIds = new Set<string>();
   const onItem = (phase: string, item: CodexItem) => {
+    if (TOOL_ITEM_TYPES.has(item.type)) toolItemIds.add(String(item.id));
     if (item.type === "agent_message" && phase === "item.completed") {
       text = String(item.text ?? "");
       onText(`${text}\n`);
@@ -175,5 +182,6 @@ export function createCodexParser(options: CodexParserOptions): CodexStreamParse
     },
     // A stray thread's counters are no baseline for the session's own thread.
     cumulative: () => (fatal === undefined ? cumulative : null),
+    toolItems: () => toolItemIds.size,
   };
 }

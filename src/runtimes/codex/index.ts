@@ -21,6 +21,7 @@ import { createCodexParser } from "./events.js";
 import { codexNativeReply } from "./output-schema.js";
 import { prepareCodexSend } from "./prepare.js";
 import { rolloutContextTokens } from "./rollout.js";
+import { markRollout, SESSION_FILE_SOURCE, sessionFileCalls } from "./rollout-calls.js";
 import { recordedUsage, recordThread, recordUsage } from "./session.js";
 import { createStallWatch } from "./stall-watch.js";
 
@@ -46,6 +47,8 @@ async function sendCodex(request: AgentSendRequest, observer: AgentSendObserver)
     };
   }
   const { config, threadId } = prepared;
+  // Where the thread's session file ends now: the calls after it are this send's.
+  const rolloutBefore = markRollout(config.home, threadId);
   const baseline = threadId === null ? undefined : recordedUsage(request.sessionDir, threadId);
   if (threadId !== null && baseline === undefined) {
     log(
@@ -78,7 +81,8 @@ async function sendCodex(request: AgentSendRequest, observer: AgentSendObserver)
       watch.line(retry !== null);
     },
   });
-  const result = await runCliSend({ ...request, signal }, observer, "codex", {
+  const env = { ...request.env, ...prepared.env };
+  const result = await runCliSend({ ...request, env, signal }, observer, "codex", {
     command: prepared.argv,
     stdin: request.prompt,
     env: CODEX_ENV,
@@ -95,7 +99,10 @@ async function sendCodex(request: AgentSendRequest, observer: AgentSendObserver)
       log(`codex: cannot record usage of thread ${thread}: ${describe(error)}`);
     }
   }
-  if (thread !== undefined) result.contextTokens = rolloutContextTokens(config.home, thread);
+  if (thread !== undefined) {
+    result.contextTokens = rolloutContextTokens(config.home, thread);
+    reportSessionFileCalls(config.home, thread, rolloutBefore, parser.toolItems(), observer);
+  }
   if (watch.stalled && request.signal?.aborted !== true) {
     result.errorKind = "idle_timeout";
     result.error = `${who} made no progress for ${formatDuration(request.timeouts.idleMs)}: codex only retried its connection to the model endpoint (${lastRetry}); killed its process group`;
@@ -108,6 +115,31 @@ async function sendCodex(request: AgentSendRequest, observer: AgentSendObserver)
     // The observer's failure is not the send's.
   }
   return result;
+}
+
+/**
+ * Reports the send's tool calls that codex's exec stream left out (a rejected patch, a failed
+ * `write_stdin`…), read from the thread's session file, with one log line naming the file. Never throws.
+ */
+function reportSessionFileCalls(
+  home: string,
+  thread: string,
+  before: ReturnType<typeof markRollout>,
+  streamItems: number,
+  observer: AgentSendObserver,
+): void {
+  const found = sessionFileCalls(home, thread, before, streamItems);
+  if (found === null || found.calls.length === 0) return;
+  try {
+    for (const call of found.calls) observer.onToolCall?.(call);
+    const count = found.calls.length;
+    observer.onLog?.(
+      `codex: ${count} tool call${count === 1 ? "" : "s"} missing from codex's --json stream, read from its session file ${found.file}`,
+      { source: SESSION_FILE_SOURCE, session_file: found.file, tool_calls: count },
+    );
+  } catch {
+    // The observer's failure is not the send's.
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { type CodexCatalog, loadCodexCatalog, writeCatalogWithoutApplyPatch } fr
 import { type CodexConfig, type CodexEnv, readCodexConfig } from "./config.js";
 import { resolveCodexModel } from "./models.js";
 import { type CodexOutputSchema, writeCodexOutputSchema } from "./output-schema.js";
+import { codexNativeBinary, linkSandboxHelper, pathWithFirst, SANDBOX_HELPER } from "./sandbox-helper.js";
 import { isThreadId, recordedThread } from "./session.js";
 
 /** A send ready to run. */
@@ -24,6 +25,8 @@ export interface PreparedCodexSend {
   model: string;
   /** The native output schema of this send (`--output-schema`), or why there is none. */
   outputSchema: CodexOutputSchema;
+  /** Set over the agent's environment: `PATH` with the sandbox helper's folder first (outside the box, on Linux). */
+  env: Record<string, string>;
 }
 
 /** Why a send is refused before spawning. */
@@ -58,6 +61,34 @@ function threadToContinue(
   return threadId;
 }
 
+/**
+ * Outside sssf's box on Linux: `PATH` with a folder holding `codex-linux-sandbox` (a link to the native
+ * codex binary) first, so codex's own sandbox finds its helper wherever `CODEX_HOME` is (sandbox-helper.ts).
+ * Inside the box codex's sandbox is off and needs no helper. Never throws.
+ */
+function sandboxHelperEnv(
+  request: AgentSendRequest,
+  command: string[],
+  env: CodexEnv,
+  log: (message: string) => void,
+): Record<string, string> {
+  if (request.sandbox !== undefined || process.platform !== "linux") return {};
+  const native = codexNativeBinary(command, { cwd: request.cwd, env });
+  if (native === null) {
+    log(
+      `codex: cannot tell which codex binary \`${command.join(" ")}\` runs, so sssf puts no ${SANDBOX_HELPER} on PATH; codex's sandbox then relies on the one codex links itself (not made when CODEX_HOME is under the temporary folder)`,
+    );
+    return {};
+  }
+  try {
+    const folder = linkSandboxHelper(path.join(request.sessionDir, "codex-path"), native);
+    return { PATH: pathWithFirst(folder, env) };
+  } catch (error) {
+    log(`codex: cannot link ${SANDBOX_HELPER} in ${request.sessionDir}: ${describe(error)}`);
+    return {};
+  }
+}
+
 /** Prepares one send, or says why it cannot be made. Never throws. */
 export async function prepareCodexSend(
   request: AgentSendRequest,
@@ -71,7 +102,8 @@ export async function prepareCodexSend(
   let catalog: CodexCatalog | null = null;
   let catalogError = "";
   try {
-    catalog = await loadCodexCatalog(command, request.cwd, env, config);
+    // Inside the box `cwd` is a path of the box; sssf runs codex's catalog query on the host.
+    catalog = await loadCodexCatalog(command, request.sandbox?.hostCwd ?? request.cwd, env, config);
   } catch (error) {
     catalogError = describe(error);
     log(
@@ -86,7 +118,8 @@ export async function prepareCodexSend(
   const threadId = threadToContinue(request, log);
   if (threadId !== null && typeof threadId !== "string") return threadId;
 
-  const handoff = request.contextHandoffDir;
+  // Inside sssf's box the handoff folder is a path of the box (the engine made it on the host).
+  const handoff = request.sandbox === undefined ? request.contextHandoffDir : undefined;
   try {
     // codex cannot create files under an --add-dir folder that does not exist.
     if (handoff) mkdirSync(handoff, { recursive: true });
@@ -126,9 +159,10 @@ export async function prepareCodexSend(
       threadId,
       outputSchemaFile: outputSchema.kind === "passed" ? outputSchema.file : null,
       contextHandoffDir: request.contextHandoffDir,
+      boxed: request.sandbox !== undefined,
     });
     const model = request.model === "" ? (config.model ?? "") : request.model;
-    return { argv, config, threadId, model, outputSchema };
+    return { argv, config, threadId, model, outputSchema, env: sandboxHelperEnv(request, command, env, log) };
   } catch (error) {
     return {
       kind: "spawn_failed",
