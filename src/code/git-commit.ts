@@ -152,7 +152,8 @@ export interface KnownHead {
  * Commits exactly `changes` (paths relative to `root`) on the current branch with `message`, through a
  * private index (`prepared`, when one was read for this HEAD meanwhile) and `update-ref` with the expected old HEAD, so nothing else is swept in and a
  * concurrent commit is refused instead of overwritten. The operator's index is then refreshed for those
- * paths only. Git hooks do not run: sssf's quality suites are the checks. `known.head` is HEAD as the
+ * paths only. Git hooks do not run (`commit-tree` runs none, and `git-safety.ts` points every command's
+ * hooks at nothing): sssf's quality suites are the checks. `known.head` is HEAD as the
  * caller's snapshot saw it (the `update-ref` still refuses when HEAD moved since). Returns the new
  * commit id. Rejects with a GitError (code `git_failed`) when git refuses.
  */
@@ -212,12 +213,12 @@ export async function diffChanges(
     const pathspec = ["--", ...paths];
     const diff = await literalGit({
       cwd: root,
-      args: ["diff", "--cached", "--binary", base, ...pathspec],
+      args: ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--binary", base, ...pathspec],
       env,
     });
     const stat = await literalGit({
       cwd: root,
-      args: ["diff", "--cached", "--stat", base, ...pathspec],
+      args: ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--stat", base, ...pathspec],
       env,
     });
     return { diff, stat, base: head ?? "" };

@@ -10,6 +10,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { ObjectFormat } from "./fingerprint.js";
+import { configuredHooksPath } from "./git-safety.js";
 import { runGit } from "./run-git.js";
 
 /** Where a directory sits in git; every path absolute, as git prints it. */
@@ -29,8 +30,10 @@ export interface RepoFacts {
 
 /**
  * `git rev-parse` options printing the facts, one line each: "true", then `topLevel`, `prefix`, the
- * object format, `commonDir`, `gitDir`, `hooksDir` (git 2.31+ for `--path-format`). Other options may
- * follow them in the same process (`parseRepoFacts` reads the first lines only).
+ * object format, `commonDir`, `gitDir` (git 2.31+ for `--path-format`). Other options may follow them
+ * in the same process (`parseRepoFacts` reads the first lines only). The hooks folder is not asked:
+ * sssf's git sees `core.hooksPath` pointed at nothing (`git-safety.ts`), so it comes from the config
+ * listing that rule made for the same directory.
  */
 export const REPO_FACTS_ARGS: readonly string[] = [
   "--is-inside-work-tree",
@@ -40,27 +43,45 @@ export const REPO_FACTS_ARGS: readonly string[] = [
   "--path-format=absolute",
   "--git-common-dir",
   "--git-dir",
-  "--git-path",
-  "hooks",
 ];
 
 /** How many lines of output `REPO_FACTS_ARGS` print. */
-export const REPO_FACTS_LINES = 7;
+export const REPO_FACTS_LINES = 6;
 
-/** The facts from the first `REPO_FACTS_LINES` lines of `rev-parse REPO_FACTS_ARGS…`; null outside a work tree. */
-export function parseRepoFacts(lines: readonly string[]): RepoFacts | null {
-  const [inside, topLevel = "", prefix = "", format = "", commonDir = "", gitDir = "", hooksDir = ""] = lines;
-  if (inside !== "true" || topLevel === "" || commonDir === "" || gitDir === "" || hooksDir === "")
-    return null;
+/**
+ * The facts from the first `REPO_FACTS_LINES` lines of `rev-parse REPO_FACTS_ARGS…` run in `dir`; null
+ * outside a work tree.
+ */
+export function parseRepoFacts(lines: readonly string[], dir: string): RepoFacts | null {
+  const [inside, topLevel = "", prefix = "", format = "", commonDir = "", gitDir = ""] = lines;
+  if (inside !== "true" || topLevel === "" || commonDir === "" || gitDir === "") return null;
   const resolved = (p: string) => path.resolve(topLevel, p);
   return {
     topLevel,
     prefix,
     commonDir: resolved(commonDir),
     gitDir: resolved(gitDir),
-    hooksDir: resolved(hooksDir),
+    hooksDir: hooksDirOf(configuredHooksPath(dir), topLevel, resolved(commonDir)),
     format: format === "sha256" ? "sha256" : "sha1",
   };
+}
+
+/**
+ * The hooks the user's own git runs: `core.hooksPath` as configured (`~/` is the home folder; a
+ * relative path is relative to the top level, where git runs hooks), else `<commonDir>/hooks`.
+ */
+export function hooksDirOf(
+  configured: string | null | undefined,
+  topLevel: string,
+  commonDir: string,
+): string {
+  if (!configured) return path.join(commonDir, "hooks");
+  const home = process.env.HOME;
+  const expanded =
+    home && (configured === "~" || configured.startsWith("~/"))
+      ? path.join(home, configured.slice(1))
+      : configured;
+  return path.resolve(topLevel, expanded);
 }
 
 const known = new Map<string, Promise<RepoFacts | null>>();
@@ -88,7 +109,7 @@ export function repoFacts(dir: string): Promise<RepoFacts | null> {
   const kept = known.get(key);
   if (kept !== undefined) return kept;
   const reading = runGit(key, ["rev-parse", ...REPO_FACTS_ARGS])
-    .then((output) => parseRepoFacts(output.split("\n")))
+    .then((output) => parseRepoFacts(output.split("\n"), key))
     .catch(() => null);
   known.set(key, reading);
   void reading.then((facts) => {

@@ -1,12 +1,13 @@
 /**
- * The one way sssf runs git: no shell interprets its arguments (each is passed as one word),
- * `GIT_OPTIONAL_LOCKS=0` (a read must never take index.lock away
+ * The one way sssf runs git: no shell interprets its arguments (each is passed as one word), no
+ * program that config or the environment names runs (`git-safety.ts`), `GIT_OPTIONAL_LOCKS=0` (a read must never take index.lock away
  * from an agent's own git commands), stdin given or empty, and every failure a `GitError` carrying the
  * command, git's exit status and its stderr.
  */
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { GitError, type GitFailure } from "../errors/git-error.js";
 import { type Launched, launchGit, NotLaunched } from "./git-launcher.js";
+import { CONFIG_LISTING_ARGS, safeGitEnv, safeGitEnvSync } from "./git-safety.js";
 
 /** Output of a listing or a diff over a whole run can be large; keep it bounded but generous. */
 const MAX_BUFFER = 512 * 1024 * 1024;
@@ -41,22 +42,42 @@ export async function runGit(
 
 /**
  * `runGit` for exact bytes (blob contents): resolves to stdout as a Buffer, rejects with a `GitError`.
- * git is started by the launcher shell (`git-launcher.ts`) where there is one, else by sssf itself.
+ * git is started by the launcher shell (`git-launcher.ts`) where there is one, else by sssf itself;
+ * either way under `git-safety.ts`'s rule (no program named by config or environment runs).
  */
 export async function runGitBytes(
   cwd: string,
   args: readonly string[],
   options: GitOptions = {},
 ): Promise<Buffer> {
-  const env = gitEnv(options);
-  const maxBuffer = options.maxBuffer ?? MAX_BUFFER;
-  const launched = launchGit({ cwd, args, env, input: options.input ?? "", maxBuffer });
-  if (launched === null) return startGit(cwd, args, options);
+  // The listing's failure is the command's: it did not run, for git's reason.
+  const env = await safeGitEnv(cwd, baseEnv(options), (listing) =>
+    execute(cwd, CONFIG_LISTING_ARGS, listing, "", MAX_BUFFER, {}).then(
+      (stdout) => stdout.toString("utf8"),
+      (error: unknown) => {
+        throw asCommandError(error, cwd, args, options);
+      },
+    ),
+  );
+  return execute(cwd, args, env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
+}
+
+/** Runs `git args` under exactly `env`: from the launcher shell where there is one, else directly. */
+async function execute(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  maxBuffer: number,
+  options: GitOptions,
+): Promise<Buffer> {
+  const launched = launchGit({ cwd, args, env, input, maxBuffer });
+  if (launched === null) return startGit(cwd, args, env, input, maxBuffer, options);
   let result: Launched;
   try {
     result = await launched;
   } catch (error) {
-    if (error instanceof NotLaunched) return startGit(cwd, args, options);
+    if (error instanceof NotLaunched) return startGit(cwd, args, env, input, maxBuffer, options);
     throw gitError(cwd, args, null, "", error as Error, options);
   }
   if (result.startError !== undefined) throw gitError(cwd, args, null, "", result.startError, options);
@@ -77,17 +98,19 @@ export async function runGitBytes(
 }
 
 /** git started by this process. */
-function startGit(cwd: string, args: readonly string[], options: GitOptions): Promise<Buffer> {
+function startGit(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  maxBuffer: number,
+  options: GitOptions,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
       [...args],
-      {
-        cwd,
-        env: gitEnv(options),
-        maxBuffer: options.maxBuffer ?? MAX_BUFFER,
-        encoding: "buffer",
-      },
+      { cwd, env, maxBuffer, encoding: "buffer" },
       (error, stdout, stderr) => {
         if (error === null) resolve(stdout);
         else {
@@ -98,7 +121,7 @@ function startGit(cwd: string, args: readonly string[], options: GitOptions): Pr
     );
     // git may exit before reading its stdin (e.g. on an error): a closed pipe is not our failure.
     child.stdin?.on("error", () => undefined);
-    child.stdin?.end(options.input ?? "");
+    child.stdin?.end(input);
   });
 }
 
@@ -107,13 +130,31 @@ function startGit(cwd: string, args: readonly string[], options: GitOptions): Pr
  * UTF-8; throws a `GitError` as `runGit` rejects.
  */
 export function runGitSync(cwd: string, args: readonly string[], options: GitOptions = {}): string {
+  const env = safeGitEnvSync(cwd, baseEnv(options), (listing) => {
+    try {
+      return executeSync(cwd, CONFIG_LISTING_ARGS, listing, "", MAX_BUFFER, {});
+    } catch (error) {
+      throw asCommandError(error, cwd, args, options);
+    }
+  });
+  return executeSync(cwd, args, env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
+}
+
+function executeSync(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  maxBuffer: number,
+  options: GitOptions,
+): string {
   try {
     return execFileSync("git", [...args], {
       cwd,
-      env: gitEnv(options),
-      maxBuffer: options.maxBuffer ?? MAX_BUFFER,
+      env,
+      maxBuffer,
       encoding: "utf8",
-      input: options.input ?? "",
+      input,
       stdio: ["pipe", "pipe", "pipe"],
     });
   } catch (caught) {
@@ -123,7 +164,15 @@ export function runGitSync(cwd: string, args: readonly string[], options: GitOpt
   }
 }
 
-function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
+/** A failed config listing as the failure of the command `args` it was run for (same status and stderr). */
+function asCommandError(error: unknown, cwd: string, args: readonly string[], options: GitOptions): Error {
+  if (!(error instanceof GitError)) return error as Error;
+  const cause = error.cause instanceof Error ? error.cause : error;
+  return gitError(cwd, args, error.gitExitCode, error.stderr, cause, options);
+}
+
+/** The environment asked for, before `git-safety.ts` takes out and puts in what its rule says. */
+function baseEnv(options: GitOptions): NodeJS.ProcessEnv {
   return { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...options.env };
 }
 

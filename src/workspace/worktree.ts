@@ -59,7 +59,7 @@ export async function inspectCheckout(
     ...globs,
   ]);
   const lines = all.stdout.split("\n");
-  const facts = all.ok ? parseRepoFacts(lines) : null;
+  const facts = all.ok ? parseRepoFacts(lines, dir) : null;
   if (facts !== null) {
     rememberRepoFacts(dir, facts);
     const [head = "", symbolic = ""] = lines.slice(REPO_FACTS_LINES);
@@ -68,7 +68,7 @@ export async function inspectCheckout(
     return { ...checkoutOf(facts), head, headBranch, refs };
   }
   const info = await gitOutcome(dir, ["rev-parse", ...REPO_FACTS_ARGS, "--symbolic-full-name", ...globs]);
-  const known = info.ok ? parseRepoFacts(info.stdout.split("\n")) : null;
+  const known = info.ok ? parseRepoFacts(info.stdout.split("\n"), dir) : null;
   if (known === null) return null;
   rememberRepoFacts(dir, known);
   const refs = info.stdout

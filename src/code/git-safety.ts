@@ -1,0 +1,472 @@
+/**
+ * The one rule every git command sssf starts obeys: git runs no program that the repository, the
+ * user's git config or the environment names (docs/git-safety.md). Anyone who can write a config file
+ * git reads — an agent writing `.git/config`, `config.worktree`, `~/.gitconfig` or a file those include
+ * — could otherwise make sssf's own `git status` run a `core.fsmonitor`, a filter driver, a hook…
+ *
+ * How: before a command, git's config is listed (`git config --list --includes`, which runs nothing)
+ * and every key that names a program is set again, last, to a value that runs none, through
+ * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (command-line scope: it wins over every
+ * file). Fixed overrides turn off what needs no key to act (hooks, fsmonitor, signing, submodule
+ * recursion), and the environment variables that make git run programs or read other config are
+ * removed first. The listing is kept while none of the files it came from changed (their dev, inode,
+ * size, mtime and ctime); a config with `include.path` or `includeIf` is listed again for every command.
+ *
+ * `run-git.ts` applies this to every command, through the launcher shell or not; nothing else in src/
+ * starts git (test/architecture/git-spawn.test.ts).
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+
+/** Where sssf's git looks for hooks: not a folder, so git finds none (`/dev/null/pre-commit` is no file). */
+export const NEUTRAL_HOOKS_PATH = "/dev/null";
+
+/** The listing every decision is made from: scope, origin, key and value of every entry, NUL-separated. */
+export const CONFIG_LISTING_ARGS: readonly string[] = [
+  "config",
+  "--null",
+  "--list",
+  "--includes",
+  "--show-scope",
+  "--show-origin",
+];
+
+/**
+ * Environment variables removed from every git command's environment: each makes git run a program
+ * (`GIT_EXTERNAL_DIFF`, `GIT_SSH`…), find its own programs elsewhere (`GIT_EXEC_PATH`), or read config
+ * the listing would not see (`GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`, `GIT_CONFIG`). Those that
+ * select which files are read (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `HOME`…) stay: the listing
+ * runs under them too.
+ */
+export const REMOVED_ENV: readonly string[] = [
+  "GIT_EXTERNAL_DIFF",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_SSH_VARIANT",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG",
+  "GIT_EXEC_PATH",
+  "GIT_TEMPLATE_DIR",
+  "GIT_ALLOW_PROTOCOL",
+];
+
+/** Prefixes of removed variables: command-line config by number, and git's test switches (`GIT_TEST_FSMONITOR`). */
+const REMOVED_ENV_PREFIXES = ["GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TEST_"];
+
+/**
+ * Set on every git command after the removal. Each wins over the config key of the same purpose:
+ * `GIT_PAGER=cat` and `GIT_EDITOR=:` / `GIT_SEQUENCE_EDITOR=:` are git's own "none"; an empty
+ * `GIT_PROXY_COMMAND` makes git ignore `core.gitProxy` (it takes the first value it finds, so a later
+ * config override could not) and connect without a proxy; no terminal prompt for credentials.
+ */
+export const SET_ENV: Readonly<Record<string, string>> = {
+  GIT_PAGER: "cat",
+  GIT_EDITOR: ":",
+  GIT_SEQUENCE_EDITOR: ":",
+  GIT_PROXY_COMMAND: "",
+  GIT_TERMINAL_PROMPT: "0",
+};
+
+/** Overrides on every command, configured or not (hooks run without any key; the rest are booleans). */
+export const FIXED_OVERRIDES: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", "false"],
+  ["core.hooksPath", NEUTRAL_HOOKS_PATH],
+  // An empty helper empties the list of helpers, every URL's included.
+  ["credential.helper", ""],
+  // `ext::` URLs run the command they name (a remote's URL, or one `url.*.insteadOf` rewrote).
+  ["protocol.ext.allow", "never"],
+  // Signing and verifying run gpg.program / gpg.ssh.program.
+  ["commit.gpgSign", "false"],
+  ["tag.gpgSign", "false"],
+  ["push.gpgSign", "false"],
+  ["log.showSignature", "false"],
+  ["merge.verifySignatures", "false"],
+  // A submodule is another repository whose config no listing saw: git never enters one for sssf.
+  ["submodule.recurse", "false"],
+  ["fetch.recurseSubmodules", "false"],
+  ["push.recurseSubmodules", "no"],
+  ["diff.submodule", "short"],
+  ["status.submoduleSummary", "false"],
+];
+
+/** Two-part keys (`section.name`, lower case) that name a program, and the value that runs none. */
+const PLAIN_KEYS: Readonly<Record<string, string>> = {
+  "core.fsmonitor": "false",
+  "core.hookspath": NEUTRAL_HOOKS_PATH,
+  // What git runs with no key set: `ssh` found on PATH (an empty value would break ssh remotes).
+  "core.sshcommand": "ssh",
+  "core.pager": "cat",
+  "core.editor": ":",
+  "core.askpass": "",
+  "core.alternaterefscommand": "",
+  "sequence.editor": ":",
+  "credential.helper": "",
+  "diff.external": "",
+  "gpg.program": "",
+  "uploadpack.packobjectshook": "",
+  "interactive.difffilter": "",
+  "imap.tunnel": "",
+  "instaweb.httpd": "",
+  "web.browser": "",
+  "sendemail.sendmailcmd": "",
+  "sendemail.smtpserver": "",
+  "sendemail.tocmd": "",
+  "sendemail.cccmd": "",
+  "sendemail.headercmd": "",
+};
+
+/** Three-part keys (`section.<subsection>.name`): section and name (lower case) → the value that runs none. */
+const DRIVER_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  filter: { clean: "", smudge: "", process: "", required: "false" },
+  diff: { textconv: "", command: "" },
+  merge: { driver: "" },
+  credential: { helper: "" },
+  gpg: { program: "", defaultkeycommand: "" },
+  remote: { uploadpack: "git-upload-pack", receivepack: "git-receive-pack", vcs: "" },
+  difftool: { cmd: "", path: "" },
+  mergetool: { cmd: "", path: "" },
+  guitool: { cmd: "" },
+  browser: { cmd: "", path: "" },
+  man: { cmd: "", path: "" },
+  tar: { command: "" },
+  // Hooks defined in config (git 2.46 and later): `hook.<name>.command`.
+  hook: { command: "" },
+  submodule: { update: "none" },
+  sendemail: { sendmailcmd: "", smtpserver: "", tocmd: "", cccmd: "", headercmd: "" },
+};
+
+/**
+ * The value that makes `key` (as `git config --list` prints it: section and name in lower case, the
+ * subsection as written) run no program, or null when the key runs none. `pager.<command>` may name a
+ * pager program: it is turned off.
+ */
+export function neutralValue(key: string): string | null {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first <= 0 || last === key.length - 1) return null;
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  if (first === last) {
+    if (section === "pager") return "false";
+    return PLAIN_KEYS[`${section}.${name}`] ?? null;
+  }
+  return DRIVER_KEYS[section]?.[name] ?? null;
+}
+
+/** One entry of the listing. */
+export interface ConfigEntry {
+  scope: string;
+  /** `file:<path>` (a path relative to the work tree's top level for the repository's own files), `command line:`… */
+  origin: string;
+  key: string;
+  /** null for a key written without `=` (a boolean true). */
+  value: string | null;
+}
+
+/** Parses `git config --null --list --show-scope --show-origin` output. */
+export function parseConfigListing(output: string): ConfigEntry[] {
+  const fields = output.split("\0");
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const scope = fields[i] as string;
+    const origin = fields[i + 1] as string;
+    const pair = fields[i + 2] as string;
+    const newline = pair.indexOf("\n");
+    entries.push({
+      scope,
+      origin,
+      key: newline < 0 ? pair : pair.slice(0, newline),
+      value: newline < 0 ? null : pair.slice(newline + 1),
+    });
+  }
+  return entries;
+}
+
+/** What one listing says for the commands run under it. */
+export interface SafetyView {
+  /** Every override, fixed ones first, then one per configured key that names a program. */
+  overrides: readonly (readonly [string, string])[];
+  /** `core.hooksPath` as the files configure it (the hooks the user's own git runs), or null. */
+  hooksPath: string | null;
+}
+
+/** The overrides for a listing: the fixed ones, then each configured program key with its neutral value. */
+export function viewOf(entries: readonly ConfigEntry[]): SafetyView {
+  const overrides: (readonly [string, string])[] = [...FIXED_OVERRIDES];
+  const seen = new Set<string>();
+  let hooksPath: string | null = null;
+  for (const { scope, key, value } of entries) {
+    // Command-line entries are sssf's own: the environment that could carry others' was emptied.
+    if (scope === "command") continue;
+    if (key.toLowerCase() === "core.hookspath") hooksPath = value;
+    const neutral = neutralValue(key);
+    if (neutral === null || seen.has(key)) continue;
+    seen.add(key);
+    overrides.push([key, neutral]);
+  }
+  return { overrides, hooksPath };
+}
+
+/**
+ * `env` without the removed variables, with `SET_ENV`, then `overrides` as `GIT_CONFIG_COUNT`,
+ * `GIT_CONFIG_KEY_n` and `GIT_CONFIG_VALUE_n`. `env` is not changed.
+ */
+export function applySafety(
+  env: NodeJS.ProcessEnv,
+  overrides: readonly (readonly [string, string])[],
+): NodeJS.ProcessEnv {
+  const safe = scrubGitEnv(env);
+  overrides.forEach(([key, value], index) => {
+    safe[`GIT_CONFIG_KEY_${index}`] = key;
+    safe[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  safe.GIT_CONFIG_COUNT = String(overrides.length);
+  return safe;
+}
+
+/** `env` without the removed variables and with `SET_ENV`. */
+export function scrubGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const safe: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || REMOVED_ENV.includes(name)) continue;
+    if (REMOVED_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    safe[name] = value;
+  }
+  return Object.assign(safe, SET_ENV);
+}
+
+/** The environment the listing itself runs under: the removals, `SET_ENV` and the fixed overrides. */
+export function listingEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return applySafety(env, FIXED_OVERRIDES);
+}
+
+/** Variables that choose which config files git reads or where it finds the repository. */
+const LOCATING_ENV = [
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+];
+
+/** The system config as git reports it: learned from a listing's `system` entries. */
+let systemConfig = "/etc/gitconfig";
+
+/** The repository's git dir and common dir as git would find them from `cwd`, or null outside one. */
+function discover(cwd: string): { top: string; gitDir: string; commonDir: string } | null {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, ".git");
+    const stat = statSync(dotGit, { throwIfNoEntry: false });
+    let gitDir: string | null = null;
+    if (stat?.isDirectory()) {
+      const valid =
+        existsSync(path.join(dotGit, "HEAD")) &&
+        (existsSync(path.join(dotGit, "commondir")) ||
+          (existsSync(path.join(dotGit, "objects")) && existsSync(path.join(dotGit, "refs"))));
+      if (valid) gitDir = dotGit;
+    } else if (stat?.isFile()) {
+      const match = /^gitdir: (.+?)\r?\n?$/.exec(readText(dotGit) ?? "");
+      if (match === null) return null;
+      gitDir = path.resolve(dir, match[1] as string);
+    }
+    if (gitDir !== null) {
+      const common = readText(path.join(gitDir, "commondir"))?.trim();
+      const commonDir = common ? path.resolve(gitDir, common) : gitDir;
+      return { top: dir, gitDir, commonDir };
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** The files git reads config from for a command in `cwd` under `env`, by role; null when they cannot be told. */
+export function configFiles(cwd: string, env: NodeJS.ProcessEnv): ConfigFiles | null {
+  if (env.GIT_DIR !== undefined || env.GIT_COMMON_DIR !== undefined || env.GIT_WORK_TREE !== undefined)
+    return null;
+  const home = env.HOME;
+  const system = truthy(env.GIT_CONFIG_NOSYSTEM) ? [] : [env.GIT_CONFIG_SYSTEM ?? systemConfig];
+  const xdg = env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, "git", "config") : null;
+  const global =
+    env.GIT_CONFIG_GLOBAL !== undefined
+      ? [env.GIT_CONFIG_GLOBAL]
+      : [
+          ...(xdg !== null ? [xdg] : home ? [path.join(home, ".config", "git", "config")] : []),
+          ...(home ? [path.join(home, ".gitconfig")] : []),
+        ];
+  const repo = discover(cwd);
+  const local = repo
+    ? [
+        path.join(repo.commonDir, "config"),
+        path.join(repo.commonDir, "config.worktree"),
+        path.join(repo.gitDir, "config.worktree"),
+      ]
+    : [];
+  return { system, global, local, top: repo?.top ?? null };
+}
+
+/** Config files by role (absolute or as the environment names them); `top` is where relative local origins start. */
+export interface ConfigFiles {
+  system: string[];
+  global: string[];
+  local: string[];
+  top: string | null;
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && /^(?:1|true|yes|on)$/i.test(value);
+}
+
+function statKey(file: string): string {
+  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+  if (stat === undefined) return "-";
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/**
+ * What identifies the config state: each file's identity and times by role (not its path, so a linked
+ * worktree without its own config shares its checkout's listing) and the locating variables.
+ */
+function signatureOf(files: ConfigFiles, env: NodeJS.ProcessEnv): string {
+  const parts = [
+    ...files.system.map((file) => `s ${statKey(file)}`),
+    ...files.global.map((file) => `g ${statKey(file)}`),
+    ...files.local.map((file) => `l ${statKey(file)}`),
+    ...LOCATING_ENV.map((name) => `${name}=${env[name] ?? ""}`),
+  ];
+  return parts.join("\n");
+}
+
+/**
+ * True when `entries` came only from `files` and from no include: only then does an unchanged set of
+ * those files mean an unchanged listing. A system file at another path than assumed is learned for the
+ * next command.
+ */
+function provable(entries: readonly ConfigEntry[], files: ConfigFiles): boolean {
+  let ok = true;
+  let sawLocal = false;
+  for (const { scope, origin, key } of entries) {
+    if (scope === "command") continue;
+    const lower = key.toLowerCase();
+    if (lower.startsWith("include.") || lower.startsWith("includeif.")) return false;
+    if (!origin.startsWith("file:")) return false;
+    const file = origin.slice("file:".length);
+    if (scope === "system") {
+      if (!files.system.includes(file)) {
+        systemConfig = file;
+        ok = false;
+      }
+    } else if (scope === "global") {
+      if (!files.global.includes(file)) ok = false;
+    } else if (scope === "local" || scope === "worktree") {
+      sawLocal = true;
+      if (files.top === null || !files.local.includes(path.resolve(files.top, file))) ok = false;
+    } else ok = false;
+  }
+  // git read no repository config while one we would key on has entries: it found another repository.
+  if (!sawLocal && files.local.some((file) => (statSync(file, { throwIfNoEntry: false })?.size ?? 0) > 0))
+    return false;
+  return ok;
+}
+
+/** Listings kept, by signature; bounded (a process sees a few repositories). */
+const kept = new Map<string, Promise<SafetyView>>();
+const KEPT_MAX = 64;
+/** The last view seen for each directory, for `configuredHooksPath`. */
+const lastViews = new Map<string, SafetyView>();
+
+function remember(cwd: string, view: SafetyView): SafetyView {
+  if (lastViews.size >= KEPT_MAX) lastViews.clear();
+  lastViews.set(path.resolve(cwd), view);
+  return view;
+}
+
+/** The listing for `cwd`: reads git's answer into a view and says whether it may be kept. */
+function settle(cwd: string, output: string, files: ConfigFiles | null): { view: SafetyView; keep: boolean } {
+  const entries = parseConfigListing(output);
+  const view = remember(cwd, viewOf(entries));
+  return { view, keep: files !== null && provable(entries, files) };
+}
+
+/**
+ * The safe environment for a git command in `cwd`: `env` with the removals, `SET_ENV` and every
+ * override its config calls for. `list` runs `git config CONFIG_LISTING_ARGS` in `cwd` under the
+ * environment given and resolves to its stdout (rejects when git fails: then the command must not run).
+ */
+export async function safeGitEnv(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  list: (env: NodeJS.ProcessEnv) => Promise<string>,
+): Promise<NodeJS.ProcessEnv> {
+  const files = configFiles(cwd, env);
+  const signature = files === null ? null : signatureOf(files, env);
+  const known = signature === null ? undefined : kept.get(signature);
+  if (known !== undefined) return applySafety(env, remember(cwd, await known).overrides);
+  const reading = list(listingEnv(env)).then((output) => {
+    const { view, keep } = settle(cwd, output, files);
+    settledViews.set(reading, view);
+    if (!keep && signature !== null && kept.get(signature) === reading) kept.delete(signature);
+    return view;
+  });
+  if (signature !== null) {
+    if (kept.size >= KEPT_MAX) kept.clear();
+    kept.set(signature, reading);
+    // A failed listing is not kept: the next command asks again.
+    reading.catch(() => {
+      if (kept.get(signature) === reading) kept.delete(signature);
+    });
+  }
+  return applySafety(env, (await reading).overrides);
+}
+
+/** Synchronous `safeGitEnv`; `list` throws when git fails. */
+export function safeGitEnvSync(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  list: (env: NodeJS.ProcessEnv) => string,
+): NodeJS.ProcessEnv {
+  const files = configFiles(cwd, env);
+  const signature = files === null ? null : signatureOf(files, env);
+  const known = signature === null ? undefined : kept.get(signature);
+  const settled = known === undefined ? null : peek(known);
+  if (settled !== null) return applySafety(env, remember(cwd, settled).overrides);
+  const { view, keep } = settle(cwd, list(listingEnv(env)), files);
+  if (keep && signature !== null) {
+    const done = Promise.resolve(view);
+    settledViews.set(done, view);
+    kept.set(signature, done);
+  }
+  return applySafety(env, view.overrides);
+}
+
+/** Views of kept listings that have resolved, for the synchronous path. */
+const settledViews = new WeakMap<Promise<SafetyView>, SafetyView>();
+
+function peek(promise: Promise<SafetyView>): SafetyView | null {
+  return settledViews.get(promise) ?? null;
+}
+
+/**
+ * `core.hooksPath` as the config files set it for `cwd` (the hooks the user's own git runs there),
+ * null when unset, undefined when no git command ran in `cwd` yet.
+ */
+export function configuredHooksPath(cwd: string): string | null | undefined {
+  return lastViews.get(path.resolve(cwd))?.hooksPath;
+}
+
+/** Forgets every kept listing (tests; a config changed in a way its files' times cannot show). */
+export function forgetGitSafety(): void {
+  kept.clear();
+  lastViews.clear();
+}
