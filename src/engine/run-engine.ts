@@ -45,6 +45,7 @@ import type { RunChanges } from "./run-changes.js";
 import type { RunHost } from "./run-host.js";
 import { RunScope } from "./run-scope.js";
 import { collectNamedPaths } from "./send/named-paths-hook.js";
+import { sandboxRefusalsHook } from "./send/sandbox-refusals-hook.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
 export interface RunEngineOptions {
@@ -444,7 +445,12 @@ export class RunEngine implements Run {
       retries: retries ?? this.config.limits.retries,
       lastEnvelope: this.lastEnvelope,
       gateContext,
-      hooks: [named.hook, writeBoundaryHook(boundary), ...(this.options.sendHooks ?? [])],
+      hooks: [
+        named.hook,
+        writeBoundaryHook(boundary),
+        sandboxRefusalsHook,
+        ...(this.options.sendHooks ?? []),
+      ],
     };
   }
 

@@ -90,6 +90,26 @@ describe.skipIf(!boxed)("an agent inside the box (bubblewrap)", () => {
     expect(sent).not.toContain(w.sessionDir(adwId));
   });
 
+  it("traces a write the box refused as one boundary event naming the path, and goes on", async () => {
+    const w = world();
+    const targets = [path.join(w.outside, "a b.txt"), path.join(w.home, ".bashrc-planted")];
+    const actions = [
+      { bash: `echo x > '${targets[0]}'` },
+      { bash: `touch '${targets[1]}'` },
+      { bash: `touch '${targets[1]}'` },
+      { bash: "echo fine > ok.txt" },
+    ];
+    const result = await w.run(["run", "prompt", BoxWorld.request(actions), "--agent", "agent"]);
+    expect(result.code, result.stderr).toBe(0);
+    const events = await w.run(["events", onlySession(w), "--json"]);
+    const boundary = (JSON.parse(events.stdout) as { name: string; payload: { path?: string } }[]).filter(
+      (e) => e.name === "boundary",
+    );
+    expect(boundary.map((e) => e.payload.path).sort()).toEqual([...targets].sort());
+    for (const file of targets) expect(existsSync(file)).toBe(false);
+    expect(`${result.stdout}${result.stderr}`).toContain(`the sandbox refused ${targets[0]}`);
+  });
+
   it("cannot read credential files in the home folder", async () => {
     const w = world();
     const secrets = [".ssh/id_ed25519", ".netrc", ".aws/credentials", ".git-credentials"].map((f) =>
