@@ -125,7 +125,11 @@ describe("envelope extraction through the CLI: the phase corrects instead of acc
       ].join("\n"),
     );
     const command = [process.execPath, wrapper, JSON.stringify(sb.agent("assistant").command)];
-    sb.writeConfig({ agents: [{ name: "assistant", coding_agent: "exec", command }] });
+    sb.writeConfig({
+      agents: [
+        { name: "assistant", coding_agent: "exec", command, sandbox: { allow_write: [sb.agentsDir] } },
+      ],
+    });
     const result = await sb.run(["run", "prompt", "go"]);
     expect(result.code).toBe(0);
     expectCorrectedOnce(/holds a raw NUL byte \(U\+0000\)/);

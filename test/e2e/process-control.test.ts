@@ -17,7 +17,8 @@ afterEach(() => sb.cleanup());
 describe("process control", () => {
   it("SIGTERM mid-call kills the agent's whole process group and finalizes the session as fail", async () => {
     sb.setup([{ name: "assistant", turns: [{ spawn_grandchild: true, hang: true }] }]);
-    const child = sb.start(["run", "prompt", "hang around", "--adw-id", "deadbeef"]);
+    // The grandchild writes its own pid: outside the box, where pids are the host's (test/sandbox covers the box).
+    const child = sb.start(["run", "prompt", "hang around", "--adw-id", "deadbeef"], { SSSF_SANDBOX: "off" });
     const done = collect(child);
     const pidFile = path.join(sb.sessionDir("deadbeef"), "assistant/exec_sessions/grandchild.pid");
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
