@@ -71,6 +71,8 @@ export type ContractCase =
   | "toolCall"
   | "handoffWrite"
   | "outsideWrite"
+  | "boxedHandoffWrite"
+  | "boxedOutsideWrite"
   | "usage"
   | "bigPrompt"
   | "toolsNone"
