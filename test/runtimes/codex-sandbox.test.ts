@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, runWorkflow } from "../../src/library.js";
@@ -95,6 +95,30 @@ describe("codex's own sandbox outside sssf's box (real codex CLI against the fak
     );
     expect(second.ok).toBe(true);
     expect(again.toolCalls).toEqual([]);
+  }, 120_000);
+});
+
+describe.runIf(process.platform === "linux")("codex doctor and the sandbox helper", () => {
+  it("warns when it cannot tell which codex binary a wrapper script runs, and says nothing for npm's wrapper", async () => {
+    const w = await world({ steps: [] });
+    const wrapper = path.join(w.root, "my-codex");
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${codexBin} "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const doctor = (command: string[]) =>
+      codexRuntime.doctor?.({ agent: "agent", model: CODEX_TEST_MODEL, command, env: w.env, cwd: w.work });
+    const wrapped = await doctor([wrapper]);
+    expect(wrapped?.find((check) => check.item === SANDBOX_HELPER)).toMatchObject({
+      ok: true,
+      warning: true,
+    });
+    expect(wrapped?.find((check) => check.item === SANDBOX_HELPER)?.detail).toContain(wrapper);
+    expect((await doctor([codexBin]))?.map((check) => check.item)).not.toContain(SANDBOX_HELPER);
+
+    // A send through the wrapper says the same in a log line (and still runs).
+    const observer = codexObserver();
+    const sent = await codexRuntime.send(w.request({ command: [wrapper], tools: [] }), observer);
+    expect(sent.ok).toBe(true);
+    expect(observer.logs.some((line) => line.includes(`sssf puts no ${SANDBOX_HELPER} on PATH`))).toBe(true);
   }, 120_000);
 });
 

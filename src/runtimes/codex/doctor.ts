@@ -12,6 +12,7 @@ import { loadCodexCatalog } from "./catalog.js";
 import { type CodexConfig, type CodexEnv, readCodexConfig, usesCustomEndpoint } from "./config.js";
 import { resolveCodexModel } from "./models.js";
 import { codexCommand } from "./prepare.js";
+import { codexNativeBinary, SANDBOX_HELPER } from "./sandbox-helper.js";
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -68,6 +69,23 @@ async function modelCheck(
   }
 }
 
+/**
+ * A warning when sssf cannot tell which codex binary the command runs (another wrapper): it then links
+ * no `codex-linux-sandbox`, and outside sssf's box codex's sandbox needs the one codex links itself.
+ * Nothing on other systems, or when the binary is found.
+ */
+function sandboxHelperCheck(command: string[], cwd: string, env: CodexEnv): RuntimeCheck[] {
+  if (process.platform !== "linux" || codexNativeBinary(command, { cwd, env }) !== null) return [];
+  return [
+    {
+      ok: true,
+      warning: true,
+      item: SANDBOX_HELPER,
+      detail: `cannot tell which codex binary \`${command.join(" ")}\` runs, so sssf links no ${SANDBOX_HELPER} for it: outside sssf's box codex's shell calls fail (\`bwrap: execvp ${SANDBOX_HELPER}\`) unless codex links its own (not when CODEX_HOME is under the temporary folder); name codex's own binary or npm's bin/codex.js in the agent's command`,
+    },
+  ];
+}
+
 /** The checks; never throws, never sends a model request. */
 export async function doctorCodex(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]> {
   try {
@@ -99,6 +117,7 @@ export async function doctorCodex(request: RuntimeDoctorRequest): Promise<Runtim
       },
       await modelCheck(request, command, env, config),
       credentials(config, env),
+      ...sandboxHelperCheck(command, request.cwd, env),
     ];
   } catch (error) {
     return [{ ok: false, item: "codex", detail: `doctor failed: ${describe(error)}` }];
