@@ -9,6 +9,7 @@
  * the agent's `PATH`. See docs/runtimes/codex.md.
  */
 
+import { randomUUID } from "node:crypto";
 import {
   closeSync,
   mkdirSync,
@@ -113,7 +114,8 @@ export function linkSandboxHelper(folder: string, native: string): string {
     current = null;
   }
   if (current !== native) {
-    const staged = `${link}.${process.pid}.tmp`;
+    // Unique per call: two sends of one agent may link at once.
+    const staged = `${link}.${process.pid}.${randomUUID()}.tmp`;
     symlinkSync(native, staged);
     renameSync(staged, link);
   }
