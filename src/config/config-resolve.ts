@@ -145,18 +145,22 @@ function sandboxPath(entry: string, repoRoot: string): string {
   return path.resolve(repoRoot, entry);
 }
 
+const HOST_ENTRY = /^(\*\.)?[A-Za-z0-9._-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
 function sandboxNetwork(
   network: "open" | string[],
   where: string,
   problems: ConfigProblem[],
 ): "open" | string[] {
-  if (network === "open" || network.length === 0) return network;
-  problems.push({
-    path: `${where}.network`,
-    message:
-      "a list of hosts cannot be enforced by sssf's sandbox yet (bubblewrap shares or cuts the whole network); use open, or [] for no network",
+  if (network === "open") return network;
+  network.forEach((entry, index) => {
+    if (!HOST_ENTRY.test(entry))
+      problems.push({
+        path: `${where}.network[${index}]`,
+        message: `expected a host name like api.anthropic.com, *.example.com or 127.0.0.1:8080, got ${JSON.stringify(entry)}`,
+      });
   });
-  return "open";
+  return network;
 }
 
 function sandboxSettings(

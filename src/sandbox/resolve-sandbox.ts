@@ -72,6 +72,15 @@ export function resolveAgentSandbox(inputs: SandboxInputs): AgentSandbox {
   }
   if (!support.available)
     return { boxed: false, mode: settings.mode, reason: support.reason, fix: support.fix, missing };
+  if (support.backend === "seatbelt" && settings.network !== "open" && settings.network.length > 0)
+    return {
+      boxed: false,
+      mode: settings.mode,
+      reason:
+        "sandbox-exec cannot limit the network to a list of hosts (sssf's proxy needs a network namespace)",
+      fix: "set sandbox.network to open or [] on macOS",
+      missing,
+    };
   const remaps = support.backend === "bwrap";
   const boxCwd = remaps ? boxWorkPath(inputs.repoRoot) : inputs.workTree;
   const boxContextHandoffDir = remaps ? BOX_CONTEXT_HANDOFF : inputs.contextHandoffDir;

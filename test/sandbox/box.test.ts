@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliResult, collect } from "../helpers/sandbox.js";
@@ -108,6 +109,57 @@ describe.skipIf(!boxed)("an agent inside the box (bubblewrap)", () => {
     expect(boundary.map((e) => e.payload.path).sort()).toEqual([...targets].sort());
     for (const file of targets) expect(existsSync(file)).toBe(false);
     expect(`${result.stdout}${result.stderr}`).toContain(`the sandbox refused ${targets[0]}`);
+  });
+
+  it("reaches only the hosts sandbox.network lists, through sssf's proxy; everything else is refused and traced", async () => {
+    const server = http.createServer((_, response) => response.end("hello"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const other = http.createServer((_, response) => response.end("secret"));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const allowed = `127.0.0.1:${(server.address() as { port: number }).port}`;
+      const refused = `127.0.0.1:${(other.address() as { port: number }).port}`;
+      const w = world({ sandbox: { network: [allowed] } });
+      const actions = [
+        { get: `http://${allowed}/` },
+        { get: `http://${refused}/` },
+        { get: `http://${allowed}/`, direct: true },
+      ];
+      const result = await w.run(["run", "prompt", BoxWorld.request(actions), "--agent", "agent"]);
+      expect(result.code, result.stderr).toBe(0);
+      const outcomes = w.outcomes(onlySession(w));
+      expect(outcomes).toContain(`get http://${allowed}/: 200`);
+      expect(outcomes).toContain(`get http://${refused}/: 403`);
+      // The box has no network of its own: the host's loopback is not there.
+      expect(outcomes.find((o) => o.startsWith(`get http://${allowed}/ direct: `))).toMatch(
+        /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|TIMEOUT/,
+      );
+      const events = await w.run(["events", onlySession(w), "--json"]);
+      expect(events.stdout).toContain(`network: refused ${refused}`);
+    } finally {
+      server.close();
+      other.close();
+    }
+  });
+
+  it("has no network at all with sandbox.network: []", async () => {
+    const server = http.createServer((_, response) => response.end("hello"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const target = `127.0.0.1:${(server.address() as { port: number }).port}`;
+      const w = world({ sandbox: { network: [] } });
+      const result = await w.run([
+        "run",
+        "prompt",
+        BoxWorld.request([{ get: `http://${target}/`, direct: true }]),
+        "--agent",
+        "agent",
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(w.outcomes(onlySession(w))).toContain(`get http://${target}/ direct: ECONNREFUSED`);
+    } finally {
+      server.close();
+    }
   });
 
   it("cannot read credential files in the home folder", async () => {

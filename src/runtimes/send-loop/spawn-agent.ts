@@ -8,6 +8,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { boxedCommand } from "../../sandbox/boxed-command.js";
+import { boxForwarderArgv, startEgressProxy } from "../../sandbox/egress-proxy.js";
 import type { SendSandbox } from "../../sandbox/send-sandbox.js";
 import { findExecutable } from "../../util/find-executable.js";
 import {
@@ -33,6 +34,8 @@ export interface SpawnAgentOptions {
   cwd: string;
   /** The OS sandbox the agent runs in (absent: unboxed, held only by its lifeline). */
   sandbox?: SendSandbox | undefined;
+  /** Set by `spawnAgent` itself: the egress proxy's socket the box's forwarder relays to. */
+  throughEgressProxy?: string | undefined;
   /** Added to (and overriding) `process.env`. */
   env?: Record<string, string>;
   /** Written to the agent's stdin, which is then closed. */
@@ -118,7 +121,8 @@ function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId:
   const resolved = findExecutable(command[0] ?? "", { cwd: hostCwd, env });
   if (resolved === null) return { argv: command, cwd: hostCwd, lifeline: false };
   const argv = [resolved, ...command.slice(1)];
-  const boxed = sandbox === undefined ? argv : boxedCommand(sandbox, argv, options.cwd);
+  const inner = options.throughEgressProxy ? boxForwarderArgv(options.throughEgressProxy, argv) : argv;
+  const boxed = sandbox === undefined ? argv : boxedCommand(sandbox, inner, options.cwd);
   if (sandbox?.backend === "bwrap" || !lifelineSupported)
     return { argv: boxed, cwd: hostCwd, lifeline: false };
   return { argv: withLifeline(boxed, spawnId), cwd: hostCwd, lifeline: true };
@@ -141,6 +145,40 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
  * every stdout line is written to `rawOutputPath`. An already-aborted signal resolves without spawning.
  */
 export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgentOutcome> {
+  const { sandbox } = options;
+  const hosts = sandbox?.network;
+  if (sandbox === undefined || hosts === undefined || hosts === "open" || hosts.length === 0)
+    return spawnOnce(options);
+  // A box that may reach some hosts only: no network of its own, and sssf's proxy as its one door.
+  const refused = new Set<string>();
+  const proxy = await startEgressProxy(hosts, (target) => {
+    if (refused.has(target)) return;
+    refused.add(target);
+    try {
+      options.observer.onLog?.(`network: refused ${target} (not in sandbox.network)`, {
+        boundary: "network_refused",
+        target,
+      });
+    } catch {
+      // The observer's failure is not the send's.
+    }
+  });
+  try {
+    return await spawnOnce({
+      ...options,
+      sandbox: {
+        ...sandbox,
+        network: [],
+        writable: [...sandbox.writable, { host: proxy.folder, box: proxy.folder }],
+      },
+      throughEgressProxy: proxy.socketPath,
+    });
+  } finally {
+    await proxy.close();
+  }
+}
+
+async function spawnOnce(options: SpawnAgentOptions): Promise<SpawnAgentOutcome> {
   const { command, cwd, observer } = options;
   const outcome: SpawnAgentOutcome = {
     exitCode: null,
