@@ -4,6 +4,7 @@ import path from "node:path";
 import { isExcluded } from "./exclude-prefixes.js";
 import { contentSha1 } from "./fingerprint.js";
 import { mapLimited } from "./map-limited.js";
+import { readRegularFile } from "./safe-read.js";
 
 /** Directories never worth watching outside git. */
 const SKIPPED_NAMES = new Set([".git", "node_modules"]);
@@ -58,12 +59,15 @@ async function fingerprintFile(absolute: string): Promise<string | null> {
   try {
     // A small file is read and hashed synchronously: the thread pool's round trips for stat, open,
     // read and close cost more than the reading (about 1 ms of every send in a tree of a few files).
-    const stat = fs.statSync(absolute);
+    // lstat, and a read that follows no link and opens no FIFO or device (src/code/safe-read.ts).
+    const stat = fs.lstatSync(absolute);
+    if (!stat.isFile()) return null;
     if (stat.size >= HASH_BELOW_BYTES) return `${stat.size}:mtime:${stat.mtimeMs}`;
     if (stat.size < READ_SYNC_BELOW_BYTES) {
-      return `${stat.size}:${createHash("sha1").update(fs.readFileSync(absolute)).digest("hex")}`;
+      const content = readRegularFile(absolute, stat);
+      return content === null ? null : `${stat.size}:${createHash("sha1").update(content).digest("hex")}`;
     }
-    return `${stat.size}:${await contentSha1(absolute, stat.size)}`;
+    return `${stat.size}:${await contentSha1(absolute, stat)}`;
   } catch {
     return null;
   }
