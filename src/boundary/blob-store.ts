@@ -3,11 +3,12 @@
  * runs, read them back to restore. Every call runs in `cwd` (any directory inside the work tree).
  */
 
-import { readFileSync, type Stats, statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { repoFacts } from "../code/git-facts.js";
-import { LOOSE_WRITE_MAX_BYTES, looseObjectDir, writeLooseBlob } from "../code/loose-objects.js";
+import { looseObjectDir, writeLooseBlob } from "../code/loose-objects.js";
 import { mapLimited } from "../code/map-limited.js";
 import { runGitBytes } from "../code/run-git.js";
+import { readRegularFile } from "../code/safe-read.js";
 
 /** Output of `cat-file`: the largest file ever restored. */
 const MAX_BUFFER = 1024 * 1024 * 1024;
@@ -35,24 +36,24 @@ async function hashBatch(cwd: string, files: readonly string[]): Promise<string[
 /** Paths per `git hash-object` process. */
 const BATCH = 4000;
 
-/**
- * Most files a call writes itself: a process costs less than its fork beyond this (git hashes and
- * deflates on another core while this thread goes on), as a large linked folder's first listing does.
- */
-const HERE_AT_MOST = 256;
+/** Files up to this size are read by sssf itself and written as loose objects (where it may write them). */
+const HERE_UP_TO_BYTES = 64 * 1024 * 1024;
 
 /**
- * Writes the raw bytes of each regular file (absolute paths, symlinks followed) into the object
- * database, and maps each path to its blob id. Small files are written as loose objects by this
- * process (src/code/loose-objects.ts) where git would write them the same way; the rest go through
- * `git hash-object -w --no-filters --stdin-paths` (big lists in batches, two processes at a time). A
- * file that cannot be read is left out of the map (one bad path makes git stop, so a failing batch is
- * split in halves until the bad path is alone). Never rejects.
+ * Writes the bytes of each regular file (absolute paths; a symlink, FIFO, socket, device or folder is
+ * never read and never stored) into the object database, and maps each stored path to its blob id.
+ * Files are read by this process as `readRegularFile` reads them (no link followed, no more bytes than
+ * `lstat` said) and written as loose objects (src/code/loose-objects.ts) where git would write them the
+ * same way; otherwise, and for files over 64 MiB, they go through `git hash-object -w --no-filters
+ * --stdin-paths` once `lstat` said they are regular files (big lists in batches, two processes at a
+ * time; a failing batch is split in halves until the bad path is alone). Never rejects.
  */
 export async function storeBlobs(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
-  const usable = files.filter((file) => !file.includes("\n"));
-  const rest = await storeSmallHere(cwd, usable, stored);
+  const regular = files.filter(
+    (file) => !file.includes("\n") && lstatSync(file, { throwIfNoEntry: false })?.isFile() === true,
+  );
+  const rest = await storeHere(cwd, regular, stored);
   const batches: string[][] = [];
   for (let i = 0; i < rest.length; i += BATCH) batches.push(rest.slice(i, i + BATCH));
   const store = async (batch: string[]): Promise<void> => {
@@ -70,34 +71,25 @@ export async function storeBlobs(cwd: string, files: readonly string[]): Promise
 }
 
 /**
- * Stores the small regular files of `files` as loose objects without git, recording their ids in
- * `stored`; resolves to the files left for git (too big, not regular, or every file when this
- * repository's objects are git's alone to write). A file that vanished or cannot be read is left out.
+ * Stores the regular files of `files` up to 64 MiB as loose objects without git, recording their ids
+ * in `stored`; resolves to the files left for git (too big, or every file when this repository's
+ * objects are git's alone to write). A file that vanished, changed kind or cannot be read is left out.
  */
-async function storeSmallHere(cwd: string, files: readonly string[], stored: Map<string, string>) {
-  if (files.length === 0 || files.length > HERE_AT_MOST) return files;
+async function storeHere(cwd: string, files: readonly string[], stored: Map<string, string>) {
+  if (files.length === 0) return files;
   const facts = await repoFacts(cwd);
   const objects = facts === null ? null : looseObjectDir(facts);
   if (facts === null || objects === null) return files;
   const forGit: string[] = [];
   for (const file of files) {
-    let stat: Stats | undefined;
-    try {
-      stat = statSync(file, { throwIfNoEntry: false });
-    } catch {
-      continue; // unreadable, as git would fail on it
-    }
-    if (stat === undefined) continue;
-    if (!stat.isFile() || stat.size > LOOSE_WRITE_MAX_BYTES) {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) continue;
+    if (stat.size > HERE_UP_TO_BYTES) {
       forGit.push(file);
       continue;
     }
-    let content: Buffer;
-    try {
-      content = readFileSync(file);
-    } catch {
-      continue; // unreadable, as git would fail on it
-    }
+    const content = readRegularFile(file, stat);
+    if (content === null) continue; // swapped, grown or unreadable since it was listed
     try {
       stored.set(file, writeLooseBlob(objects, facts.format, content));
     } catch {
@@ -105,6 +97,18 @@ async function storeSmallHere(cwd: string, files: readonly string[], stored: Map
     }
   }
   return forGit;
+}
+
+/** Writes `content` (already read) as a blob; null when the object database refuses it. Never throws. */
+export async function storeContent(cwd: string, content: Buffer): Promise<string | null> {
+  const facts = await repoFacts(cwd);
+  const objects = facts === null ? null : looseObjectDir(facts);
+  if (facts === null || objects === null) return null;
+  try {
+    return writeLooseBlob(objects, facts.format, content);
+  } catch {
+    return null;
+  }
 }
 
 /** The exact content of blob `oid`, or null when the object database lacks it. Never rejects. */
@@ -116,26 +120,4 @@ export function readBlob(cwd: string, oid: string): Promise<Buffer | null> {
 export interface TreeEntry {
   mode: string;
   oid: string;
-}
-
-/**
- * The entries of `commit` at `paths` (relative to `cwd`, files or directories; a directory is expanded
- * to every file below it). Paths the commit lacks are absent from the map; an empty map when
- * `commit` is null or git fails. Never rejects.
- */
-export async function treeEntriesAt(
-  cwd: string,
-  commit: string | null,
-  paths: readonly string[],
-): Promise<Map<string, TreeEntry>> {
-  const entries = new Map<string, TreeEntry>();
-  if (commit === null || paths.length === 0) return entries;
-  const output = await gitRun(cwd, ["ls-tree", "-r", "-z", commit, "--", ...paths], null);
-  for (const record of (output?.toString("utf8") ?? "").split("\0")) {
-    const tab = record.indexOf("\t");
-    if (tab < 0) continue;
-    const [mode, , oid] = record.slice(0, tab).split(" ");
-    if (mode !== undefined && oid !== undefined) entries.set(record.slice(tab + 1), { mode, oid });
-  }
-  return entries;
 }

@@ -18,7 +18,7 @@ function savedOf(entry: TreeEntry): SavedPath {
 }
 
 const NO_COPY =
-  "sssf kept no copy of its content (bigger than the size it stores, or unreadable before the send)";
+  "sssf kept no copy of its content (outside the repository, bigger than the size it stores, or unreadable before the send)";
 
 /** Writes back one file or link from `entry`, keeping its mtime; never rejects. */
 async function restoreEntry(absolute: string, entry: TreeEntry, read: BlobReader): Promise<RestoreOutcome> {

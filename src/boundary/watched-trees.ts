@@ -32,6 +32,11 @@ export interface Watch {
    * tool activity puts it on the agent (`byTheAgent`); others are left alone.
    */
   shared?: boolean;
+  /**
+   * Outside every root of the boundary (a link's target elsewhere): its entries are compared by
+   * `lstat` alone, their content never read or stored, so a change there is reported, not restored.
+   */
+  statOnly?: boolean;
 }
 
 /** A watched path's listing before a send; `listing` null when it was too big to watch. */
@@ -64,7 +69,10 @@ export async function checkpointWatches(
     return { watch, listing: listing.truncated ? null : listing };
   });
   const listed = taken.flatMap(({ watch, listing }) => (listing ? [{ target: watch.target, listing }] : []));
-  await storeListings(listed, where.store, WATCH_STORE_UP_TO_BYTES);
+  const storable = taken.flatMap(({ watch, listing }) =>
+    listing && !watch.statOnly ? [{ target: watch.target, listing }] : [],
+  );
+  await storeListings(storable, where.store, WATCH_STORE_UP_TO_BYTES);
   for (const { target, listing } of listed) where.listings.set(target, listing);
   return taken;
 }

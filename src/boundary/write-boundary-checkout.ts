@@ -1,27 +1,33 @@
 /**
  * The operator's checkout seen from a run in its own worktree. The checkout is outside the run root,
  * yet one `../../../../README.md` (or a `cd` in a shell) away; nothing in it is the agent's to write.
- * So it is snapshotted like the run root (`git status` plus its dirty files' exact bytes stored in
- * git, untracked ones included) with every path outside the boundary, and its top-level protected
- * files that git ignores (`.env`) are listed; after the send every change that is the agent's is put
- * back exactly, what it held kept as a blob (the operator and other runs write there too: see
- * `settleCheckout`). Snapshot and settle never see a merge half done: sssf's merges wait for them
- * and they for the merges (`withCheckoutRead`), and both wait for a git command of the operator's to
- * release the index.
+ * So it is walked like the run root (src/boundary/root-walk.ts: every file, ignored ones included,
+ * its content stored where the commit lacks it) with every path outside the boundary; after the send
+ * every change that is the agent's is put back exactly, what it held kept as a blob (the operator and
+ * other runs write there too: see `settleCheckout`). Walk and settle never see a merge half done:
+ * sssf's merges wait for them and they for the merges (`withCheckoutRead`), and both wait for a git
+ * command of the operator's to release the index.
  */
 
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
-import { runGit } from "../code/run-git.js";
-import type { TreeSnapshot } from "../code/working-tree.js";
+import { blobId } from "../code/fingerprint.js";
+import { readRegularFile } from "../code/safe-read.js";
 import { withCheckoutRead } from "../workspace/checkout-lock.js";
-import { type ListedEntry, listDirectory, type StoreFiles } from "./dir-listing.js";
+import type { StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
+import { rootHead } from "./root-head.js";
+import { entryAt, type Walk } from "./root-walk.js";
 import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach, KeptCopy } from "./write-boundary-breach.js";
-import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
-import { settleListedNames } from "./write-boundary-outside.js";
+import {
+  checkpointInside,
+  type InsideCheckpoint,
+  type RootHead,
+  settleInside,
+} from "./write-boundary-inside.js";
+import { committedTree } from "./write-boundary-links.js";
 import { isWithin } from "./write-boundary-paths.js";
 import type { BoundaryJudge } from "./write-boundary-rules.js";
 
@@ -43,7 +49,6 @@ export interface CheckoutContext {
   gitDir: string;
   /** Checkout-relative prefixes sssf owns there (sessions, database, the worktrees): never snapshotted. */
   exclude: string[];
-  isProtectedTop: (name: string) => boolean;
   store: StoreFiles;
   read: BlobReader;
 }
@@ -51,13 +56,12 @@ export interface CheckoutContext {
 /** The checkout before a send. */
 export interface CheckoutCheckpoint {
   inside: InsideCheckpoint;
-  protectedTop: Map<string, ListedEntry>;
   exclude: string[];
 }
 
 /**
- * Snapshots the checkout, storing every dirty path's content (`stored`: blob ids this boundary
- * already wrote), and lists its protected top-level names. Rejects only when `git status` fails.
+ * Walks the checkout, storing every file's content the commit lacks (`stored`: blob ids this boundary
+ * already wrote; `previous`: the last checkpoint, whose unchanged files are not read again). Never rejects.
  */
 export async function checkpointCheckout(
   context: CheckoutContext,
@@ -66,17 +70,16 @@ export async function checkpointCheckout(
 ): Promise<CheckoutCheckpoint> {
   return withCheckoutRead(context.commonDir, async () => {
     await gitOperationEnded(context);
-    const [inside, protectedTop] = await Promise.all([
-      checkpointInside(context.top, context.exclude, OUTSIDE, stored, CHECKOUT_STORE_UP_TO_BYTES),
-      listDirectory(context.top, {
-        accept: context.isProtectedTop,
-        storeUpTo: 1024 * 1024,
-        store: context.store,
-        maxStored: 2000,
-        ...(previous ? { previous: previous.protectedTop } : {}),
-      }),
-    ]);
-    return { inside, protectedTop, exclude: context.exclude };
+    const inside = await checkpointInside({
+      root: context.top,
+      exclude: context.exclude,
+      judge: OUTSIDE,
+      stored,
+      storeUpTo: CHECKOUT_STORE_UP_TO_BYTES,
+      previous: previous?.inside.before ?? null,
+      head: await rootHead(context.top),
+    });
+    return { inside, exclude: context.exclude };
   });
 }
 
@@ -108,44 +111,69 @@ export async function settleCheckout(
   display: (absolute: string) => string,
   activity: ToolActivity,
 ): Promise<BoundaryBreach[]> {
-  const before = checkpoint.inside.before;
-  let after: TreeSnapshot | null = null;
-  const judge: BoundaryJudge = (file) => {
-    const moved = after !== null && (after.headCommit ?? null) !== (before.headCommit ?? null);
-    if (moved && !before.entries.has(file) && !after?.entries.has(file)) return null;
-    return byTheAgent(activity, path.join(context.top, file)) ? "outside_root" : null;
-  };
-  const [inner, top] = await withCheckoutRead(context.commonDir, async () => {
+  const { before, head } = checkpoint.inside;
+  const inner = await withCheckoutRead(context.commonDir, async () => {
     await gitOperationEnded(context);
-    const inner = await settleInside(
-      checkpoint.inside,
-      checkpoint.exclude,
-      judge,
-      (snapshot) => {
-        after = snapshot;
-      },
-      (files) => keepCurrent(context, files),
+    const now = await rootHead(context.top);
+    const moved = head !== null && now !== null && head.commit !== now.commit;
+    const judge: BoundaryJudge = (file) => {
+      if (moved && now !== null && gitsDoing(context.top, file, before, head, now)) return null;
+      return byTheAgent(activity, path.join(context.top, file)) ? "outside_root" : null;
+    };
+    return settleInside(checkpoint.inside, checkpoint.exclude, judge, undefined, (files) =>
+      keepCurrent(context, files),
     );
-    const seen = new Set(inner.flatMap((b) => (b.previousPath ? [b.path, b.previousPath] : [b.path])));
-    const top = await settleListedNames(context.top, checkpoint.protectedTop, {
-      accept: context.isProtectedTop,
-      seen,
-      rule: "outside_root",
-      display: (name) => name,
-      read: context.read,
-      theAgents: (absolute) => byTheAgent(activity, absolute),
-      keep: async (absolute) => {
-        const file = path.relative(context.top, absolute);
-        return (await keepCurrent(context, [file])).get(file) ?? null;
-      },
-    });
-    return [inner, top] as const;
   });
-  return [...inner, ...top].map((breach) => ({
+  return inner.map((breach) => ({
     ...breach,
     path: display(path.join(context.top, breach.path)),
     ...(breach.previousPath ? { previousPath: display(path.join(context.top, breach.previousPath)) } : {}),
   }));
+}
+
+/**
+ * True when `file` was as the old commit had it and is as the new one has it: HEAD moved (a merge,
+ * pull or checkout in the checkout) and this path moved with it.
+ */
+function gitsDoing(top: string, file: string, before: Walk, head: RootHead, now: RootHead): boolean {
+  const was = before.entries.get(file);
+  const wasClean =
+    was === undefined ? !head.tree.has(file) : was.oid !== null && was.oid === head.tree.get(file)?.oid;
+  if (!wasClean) return false;
+  const entry = entryAt(path.join(top, file));
+  if (entry === null) return !now.tree.has(file);
+  if (entry.kind !== "file") return false;
+  const content = readRegularFile(path.join(top, file), entry);
+  return content !== null && blobId(now.format, content) === now.tree.get(file)?.oid;
+}
+
+/**
+ * True when the checkout's files are what commit `now` has wherever it differs from `was`: a commit,
+ * merge or pull made in the checkout moved its branch there (two `git ls-tree`, kept per commit).
+ * Never rejects.
+ */
+export async function checkoutFollowed(
+  top: string,
+  was: string | null,
+  now: string | null,
+): Promise<boolean> {
+  if (was === null || now === null || was === now) return was === now;
+  const [from, to] = await Promise.all([committedTree(top, was), committedTree(top, now)]);
+  if (to.size === 0) return false;
+  for (const file of new Set([...from.keys(), ...to.keys()])) {
+    const entry = to.get(file);
+    if (from.get(file)?.oid === entry?.oid) continue;
+    const here = entryAt(path.join(top, file));
+    if (entry === undefined) {
+      if (here !== null) return false;
+      continue;
+    }
+    if (here?.kind !== "file") return false;
+    const content = readRegularFile(path.join(top, file), here);
+    if (content === null || blobId(entry.oid.length === 64 ? "sha256" : "sha1", content) !== entry.oid)
+      return false;
+  }
+  return true;
 }
 
 /** The folder of the checkout's common git dir that files too big to copy are moved into. */
@@ -208,26 +236,4 @@ export function inCheckoutSnapshot(context: CheckoutContext, real: string): bool
   if (!isWithin(real, context.top) || isWithin(real, path.join(context.top, ".git"))) return false;
   const relative = path.relative(context.top, real).split(path.sep).join("/");
   return !context.exclude.some((prefix) => relative === prefix || relative.startsWith(`${prefix}/`));
-}
-
-/**
- * Which of `reals` (absolute paths inside the checkout) git ignores there, from one
- * `git check-ignore`: `git status` does not see them, so the snapshot does not cover them. Never rejects.
- */
-export async function ignoredInCheckout(
-  context: CheckoutContext,
-  reals: readonly string[],
-): Promise<Set<string>> {
-  if (reals.length === 0) return new Set();
-  const relative = reals.map((real) => path.relative(context.top, real));
-  const output = await runGit(context.top, ["check-ignore", "-z", "--stdin"], {
-    input: `${relative.join("\0")}\0`,
-    env: { GIT_LITERAL_PATHSPECS: "1" },
-  }).catch(() => "");
-  return new Set(
-    output
-      .split("\0")
-      .filter(Boolean)
-      .map((file) => path.join(context.top, file)),
-  );
 }

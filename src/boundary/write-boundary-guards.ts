@@ -6,10 +6,13 @@
  */
 
 import path from "node:path";
-import type { TreeSnapshot } from "../code/working-tree.js";
+import { repoFacts } from "../code/git-facts.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import type { StoreFiles } from "./dir-listing.js";
+import { IndexFlagReader, type IndexFlags, restoreIndexFlags } from "./git-index-flags.js";
+import { diffRefs, ownRefs, type RefValues, readRefs, resolveRef, restoreRefs } from "./git-refs.js";
 import type { BlobReader } from "./restore-paths.js";
+import type { Walk } from "./root-walk.js";
 import type { TreeListing } from "./tree-listing.js";
 import {
   checkpointWatches,
@@ -23,19 +26,13 @@ import type { BoundaryBreach } from "./write-boundary-breach.js";
 import {
   type CheckoutCheckpoint,
   type CheckoutContext,
+  checkoutFollowed,
   checkpointCheckout,
-  ignoredInCheckout,
   inCheckoutSnapshot,
   settleCheckout,
 } from "./write-boundary-checkout.js";
 import { type GitPlaces, gitGuarded, locateGitPlaces, MAX_HOOK_ENTRIES } from "./write-boundary-git-dir.js";
-import {
-  committedLinks,
-  dependencyLinks,
-  isDependencyCache,
-  linksOut,
-  snapshotLinks,
-} from "./write-boundary-links.js";
+import { dependencyLinks, isDependencyCache, linksOut, walkLinks } from "./write-boundary-links.js";
 import { displayPath, isWithin, realPathOf } from "./write-boundary-paths.js";
 
 /** Most entries of a dependency folder watched (a large `node_modules`). */
@@ -51,7 +48,6 @@ export interface GuardOptions {
   checkout?: string | undefined;
   /** Prefixes (relative to the checkout's top) sssf owns in the checkout. Read before each send. */
   checkoutExclude: (top: string) => string[];
-  isProtectedTop: (name: string) => boolean;
   /** Blob ids this boundary stored already. */
   stored: Set<string>;
   /** The latest listing of each watched path, shared by the run's boundaries. */
@@ -62,6 +58,7 @@ export interface GuardOptions {
 
 interface Located {
   places: GitPlaces;
+  index: IndexFlagReader;
   checkout: Omit<CheckoutContext, "exclude"> | null;
   store: StoreFiles;
   read: BlobReader;
@@ -71,6 +68,9 @@ interface Located {
 export interface GuardCheckpoint {
   watches: WatchCheckpoint[];
   checkout: { context: CheckoutContext; checkpoint: CheckoutCheckpoint } | null;
+  /** The repository's refs, and the hiding flags of the run root's index. */
+  refs: RefValues | null;
+  indexFlags: IndexFlags;
 }
 
 /** What settling the guards found, and what the boundary's named-path check must leave to them. */
@@ -80,7 +80,7 @@ export interface GuardSettlement {
   covered: (real: string) => boolean;
 }
 
-const NONE: GuardCheckpoint = { watches: [], checkout: null };
+const NONE: GuardCheckpoint = { watches: [], checkout: null, refs: null, indexFlags: new Map() };
 
 /** False when the send's tool calls named no path and none ran: `byTheAgent` then says no to every path. */
 function hasActivity(activity: ToolActivity): boolean {
@@ -128,12 +128,13 @@ export class BoundaryGuards {
             top: checkoutTop,
             commonDir: checkoutGit.commonDir,
             gitDir: checkoutGit.gitDir,
-            isProtectedTop: this.options.isProtectedTop,
             store: this.blobs.store(checkoutTop),
             read: this.blobs.read(checkoutTop),
           };
     this.near = [path.dirname(realRoot), places.commonDir, ...(checkoutTop ? [checkoutTop] : [])];
-    return { places, checkout, store: this.blobs.store(root), read: this.blobs.read(root) };
+    const format = (await repoFacts(root))?.format ?? "sha1";
+    const index = new IndexFlagReader(places.gitDir, format);
+    return { places, index, checkout, store: this.blobs.store(root), read: this.blobs.read(root) };
   }
 
   /**
@@ -159,22 +160,16 @@ export class BoundaryGuards {
     return !kept.some((dir) => isWithin(target, dir));
   }
 
-  /** The real targets outside the root of the links the root holds in `snapshot` that a watch may cover. */
-  async linkTargets(snapshot: TreeSnapshot): Promise<string[]> {
+  /** The real targets outside the root of the links the root holds in `walk` that a watch may cover. */
+  async linkTargets(walk: Walk): Promise<string[]> {
     const located = await this.located;
     if (!located) return [];
     const checkout = located.checkout
       ? { ...located.checkout, exclude: this.checkoutExclude(located.checkout.top) }
       : null;
-    return linksOut(this.options.root, this.options.realRoot, snapshotLinks(snapshot))
+    return linksOut(this.options.root, this.options.realRoot, walkLinks(walk))
       .map((out) => out.target)
       .filter((target) => this.safeTarget(target, located.places, checkout));
-  }
-
-  /** The committed symlinks of the root (listed once per commit) and those `git status` lists. */
-  private async links(before: TreeSnapshot): Promise<string[]> {
-    const committed = await committedLinks(this.options.root, before.headCommit ?? null);
-    return [...committed, ...snapshotLinks(before)];
   }
 
   /** The watches that need no snapshot: git's hooks and config, the dependency folders. */
@@ -208,15 +203,16 @@ export class BoundaryGuards {
   }
 
   /**
-   * The watches of the targets of `links` (the committed symlinks, and those `git status` lists)
-   * that no other watch, and not the checkout's snapshot, covers. Never rejects.
+   * The watches of the targets of `links` (the symlinks the root's walk found) that no other watch,
+   * and not the checkout's snapshot, covers. A target outside the checkout is outside every root of
+   * the boundary: watched by `lstat` alone, its content never stored. Never rejects.
    */
-  private async linkWatches(
+  private linkWatches(
     located: Located,
     links: readonly string[],
     checkout: CheckoutContext | null,
     watched: readonly WatchCheckpoint[],
-  ): Promise<Watch[]> {
+  ): Watch[] {
     const targets = linksOut(this.options.root, this.options.realRoot, links)
       .map((out) => out.target)
       .filter(
@@ -224,24 +220,22 @@ export class BoundaryGuards {
           this.safeTarget(target, located.places, checkout) &&
           !watched.some(({ watch }) => isWithin(target, watch.target) || isWithin(watch.target, target)),
       );
-    const inCheckout = checkout ? targets.filter((target) => inCheckoutSnapshot(checkout, target)) : [];
-    const ignored = checkout ? await ignoredInCheckout(checkout, inCheckout) : new Set<string>();
     const watches: Watch[] = [];
     // Outermost first: a target below one already watched is watched by it.
     for (const target of [...new Set(targets)].sort((a, b) => a.length - b.length)) {
-      if (inCheckout.includes(target) && !ignored.has(target)) continue;
+      if (checkout && inCheckoutSnapshot(checkout, target)) continue;
       if (watches.some((outer) => isWithin(target, outer.target))) continue;
-      watches.push({ target, rule: "outside_root", maxEntries: MAX_LINK_TARGET_ENTRIES });
+      watches.push({ target, rule: "outside_root", maxEntries: MAX_LINK_TARGET_ENTRIES, statOnly: true });
     }
     return watches;
   }
 
   /**
-   * Takes the guards' state before a send. `before` is the run root's snapshot, still being taken:
-   * the checkout's `git status` and the stat walks run meanwhile. Rejects when the checkout's
-   * `git status` fails.
+   * Takes the guards' state before a send. `before` is the run root's walk, still being taken. With
+   * `sandboxed`, nothing outside the repository is looked at: no link target elsewhere is watched.
+   * Never rejects.
    */
-  async checkpoint(before: Promise<TreeSnapshot>): Promise<GuardCheckpoint> {
+  async checkpoint(before: Promise<Walk>, sandboxed: boolean): Promise<GuardCheckpoint> {
     before.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     this.located ??= this.locate();
     const located = await this.located;
@@ -255,28 +249,33 @@ export class BoundaryGuards {
     checkoutTaking.catch(() => undefined);
     const where = { store: located.store, read: located.read, listings: this.options.listings };
     await spawned();
-    // The committed links are listed (git ls-tree, once per commit) while the base watches are walked.
-    const links = before.then((snapshot) => this.links(snapshot));
-    links.catch(() => undefined); // awaited below
+    const refs = readRefs(located.places);
+    const indexFlags = located.index.read();
     const base = await checkpointWatches(this.baseWatches(located, checkout), where);
-    const linkWatches = await this.linkWatches(located, await links, checkout, base);
+    const linkWatches = sandboxed ? [] : this.linkWatches(located, walkLinks(await before), checkout, base);
     const taken = [...base, ...(await checkpointWatches(linkWatches, where))];
     const checkpoint = await checkoutTaking;
     this.lastCheckout = checkpoint;
-    return { watches: taken, checkout: checkout && checkpoint ? { context: checkout, checkpoint } : null };
+    return {
+      watches: taken,
+      checkout: checkout && checkpoint ? { context: checkout, checkpoint } : null,
+      refs,
+      indexFlags,
+    };
   }
 
   private checkoutExclude(top: string): string[] {
-    const exclude = this.options.checkoutExclude(top);
+    // The checkout's dependency folders are watched on their own (`baseWatches`).
+    const exclude = [...this.options.checkoutExclude(top), ...LINKED_DEPENDENCIES];
     const root = path.relative(top, this.options.realRoot).split(path.sep).join("/");
     if (isWithin(this.options.realRoot, top) && root !== "") exclude.push(root);
     return exclude;
   }
 
   /**
-   * Undoes every change the guards see since `taken` (in what other writers share, the checkout and its
-   * dependency folders, only what the send's tool calls could have done), and says what they covered.
-   * Rejects only when the checkout's `git status` fails.
+   * Undoes every change the guards see since `taken` (in what other writers share, the checkout, its
+   * dependency folders and, in a worktree run, the refs, only what the send's tool calls could have
+   * done), and says what they covered. Never rejects.
    */
   async settle(taken: GuardCheckpoint, activity: ToolActivity): Promise<GuardSettlement> {
     const located = await this.located;
@@ -293,15 +292,33 @@ export class BoundaryGuards {
     await spawned();
     const breaches = await settleWatches(taken.watches, read, display, activity);
     breaches.push(...(await checkoutSettling));
-    const inCheckout = checkout
-      ? [...activity.named].filter((real) => inCheckoutSnapshot(checkout.context, real))
-      : [];
-    const ignored = checkout ? await ignoredInCheckout(checkout.context, inCheckout) : new Set<string>();
+    if (located && taken.refs !== null) {
+      const { places } = located;
+      const refsBefore = taken.refs;
+      const refsNow = readRefs(places);
+      let changed = diffRefs(refsBefore, refsNow, ownRefs(places, refsBefore));
+      const shared = checkout ? activity : null;
+      // The checkout's branch (and HEAD) moved by a commit, merge or pull made there, whose files
+      // now match the new commit: the operator's or sssf's doing, like the files themselves.
+      const branch = refsBefore.get("HEAD");
+      const followed = async (ref: string, was?: string, now?: string) =>
+        checkout !== null &&
+        (ref === "HEAD" || `ref: ${ref}` === branch) &&
+        (await checkoutFollowed(checkout.context.top, resolveRef(refsBefore, was), resolveRef(refsNow, now)));
+      const kept: typeof changed = [];
+      for (const change of changed)
+        if (!(await followed(change.ref, change.was, change.now))) kept.push(change);
+      changed = kept;
+      breaches.push(...(await restoreRefs(this.options.root, places, changed, shared)));
+      const index = display(path.join(places.gitDir, "index"));
+      breaches.push(
+        ...(await restoreIndexFlags(this.options.root, taken.indexFlags, located.index.read(), index)),
+      );
+    }
     return {
       breaches,
       covered: (real) =>
-        isWatched(taken.watches, real) ||
-        (checkout !== null && inCheckoutSnapshot(checkout.context, real) && !ignored.has(real)),
+        isWatched(taken.watches, real) || (checkout !== null && inCheckoutSnapshot(checkout.context, real)),
     };
   }
 }

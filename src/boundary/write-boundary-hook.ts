@@ -28,7 +28,7 @@ export function writeBoundaryHook(boundary: WriteBoundary): SendHook {
   return {
     name: "write_boundary",
     async open(send) {
-      const checkpoint = await boundary.checkpoint();
+      const checkpoint = await boundary.checkpoint(send.sandboxed === true);
       return {
         // The boundary records what it needs of each call as it streams.
         readsToolCalls: false,

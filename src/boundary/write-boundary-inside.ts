@@ -1,189 +1,101 @@
 /**
- * The part of a write boundary inside the run root: a working-tree snapshot before the send, whose
- * dirty paths outside the boundary have their exact content stored in git first, and after the send
- * the diff, judged and undone path by path.
+ * The part of a write boundary inside a root (the run root, or the operator's checkout in a worktree
+ * run): the boundary's own walk of the tree before the send, the exact bytes of every file the
+ * boundary does not cover stored in git first (only what the commit lacks), and after the send a walk
+ * again, diffed and undone path by path (src/boundary/root-diff.ts). Git's index, its flags and its
+ * ignore rules play no part.
  */
 
 import fs from "node:fs";
 import path from "node:path";
-import { diffSnapshots, snapshotWorkingTree, type TreeSnapshot } from "../code/working-tree.js";
-import type { PathChange } from "../gates/gate.js";
-import { isOwnOutputFile } from "../util/own-output-files.js";
-import { readBlob, storeBlobs } from "./blob-store.js";
+import { blobId, type ObjectFormat } from "../code/fingerprint.js";
+import { readRegularFile } from "../code/safe-read.js";
+import { readBlob, storeBlobs, storeContent, type TreeEntry } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
-import { ancestors, headStates, knownDirs, savedState } from "./write-boundary-before.js";
+import { diffRoot, kindName, type RootChange } from "./root-diff.js";
+import { isSummarised, type Walk, type WalkedEntry, walkRoot } from "./root-walk.js";
 import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
-import { restoreModeChanges } from "./write-boundary-modes.js";
-import { type BoundaryJudge, worseRule } from "./write-boundary-rules.js";
+import type { BoundaryJudge } from "./write-boundary-rules.js";
 
-/** The tree before a send, with what each dirty path outside the boundary was. */
-export interface InsideCheckpoint {
-  before: TreeSnapshot;
-  saved: Map<string, SavedPath>;
+/** The commit a root's files are compared with, as far as storing and restoring needs it. */
+export interface RootHead {
+  format: ObjectFormat;
+  commit: string | null;
+  /** The commit's entries by path relative to the root. */
+  tree: ReadonlyMap<string, TreeEntry>;
 }
+
+/** How one root is walked and stored. */
+export interface InsideOptions {
+  root: string;
+  /** Root-relative prefixes sssf owns (sessions, database): never walked. */
+  exclude: readonly string[];
+  judge: BoundaryJudge;
+  /** Blob ids stored already (by this boundary), not written again. */
+  stored: Set<string>;
+  /** Files bigger than this are not stored: a change to one is reported, not restored. */
+  storeUpTo: number;
+  /** The root's previous walk: files whose `lstat` did not move keep their blob id unread. */
+  previous: Walk | null;
+  /** The root's commit; null outside git (then nothing is stored, and a changed file cannot be restored). */
+  head: RootHead | null;
+}
+
+/** The tree before a send. */
+export interface InsideCheckpoint {
+  before: Walk;
+  head: RootHead | null;
+}
+
+/** Files up to this size are stored in the run root (the checkout passes its own figure). */
+export const STORE_UP_TO_BYTES = 64 * 1024 * 1024;
 
 const NO_GIT_NOTE = "the run root is not a git work tree, so sssf kept no copy of its earlier content";
+const NO_COPY =
+  "sssf kept no copy of its content (bigger than the size it stores, in a node_modules folder, or unreadable before the send)";
 
-/**
- * Snapshots `root` and stores the content of every dirty path the boundary does not cover (blobs
- * already stored by this boundary, listed in `stored`, are not written again; a file bigger than
- * `storeUpTo` bytes is not stored, and cannot be restored). Rejects only when `git status` fails in a
- * work tree.
- */
-export async function checkpointInside(
-  root: string,
-  exclude: string[],
-  judge: BoundaryJudge,
-  stored: Set<string>,
-  storeUpTo = Number.POSITIVE_INFINITY,
-): Promise<InsideCheckpoint> {
-  const before = await snapshotWorkingTree(root, { exclude });
-  const saved = new Map<string, SavedPath>();
-  if (!before.git) return { before, saved };
-  const guarded = [...before.entries].filter(([file]) => judge(file) !== null);
-  const states = await Promise.all(
-    guarded.map(([file, fingerprint]) => savedState(path.join(root, file), fingerprint)),
-  );
-  const toStore: string[] = [];
-  guarded.forEach(([file], i) => {
-    const state = states[i] as SavedPath;
-    saved.set(file, state);
-    if (state.kind !== "file" || state.oid === null || stored.has(state.oid)) return;
-    if ((fs.statSync(path.join(root, file), { throwIfNoEntry: false })?.size ?? 0) > storeUpTo)
-      state.oid = null;
-    else toStore.push(file);
-  });
-  if (toStore.length > 0) {
-    const ids = await storeBlobs(
-      root,
-      toStore.map((file) => path.join(root, file)),
-    );
-    for (const file of toStore) {
-      const state = saved.get(file);
-      const oid = ids.get(path.join(root, file));
-      if (state?.kind !== "file") continue;
-      // Stored bytes are what restoration writes, even if the file moved on since the snapshot.
-      state.oid = oid ?? null;
-      if (oid !== undefined) stored.add(oid);
-    }
-  }
-  return { before, saved };
+/** The skip rule of a root's walks: its `.git`, and sssf's own prefixes. */
+export function skipOf(exclude: readonly string[]): (relative: string) => boolean {
+  return (relative) =>
+    relative === ".git" || exclude.some((prefix) => relative === prefix || relative.startsWith(`${prefix}/`));
 }
 
 /**
- * Diffs the tree against `checkpoint`, and undoes every change the boundary does not cover: created
- * paths are removed (with the folders they came in, once empty), renames moved back, modified and
- * deleted paths rewritten from their stored blobs (outside git they are only reported), a changed
- * executable bit set back. Changes inside the boundary stay. `onAfter` sees the snapshot taken
- * after the send before anything is undone; `keep` is given the added and modified paths about to be
- * undone, first, and what it keeps is named on their breaches. Resolves to one breach per undone
- * change, sorted by path.
+ * Walks the root and stores the content of every regular file the boundary does not cover (a
+ * `node_modules` folder's excepted), read as src/code/safe-read.ts reads: no link followed, no FIFO
+ * or device opened, no more than its size. A file equal to the commit's is not stored (git has it).
+ * Never rejects.
  */
-export async function settleInside(
-  checkpoint: InsideCheckpoint,
-  exclude: string[],
-  judge: BoundaryJudge,
-  onAfter?: (after: TreeSnapshot) => void,
-  keep?: KeepCurrent,
-): Promise<BoundaryBreach[]> {
-  const { before } = checkpoint;
-  const root = before.root;
-  const after = await snapshotWorkingTree(root, { exclude });
-  onAfter?.(after);
-  const offending: { change: PathChange; rule: NonNullable<ReturnType<BoundaryJudge>> }[] = [];
-  const changes = diffSnapshots(before, after);
-  const contentChanged = new Set(
-    changes.flatMap((c) => (c.previousPath ? [c.path, c.previousPath] : [c.path])),
-  );
-  const modes = before.git ? await restoreModeChanges(before, after, contentChanged, judge) : [];
-  for (const change of changes) {
-    // sssf's own output file, where its path could not be left out of the snapshot (no /proc).
-    if (change.change !== "deleted" && isOwnOutputFile(path.join(root, change.path))) continue;
-    const rule =
-      change.change === "renamed"
-        ? worseRule(judge(change.path), judge(change.previousPath ?? ""))
-        : judge(change.path);
-    if (rule !== null) offending.push({ change, rule });
+export async function checkpointInside(options: InsideOptions): Promise<InsideCheckpoint> {
+  const { root, judge, head, stored } = options;
+  const before = walkRoot(root, skipOf(options.exclude), options.previous);
+  if (head === null) return { before, head };
+  const viaGit: string[] = [];
+  for (const [relative, entry] of before.entries) {
+    if (entry.kind !== "file" || entry.oid !== null || entry.size > options.storeUpTo) continue;
+    if (isSummarised(relative) || judge(relative) === null) continue;
+    const absolute = path.join(root, relative);
+    const content = readRegularFile(absolute, entry);
+    if (content === null) continue;
+    const oid = blobId(head.format, content);
+    entry.oid = oid;
+    if (head.tree.get(relative)?.oid === oid || stored.has(oid)) continue;
+    if ((await storeContent(root, content)) === oid) stored.add(oid);
+    else viaGit.push(relative);
   }
-  if (offending.length === 0) return modes;
-
-  const absolute = (file: string) => path.join(root, file);
-  const kept = keep
-    ? await keep(
-        offending
-          .filter(({ change }) => change.change === "added" || change.change === "modified")
-          .map(({ change }) => change.path),
-      )
-    : new Map<string, KeptCopy | null>();
-  // A file `keep` could not keep stays as it is: it may be someone else's.
-  const unkept = (change: PathChange) => kept.get(change.path) === null;
-  const UNKEPT = { restored: false, note: "sssf could not keep a copy of it: left as it is" };
-  const clean = offending
-    .filter(({ change }) => change.change === "modified" || change.change === "deleted")
-    .map(({ change }) => change.path)
-    .filter((file) => !before.entries.has(file));
-  const fromHead = before.git ? await headStates(root, before.headCommit ?? null, clean) : new Map();
-  const emptied: string[] = [];
-  const breaches: BoundaryBreach[] = [...modes];
-  const report = (
-    change: PathChange,
-    rule: BoundaryBreach["rule"],
-    outcome: { restored: boolean; note?: string },
-  ) =>
-    breaches.push({
-      path: change.path,
-      change: change.change,
-      ...(change.previousPath ? { previousPath: change.previousPath } : {}),
-      rule,
-      ...withKeptCopy(outcome, kept.get(change.path) ?? null),
-    });
-
-  // Removals and moves first, so a folder that replaced a file is gone before the file comes back.
-  for (const { change, rule } of offending) {
-    if (change.change === "added" && unkept(change)) {
-      report(change, rule, UNKEPT);
-    } else if (change.change === "added") {
-      report(change, rule, await restorePath(absolute(change.path), { kind: "absent" }, async () => null));
-      emptied.push(path.dirname(absolute(change.path)));
-    } else if (change.change === "renamed" && change.previousPath) {
-      report(change, rule, await moveBack(absolute(change.path), absolute(change.previousPath)));
-      emptied.push(path.dirname(absolute(change.path)));
+  if (viaGit.length > 0) {
+    const ids = await storeBlobs(
+      root,
+      viaGit.map((relative) => path.join(root, relative)),
+    );
+    for (const relative of viaGit) {
+      const entry = before.entries.get(relative) as WalkedEntry;
+      const id = ids.get(path.join(root, relative));
+      if (id === entry.oid) stored.add(id);
+      else entry.oid = null;
     }
   }
-  const known = await knownDirs(before, ancestors(root, emptied));
-  await removeEmptyDirs(
-    emptied,
-    root,
-    (dir) => !known.has(path.relative(root, dir).split(path.sep).join("/")),
-  );
-
-  for (const { change, rule } of offending) {
-    if (change.change !== "modified" && change.change !== "deleted") continue;
-    if (!before.git) {
-      report(change, rule, { restored: false, note: NO_GIT_NOTE });
-      continue;
-    }
-    if (unkept(change)) {
-      report(change, rule, UNKEPT);
-      continue;
-    }
-    const saved =
-      checkpoint.saved.get(change.path) ?? withListedMode(fromHead.get(change.path), before, change.path);
-    const outcome = saved
-      ? await restorePath(absolute(change.path), saved, (oid) => readBlob(root, oid))
-      : { restored: false, note: "sssf has no record of its earlier state" };
-    const copy = kept.get(change.path);
-    if (!outcome.restored && copy?.movedTo) {
-      // Nothing took its place: what it held goes back where it was.
-      const back = await fs.promises.rename(copy.movedTo, absolute(change.path)).then(
-        () => true,
-        () => false,
-      );
-      if (back) kept.delete(change.path);
-    }
-    report(change, rule, outcome);
-  }
-  return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { before, head };
 }
 
 /**
@@ -192,23 +104,179 @@ export async function settleInside(
  */
 export type KeepCurrent = (files: readonly string[]) => Promise<Map<string, KeptCopy | null>>;
 
-/** A clean path's saved state, with the exact mode the snapshot listed when only its mode was dirty. */
-function withListedMode(
-  saved: SavedPath | undefined,
-  before: TreeSnapshot,
-  file: string,
-): SavedPath | undefined {
-  const mode = before.modes?.get(file);
-  return saved?.kind === "file" && mode !== undefined ? { ...saved, mode: mode & 0o7777 } : saved;
+/**
+ * Walks the root again, diffs it with `checkpoint` and undoes every change `judge` does not allow
+ * (and every new special or hard-linked file): created paths removed (with the folders that came with
+ * them), renames moved back, modified and deleted files rewritten from their stored blobs with their
+ * mode and mtime, a mode set back, a folder put back where a file took its place and the reverse.
+ * `onAfter` sees the walk taken after the send before anything is undone; `keep` is given the added
+ * and modified paths about to be undone, first. Resolves to one breach per undone change, by path.
+ */
+export async function settleInside(
+  checkpoint: InsideCheckpoint,
+  exclude: readonly string[],
+  judge: BoundaryJudge,
+  onAfter?: (after: Walk) => void,
+  keep?: KeepCurrent,
+): Promise<BoundaryBreach[]> {
+  const { before, head } = checkpoint;
+  const root = before.root;
+  const after = walkRoot(root, skipOf(exclude), before);
+  onAfter?.(after);
+  const changes = diffRoot(before, after, judge, head?.format ?? null);
+  if (changes.length === 0) return [];
+  const kept = keep
+    ? await keep(changes.filter((c) => c.change === "added" || c.change === "modified").map((c) => c.path))
+    : new Map<string, KeptCopy | null>();
+  const read = (oid: string) => readBlob(root, oid);
+  const breaches: BoundaryBreach[] = [];
+  const emptied: string[] = [];
+  // Removals and moves first, so a folder that replaced a file is gone before the file comes back.
+  const order = (c: RootChange) =>
+    c.undo === "remove" || c.undo === "remove-folder" || c.undo === "move-back" ? 0 : 1;
+  for (const change of [...changes].sort((a, b) => order(a) - order(b))) {
+    const copy = kept.get(change.path);
+    if (copy === null && (change.change === "added" || change.change === "modified")) {
+      breaches.push(
+        breachOf(change, { restored: false, note: "sssf could not keep a copy of it: left as it is" }),
+      );
+      continue;
+    }
+    const outcome = await undo(root, change, before, head, read);
+    if (!outcome.restored && copy?.movedTo) {
+      // Nothing took its place: what it held goes back where it was.
+      await fs.promises.rename(copy.movedTo, path.join(root, change.path)).then(
+        () => kept.delete(change.path),
+        () => undefined,
+      );
+    }
+    if (change.undo === "remove" || change.undo === "remove-folder" || change.undo === "move-back")
+      emptied.push(path.dirname(path.join(root, change.path)));
+    breaches.push(breachOf(change, withKeptCopy(outcome, kept.get(change.path) ?? null)));
+  }
+  // Folders that came with removed paths go too; folders that were there before stay.
+  await removeEmptyDirs(
+    emptied,
+    root,
+    (dir) => !before.entries.has(path.relative(root, dir).split(path.sep).join("/")),
+  );
+  return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Undoes a rename: the content is the same on both sides, so moving it back is exact. */
-async function moveBack(from: string, to: string): Promise<{ restored: boolean; note?: string }> {
+function breachOf(
+  change: RootChange,
+  outcome: Pick<BoundaryBreach, "restored" | "note" | "keptBlob" | "keptPath">,
+): BoundaryBreach {
+  const note = [change.note, outcome.note].filter(Boolean).join("; ");
+  return {
+    path: change.path,
+    change: change.change,
+    ...(change.previousPath ? { previousPath: change.previousPath } : {}),
+    rule: change.rule,
+    restored: outcome.restored,
+    ...(note ? { note } : {}),
+    ...(outcome.keptBlob ? { keptBlob: outcome.keptBlob } : {}),
+    ...(outcome.keptPath ? { keptPath: outcome.keptPath } : {}),
+  };
+}
+
+/** What `entry` (from the walk before the send) can be put back as. */
+function savedOf(entry: WalkedEntry | undefined): SavedPath {
+  if (entry === undefined) return { kind: "absent" };
+  if (entry.kind === "symlink" && entry.target !== undefined)
+    return { kind: "symlink", target: entry.target };
+  if (entry.kind === "file") return { kind: "file", oid: entry.oid, mode: entry.mode };
+  return { kind: "other", what: kindName(entry.kind).replace(/^an? /, "") };
+}
+
+type Outcome = { restored: boolean; note?: string };
+
+async function undo(
+  root: string,
+  change: RootChange,
+  before: Walk,
+  head: RootHead | null,
+  read: (oid: string) => Promise<Buffer | null>,
+): Promise<Outcome> {
+  const absolute = path.join(root, change.path);
   try {
-    await fs.promises.mkdir(path.dirname(to), { recursive: true });
-    await fs.promises.rename(from, to);
-    return { restored: true };
+    switch (change.undo) {
+      case "remove":
+        return await restorePath(absolute, { kind: "absent" }, read);
+      case "remove-folder":
+        await fs.promises.rm(absolute, { recursive: true, force: true });
+        return { restored: true };
+      case "move-back": {
+        const to = path.join(root, change.previousPath as string);
+        await fs.promises.mkdir(path.dirname(to), { recursive: true });
+        await fs.promises.rename(absolute, to);
+        return { restored: true };
+      }
+      case "mode": {
+        await fs.promises.chmod(absolute, (before.entries.get(change.path) as WalkedEntry).mode);
+        return { restored: true };
+      }
+      case "unlink-copy":
+        return await breakLink(absolute);
+      case "replace-kind":
+        await fs.promises.rm(absolute, { recursive: true, force: true });
+        if (!before.entries.has(change.path)) return { restored: true };
+        return await putBack(root, change.path, before, head, read);
+      case "rewrite":
+        return await putBack(root, change.path, before, head, read);
+    }
   } catch (error) {
     return { restored: false, note: (error as Error).message };
   }
+}
+
+/** Puts `relative` back as `before` had it: a file from its blob (mode and mtime too), a link, a whole folder. */
+async function putBack(
+  root: string,
+  relative: string,
+  before: Walk,
+  head: RootHead | null,
+  read: (oid: string) => Promise<Buffer | null>,
+): Promise<Outcome> {
+  const entry = before.entries.get(relative);
+  const absolute = path.join(root, relative);
+  if (entry?.kind === "directory") {
+    await fs.promises.mkdir(absolute, { recursive: true });
+    const failed: string[] = [];
+    for (const [name, below] of before.entries) {
+      if (!name.startsWith(`${relative}/`)) continue;
+      if (below.kind === "directory") await fs.promises.mkdir(path.join(root, name), { recursive: true });
+      else if (!(await putBack(root, name, before, head, read)).restored) failed.push(name);
+    }
+    await fs.promises.chmod(absolute, entry.mode);
+    return failed.length === 0
+      ? { restored: true }
+      : {
+          restored: false,
+          note: `could not put back ${failed.slice(0, 5).join(", ")}${failed.length > 5 ? ` and ${failed.length - 5} more` : ""}`,
+        };
+  }
+  if (entry?.kind === "file" && head === null) return { restored: false, note: NO_GIT_NOTE };
+  const saved = savedOf(entry);
+  if (saved.kind === "file" && saved.oid === null) return { restored: false, note: NO_COPY };
+  const outcome = await restorePath(absolute, saved, read);
+  if (outcome.restored && entry?.kind === "file") {
+    const time = entry.mtimeMs / 1000;
+    await fs.promises.utimes(absolute, time, time).catch(() => undefined);
+  }
+  return outcome;
+}
+
+/** Gives a hard-linked file a name of its own: its bytes copied into a new file, the shared one unlinked. */
+async function breakLink(absolute: string): Promise<Outcome> {
+  const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return { restored: true };
+  const content = readRegularFile(absolute, stat);
+  await fs.promises.unlink(absolute);
+  if (content === null) return { restored: true, note: "unreadable: removed" };
+  await fs.promises.writeFile(absolute, content, { flag: "wx", mode: stat.mode & 0o7777 });
+  return {
+    restored: true,
+    note: "the link is broken: the file here keeps its content, the one elsewhere is no longer shared",
+  };
 }

@@ -8,8 +8,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
-import type { TreeSnapshot } from "../code/working-tree.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
+import type { TreeEntry } from "./blob-store.js";
+import type { Walk } from "./root-walk.js";
 import { isWithin, realPathOf } from "./write-boundary-paths.js";
 
 /**
@@ -23,58 +24,71 @@ export function isDependencyCache(name: string): boolean {
   return DEPENDENCY_CACHES.includes(name);
 }
 
-const SYMLINK = 0o120000;
-const TYPE = 0o170000;
-
 /**
- * Listings of committed links by root and commit, kept as they are asked for (parallel phases ask at
- * once): a commit never changes, and every phase's boundary asks again.
+ * Trees of commits by root and commit, kept as they are asked for (parallel phases ask at once): a
+ * commit never changes, and every phase's boundary asks again.
  */
-const committedByCommit = new Map<string, Promise<readonly string[] | null>>();
+const treeByCommit = new Map<string, Promise<ReadonlyMap<string, TreeEntry> | null>>();
 /** Roots × commits remembered (a run moves through a few commits; a long-lived worker through many). */
-const COMMITTED_KEPT = 64;
+const TREES_KEPT = 64;
 
-async function listCommittedLinks(root: string, commit: string): Promise<readonly string[] | null> {
+async function listTree(root: string, commit: string): Promise<ReadonlyMap<string, TreeEntry> | null> {
   let output: string;
   try {
     output = await runGit(root, ["ls-tree", "-r", "-z", commit]);
   } catch {
     return null;
   }
-  const links: string[] = [];
+  const entries = new Map<string, TreeEntry>();
   for (const record of output.split("\0")) {
-    if (record.startsWith("120000 ")) links.push(record.slice(record.indexOf("\t") + 1));
+    const tab = record.indexOf("\t");
+    if (tab < 0) continue;
+    const [mode, , oid] = record.slice(0, tab).split(" ");
+    if (mode !== undefined && oid !== undefined) entries.set(record.slice(tab + 1), { mode, oid });
   }
-  return links;
+  return entries;
 }
 
 /**
- * Paths (relative to the root) of the symlinks committed at `commit` below the root, listed by git once
- * per root and commit in this process. Never rejects (a listing git could not make is not kept).
+ * The entries (relative to `root`) of `commit` below the root, listed by git once per root and commit
+ * in this process; empty for no commit. Never rejects (a listing git could not make is not kept).
  */
-export async function committedLinks(root: string, commit: string | null): Promise<string[]> {
-  if (commit === null) return [];
+export async function committedTree(
+  root: string,
+  commit: string | null,
+): Promise<ReadonlyMap<string, TreeEntry>> {
+  if (commit === null) return new Map();
   const key = `${path.resolve(root)}\0${commit}`;
-  let listing = committedByCommit.get(key);
+  let listing = treeByCommit.get(key);
   if (listing === undefined) {
-    if (committedByCommit.size >= COMMITTED_KEPT) {
-      const oldest = committedByCommit.keys().next().value;
-      if (oldest !== undefined) committedByCommit.delete(oldest);
+    if (treeByCommit.size >= TREES_KEPT) {
+      const oldest = treeByCommit.keys().next().value;
+      if (oldest !== undefined) treeByCommit.delete(oldest);
     }
-    listing = listCommittedLinks(root, commit);
-    committedByCommit.set(key, listing);
+    listing = listTree(root, commit);
+    treeByCommit.set(key, listing);
   }
-  const links = await listing;
-  if (links === null) {
-    if (committedByCommit.get(key) === listing) committedByCommit.delete(key);
-    return [];
+  const tree = await listing;
+  if (tree === null) {
+    if (treeByCommit.get(key) === listing) treeByCommit.delete(key);
+    return new Map();
   }
-  return [...links];
+  return tree;
 }
 
-/** Paths of the symlinks `git status` listed in `snapshot` (untracked or changed ones). */
-export function snapshotLinks(snapshot: TreeSnapshot): string[] {
-  return [...(snapshot.modes ?? [])].filter(([, mode]) => (mode & TYPE) === SYMLINK).map(([file]) => file);
+/** Paths (relative to the root) of the symlinks committed at `commit` below the root. Never rejects. */
+export async function committedLinks(root: string, commit: string | null): Promise<string[]> {
+  const links: string[] = [];
+  for (const [file, entry] of await committedTree(root, commit))
+    if (entry.mode === "120000") links.push(file);
+  return links;
+}
+
+/** Paths of the symlinks a walk of the root found. */
+export function walkLinks(walk: Walk): string[] {
+  const links: string[] = [];
+  for (const [file, entry] of walk.entries) if (entry.kind === "symlink") links.push(file);
+  return links;
 }
 
 /** The dependency links at the work tree's top (`node_modules` in a worktree), relative to `root`. */

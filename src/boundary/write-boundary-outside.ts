@@ -1,122 +1,59 @@
 /**
- * The part of a write boundary a snapshot of the run root cannot see: files in the run root's parent
- * folder (listed shallowly, small ones stored in git before the send) and paths elsewhere, both
- * judged only when a tool call of the send names them; plus top-level files matching
- * `protected_files` that git ignores (`.env`), compared whether named or not.
+ * The part of a write boundary a walk of the run root cannot see, for an agent outside the OS
+ * sandbox: files in the run root's parent folder (listed shallowly by `lstat`, their content never
+ * read or stored) and paths elsewhere, both judged only when a tool call of the send names them or a
+ * link of the root leads there. A file created there is removed; a modified or deleted one is
+ * reported, not restored: sssf keeps no copy of anything outside the repository.
  */
 
-import fs from "node:fs";
 import path from "node:path";
-import {
-  changeSinceListing,
-  type ListedEntry,
-  listDirectory,
-  type StoreFiles,
-  savedFromListing,
-} from "./dir-listing.js";
+import { changeSinceListing, type ListedEntry, listDirectory, savedFromListing } from "./dir-listing.js";
 import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
 import { walkListing } from "./tree-listing.js";
-import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
+import type { BoundaryBreach } from "./write-boundary-breach.js";
 import { isWithin, withRealPaths } from "./write-boundary-paths.js";
 
-/** Files up to this size have their content stored before each send. */
-const STORE_UP_TO_BYTES = 1024 * 1024;
-/** At most this many files of one folder are stored per send. */
-const MAX_STORED = 2000;
-
-/** Lists of the run root's parent folder and of its protected top-level names, before a send. */
+/** The listing of the run root's parent folder before a send. */
 export interface OutsideCheckpoint {
   parent: Map<string, ListedEntry> | null;
-  protectedTop: Map<string, ListedEntry>;
   startedAtMs: number;
 }
+
+const NOT_KEPT =
+  "it is outside the repository, where sssf keeps no copy of a file's content: it cannot be restored";
 
 /** What the outside part of one boundary works with. */
 export interface OutsideContext {
   root: string;
   /** The run root's real path: tool paths and link targets are compared as real paths. */
   realRoot: string;
-  /** Top-level names matching `protected_files`: listed in a git work tree, where ignored ones escape the snapshot. */
-  isProtectedTop: (name: string) => boolean;
-  store: StoreFiles | null;
   read: BlobReader;
   /** Absolute paths always allowed: the run's session directory. */
   ownPaths: readonly string[];
 }
 
 /**
- * Lists the parent folder (all but the run root) and the protected top-level names; files unchanged
- * since `previous` keep their stored blob without being read again. Never rejects.
+ * Lists the parent folder (all but the run root) by name, kind and `lstat`; nothing is read or
+ * stored. A folder unchanged since `previous` keeps its names. Never rejects.
  */
 export async function checkpointOutside(
   context: OutsideContext,
   previous: OutsideCheckpoint | null,
 ): Promise<OutsideCheckpoint> {
-  const { root, realRoot, store } = context;
+  const { realRoot } = context;
   const parentDir = path.dirname(realRoot);
   const startedAtMs = Date.now();
-  const common = { storeUpTo: STORE_UP_TO_BYTES, store, maxStored: MAX_STORED };
-  const [parent, protectedTop] = await Promise.all([
+  const parent =
     parentDir === realRoot
-      ? Promise.resolve(null)
-      : listDirectory(parentDir, {
-          ...common,
+      ? null
+      : await listDirectory(parentDir, {
+          storeUpTo: 0,
+          store: null,
+          maxStored: 0,
           accept: (name) => name !== path.basename(realRoot),
           ...(previous?.parent ? { previous: previous.parent } : {}),
-        }),
-    store === null
-      ? Promise.resolve(new Map<string, ListedEntry>())
-      : listDirectory(root, {
-          ...common,
-          accept: context.isProtectedTop,
-          ...(previous ? { previous: previous.protectedTop } : {}),
-        }),
-  ]);
-  return { parent, protectedTop, startedAtMs };
-}
-
-/**
- * Compares the names of `dir` that `accept` takes with their `listing` (names in `seen` excepted) and
- * puts back each one that changed (and that `theAgents` puts on the agent), as one breach named
- * `display(name)` breaking `rule`. Never rejects.
- */
-export async function settleListedNames(
-  dir: string,
-  listing: ReadonlyMap<string, ListedEntry>,
-  options: {
-    accept: (name: string) => boolean;
-    seen: ReadonlySet<string>;
-    rule: BoundaryBreach["rule"];
-    display: (name: string) => string;
-    read: BlobReader;
-    /** False for a change someone other than the agent made (default: every change is the agent's). */
-    theAgents?: (absolute: string) => boolean;
-    /** Keeps what an added or modified file holds before it is put back: where it went, or null. */
-    keep?: (absolute: string) => Promise<KeptCopy | null>;
-  },
-): Promise<BoundaryBreach[]> {
-  const breaches: BoundaryBreach[] = [];
-  // The callback form: a send that changed nothing here does not load Node's fs/promises for it.
-  const now = await new Promise<string[]>((resolve) =>
-    fs.readdir(dir, (error, names) => resolve(error ? [] : names)),
-  );
-  const names = new Set([...listing.keys(), ...now.filter(options.accept)]);
-  for (const name of [...names].sort()) {
-    if (options.seen.has(name)) continue;
-    const absolute = path.join(dir, name);
-    const change = await changeSinceListing(absolute, listing.get(name));
-    if (change === null || options.theAgents?.(absolute) === false) continue;
-    const kept =
-      options.keep && (change === "added" || change === "modified") ? await options.keep(absolute) : null;
-    const outcome = await restorePath(absolute, savedFromListing(listing.get(name)), options.read);
-    breaches.push({
-      path: options.display(name),
-      change,
-      rule: options.rule,
-      ...withKeptCopy(outcome, kept),
-    });
-  }
-  return breaches;
+        });
+  return { parent, startedAtMs };
 }
 
 const ELSEWHERE_NOTE = "it is outside the run root's folder, where sssf keeps no copy: it cannot be restored";
@@ -148,19 +85,8 @@ export async function settleOutside(
   checkpoint: OutsideCheckpoint,
   settle: OutsideSettle,
 ): Promise<BoundaryBreach[]> {
-  const { root, realRoot, read } = context;
+  const { realRoot, read } = context;
   const breaches: BoundaryBreach[] = [];
-  if (context.store !== null) {
-    breaches.push(
-      ...(await settleListedNames(root, checkpoint.protectedTop, {
-        accept: context.isProtectedTop,
-        seen: settle.seen,
-        rule: "protected",
-        display: (name) => name,
-        read,
-      })),
-    );
-  }
 
   const parentDir = path.dirname(realRoot);
   const own = withRealPaths(context.ownPaths);
@@ -178,7 +104,11 @@ export async function settleOutside(
       const entry = checkpoint.parent?.get(top);
       const change = await changeSinceListing(absolute, entry);
       if (change === null) continue;
-      const outcome = await restorePath(absolute, savedFromListing(entry), read);
+      const saved = savedFromListing(entry);
+      const outcome =
+        saved.kind === "file"
+          ? { restored: false, note: NOT_KEPT }
+          : await restorePath(absolute, saved, read);
       breaches.push({ path: display, change, rule: "outside_root", ...outcome });
     } else if (top !== "" && !checkpoint.parent?.has(top)) {
       // Its whole folder is new: everything up to the parent came with the breach.

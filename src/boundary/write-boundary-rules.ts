@@ -1,8 +1,12 @@
 import { expandBoundaryGlob } from "../config/boundary-globs.js";
 import { globMatcher } from "./glob-match.js";
 
-/** Why a write breaks an agent's boundary: a protected file, a path its `writes` do not cover, or a path outside the run root. */
-export type BoundaryRule = "protected" | "outside_writes" | "outside_root";
+/**
+ * Why a write breaks an agent's boundary: a protected file, a path its `writes` do not cover, a path
+ * outside the run root, or, wherever it is, a special file (FIFO, socket, device node) or a file
+ * hard-linked to one elsewhere, which the boundary never lets stand.
+ */
+export type BoundaryRule = "protected" | "outside_writes" | "outside_root" | "special_file" | "hard_link";
 
 /** The globs one agent's boundary is made of. */
 export interface BoundaryGlobs {

@@ -1,18 +1,23 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { locateGitRepo } from "../code/git.js";
-import type { TreeSnapshot } from "../code/working-tree.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import type { ToolCall } from "../runtimes/runtime.js";
 import { ownOutputFilesUnder } from "../util/own-output-files.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
 import { readBlob, storeBlobs } from "./blob-store.js";
-import { globMatcher } from "./glob-match.js";
+import { rootHead } from "./root-head.js";
+import type { Walk } from "./root-walk.js";
 import { assignBlame, settleJudge, sidesOf } from "./write-boundary-attribution.js";
 import { ActivityRecorder, type ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import { BoundaryGuards, type GuardCheckpoint } from "./write-boundary-guards.js";
-import { checkpointInside, type InsideCheckpoint, settleInside } from "./write-boundary-inside.js";
+import {
+  checkpointInside,
+  type InsideCheckpoint,
+  STORE_UP_TO_BYTES,
+  settleInside,
+} from "./write-boundary-inside.js";
 import {
   checkpointOutside,
   type OutsideCheckpoint,
@@ -75,7 +80,8 @@ export interface BoundaryCheckpoint {
 /** Everything one send's checkpoint holds. */
 interface Taken {
   inside: InsideCheckpoint;
-  before: OutsideCheckpoint;
+  /** Null for a boxed send: nothing outside the repository is looked at. */
+  before: OutsideCheckpoint | null;
   guards: GuardCheckpoint;
   outside: OutsideContext;
   exclude: string[];
@@ -92,6 +98,7 @@ export class WriteBoundary {
   readonly judge: BoundaryJudge;
   private readonly stored = new Set<string>();
   private lastOutside: OutsideCheckpoint | null = null;
+  private lastWalk: Walk | null = null;
   private git: Promise<boolean> | null = null;
   private roots: string[] | null = null;
   private readonly realRoot: string;
@@ -101,16 +108,14 @@ export class WriteBoundary {
   constructor(private readonly options: WriteBoundaryOptions) {
     this.judge = compileBoundary(options);
     this.sends = options.sends ?? new BoundarySends();
-    const { root, protectedFiles } = options;
+    const { root } = options;
     this.realRoot = realPathOf(root);
-    const isProtected = globMatcher(protectedFiles);
     this.guards = new BoundaryGuards(
       {
         root,
         realRoot: this.realRoot,
         checkout: options.checkout,
         checkoutExclude: options.checkoutExclude ?? (() => []),
-        isProtectedTop: (name) => isProtected(name),
         stored: this.stored,
         listings: this.sends.listings,
         ownPaths: options.ownPaths,
@@ -120,12 +125,13 @@ export class WriteBoundary {
   }
 
   /**
-   * Snapshots the run root and stores what a breach could destroy: dirty paths outside the boundary,
-   * small files of the root's parent folder, top-level protected files git ignores, the git hooks and
-   * config, link targets and linked folders, and the operator's checkout in a worktree run. Rejects
-   * only when `git status` fails inside a work tree.
+   * Walks the run root and stores what a breach could destroy: the content of every file outside the
+   * boundary the commit lacks, the git dir's hooks, config and `info/`, the refs and index flags, the
+   * linked folders, and the operator's checkout in a worktree run; outside the repository only `lstat`
+   * facts (the parent folder, link targets elsewhere), and with `sandboxed` (the send runs inside the
+   * OS sandbox) nothing at all. Rejects only when a walk cannot be taken.
    */
-  async checkpoint(): Promise<BoundaryCheckpoint> {
+  async checkpoint(sandboxed = false): Promise<BoundaryCheckpoint> {
     const { root } = this.options;
     this.git ??= locateGitRepo(root).then((location) => location !== null);
     const git = await this.git;
@@ -133,17 +139,30 @@ export class WriteBoundary {
       const exclude = this.options.exclude();
       const outside = this.outsideContext(git);
       const send = this.sends.open(this.options.agent ?? "agent", this.judge);
-      let taken: [InsideCheckpoint, GuardCheckpoint, OutsideCheckpoint];
+      let taken: [InsideCheckpoint, GuardCheckpoint, OutsideCheckpoint | null];
       try {
-        const inside = checkpointInside(root, exclude, this.judge, this.stored);
-        const guards = this.guards.checkpoint(inside.then((checkpoint) => checkpoint.before));
-        taken = await Promise.all([inside, guards, checkpointOutside(outside, this.lastOutside)]);
+        const inside = checkpointInside({
+          root,
+          exclude,
+          judge: this.judge,
+          stored: this.stored,
+          storeUpTo: STORE_UP_TO_BYTES,
+          previous: this.lastWalk,
+          head: git ? await rootHead(root) : null,
+        });
+        const guards = this.guards.checkpoint(
+          inside.then((checkpoint) => checkpoint.before),
+          sandboxed,
+        );
+        const listing = sandboxed ? Promise.resolve(null) : checkpointOutside(outside, this.lastOutside);
+        taken = await Promise.all([inside, guards, listing]);
       } catch (error) {
         this.sends.close(send);
         throw error;
       }
       const [inside, guards, before] = taken;
-      this.lastOutside = before;
+      this.lastWalk = inside.before;
+      if (before !== null) this.lastOutside = before;
       let settled = false;
       // What the send's tool calls named and when they ran, recorded as they stream.
       const activity = new ActivityRecorder();
@@ -186,7 +205,7 @@ export class WriteBoundary {
     activity: ToolActivity,
   ): Promise<BoundaryBreach[]> {
     const siblings = this.sends.siblings(send);
-    let after: TreeSnapshot | null = null;
+    let after: Walk | null = null;
     // The root's `git status` runs while the guards walk: they undo disjoint paths.
     const [inner, guarded] = await Promise.all([
       settleInside(taken.inside, taken.exclude, settleJudge(send, siblings), (snapshot) => {
@@ -194,16 +213,19 @@ export class WriteBoundary {
       }),
       this.guards.settle(taken.guards, activity),
     ]);
-    const linkTargets = after === null ? [] : await this.guards.linkTargets(after);
+    const linkTargets = after === null || taken.before === null ? [] : await this.guards.linkTargets(after);
     // What sssf put back for a sibling is not this agent's change, unless its own tool calls named it.
     const restoredForOthers = [...send.restoredByOthers].filter((file) => !send.named.has(file));
     const seen = new Set([...inner.flatMap(sidesOf), ...restoredForOthers]);
-    const outer = await settleOutside(taken.outside, taken.before, {
-      named: activity.named,
-      seen,
-      linkTargets,
-      covered: guarded.covered,
-    });
+    const outer =
+      taken.before === null
+        ? []
+        : await settleOutside(taken.outside, taken.before, {
+            named: activity.named,
+            seen,
+            linkTargets,
+            covered: guarded.covered,
+          });
     const found = [...inner, ...outer];
     const blame = assignBlame(send, siblings.inFlight, found);
     // Guards see every change whoever made it: blamed like changes inside the root.
@@ -217,14 +239,11 @@ export class WriteBoundary {
   }
 
   private outsideContext(git: boolean): OutsideContext {
-    const { root, protectedFiles } = this.options;
-    const isProtected = globMatcher(protectedFiles);
+    const { root } = this.options;
     return {
       root,
       realRoot: this.realRoot,
-      isProtectedTop: (name) => isProtected(name),
-      store: git ? (files) => storeBlobs(root, files) : null,
-      read: (oid) => readBlob(root, oid),
+      read: git ? (oid) => readBlob(root, oid) : async () => null,
       ownPaths: this.options.ownPaths,
     };
   }

@@ -79,7 +79,7 @@ describe("storeBlobs", () => {
     );
   });
 
-  it("follows symlinks, leaves out what cannot be read, and stores the rest", async () => {
+  it("never follows a symlink, leaves out what cannot be read, and stores the rest", async () => {
     initRepo(dir);
     const [target, secret] = put({ "target.txt": "through a link\n", "locked.txt": "no\n" });
     const link = path.join(dir, "link.txt");
@@ -90,7 +90,8 @@ describe("storeBlobs", () => {
     chmodSync(secret as string, 0o000);
     const unreadable = process.getuid?.() !== 0; // root reads a mode-000 file anyway
     const ids = await storeBlobs(dir, [link, missing, folder, secret as string, target as string]);
-    expect(ids.get(link)).toBe(gitId(target as string));
+    // A link is never followed: it could lead to ~/.netrc (issue 34, items 2 and 3).
+    expect(ids.has(link)).toBe(false);
     expect(ids.get(target as string)).toBe(gitId(target as string));
     expect(ids.has(missing)).toBe(false);
     expect(ids.has(folder)).toBe(false);

@@ -23,9 +23,15 @@ export const STARTING_FILES: Record<string, string> = {
   "notes/todo.txt": "one\ntwo\n",
 };
 
-/** A sandbox whose roster is `agents`, with the starting files, committed once. */
+/**
+ * The OS sandbox off: these tests check the write boundary itself, the second line of defence for
+ * `sandbox.mode: off` and platforms without a box (a boxed agent could not make most of these writes).
+ */
+export const UNBOXED = { sandbox: { mode: "off" } };
+
+/** A sandbox whose roster is `agents`, with the starting files, committed once; the OS sandbox off. */
 export function gitSandbox(agents: AgentSpec[], top: Record<string, unknown> = {}): Sandbox {
-  const sb = new Sandbox().setup(agents, top);
+  const sb = new Sandbox().setup(agents, { ...UNBOXED, ...top });
   for (const [file, content] of Object.entries(STARTING_FILES)) write(sb, file, content);
   git(sb.dir, "init", "-q");
   git(sb.dir, "add", "-A");

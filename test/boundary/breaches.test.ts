@@ -120,7 +120,7 @@ describe("write boundaries end to end", () => {
     });
   });
 
-  it("removes a file created next to the repo and restores a modified one there", async () => {
+  it("removes a file created next to the repo and reports a modified one there, keeping no copy of it", async () => {
     const created = outsideName();
     const existing = outsideName();
     const box = builderOnlySrc([
@@ -138,12 +138,19 @@ describe("write boundaries end to end", () => {
     writeFileSync(path.join(parent, existing), original);
     const result = await expectFailedRun(box);
     expect(existsSync(path.join(parent, created))).toBe(false);
-    expect(readFileSync(path.join(parent, existing)).equals(original)).toBe(true);
+    // Outside the repository sssf keeps no copy of a file's content (issue 34, item 2).
+    expect(readFileSync(path.join(parent, existing), "utf8")).toBe("overwritten\n");
     const events = breachEvents(box, result.adwId);
     expect(events.map((e) => e.payload)).toEqual(
       [
         { path: `../${created}`, change: "added", rule: "outside_root", restored: true },
-        { path: `../${existing}`, change: "modified", rule: "outside_root", restored: true },
+        {
+          path: `../${existing}`,
+          change: "modified",
+          rule: "outside_root",
+          restored: false,
+          note: expect.stringContaining("keeps no copy"),
+        },
       ].sort((a, b) => (a.path < b.path ? -1 : 1)),
     );
     expect(promptPhase(box, result.adwId).error).toContain(`../${created} (added, outside_root) restored`);

@@ -9,6 +9,7 @@ import {
   porcelain,
   promptPhase,
   runPrompt,
+  UNBOXED,
   write,
 } from "./boundary-fixture.js";
 
@@ -88,22 +89,25 @@ describe("the operator's uncommitted work and write boundaries", () => {
   });
 
   it("outside git: removes a created file and reports a modified one as not restorable", async () => {
-    const box = new Sandbox().setup([
-      {
-        name: "assistant",
-        extra: { writes: ["src/**"] },
-        turns: [
-          {
-            tool_calls: [
-              { tool: "write", write_file: { path: "stray/new.txt", content: "x\n" } },
-              { tool: "write", write_file: { path: "README.md", content: "changed\n" } },
-              { tool: "write", write_file: { path: "src/ok.ts", content: "ok\n" } },
-            ],
-            reply: done,
-          },
-        ],
-      },
-    ]);
+    const box = new Sandbox().setup(
+      [
+        {
+          name: "assistant",
+          extra: { writes: ["src/**"] },
+          turns: [
+            {
+              tool_calls: [
+                { tool: "write", write_file: { path: "stray/new.txt", content: "x\n" } },
+                { tool: "write", write_file: { path: "README.md", content: "changed\n" } },
+                { tool: "write", write_file: { path: "src/ok.ts", content: "ok\n" } },
+              ],
+              reply: done,
+            },
+          ],
+        },
+      ],
+      UNBOXED,
+    );
     sb = box;
     mkdirSync(path.join(box.dir, "src"));
     writeFileSync(path.join(box.dir, "src/main.ts"), "1\n");

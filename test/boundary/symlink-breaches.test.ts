@@ -77,8 +77,10 @@ describe("writes through symlinks are judged by what they really touch", () => {
     const result = await runPrompt(box);
     expect(result.code).toBe(1);
     expect(promptPhase(box, result.adwId).status).toBe("fail");
-    for (const [name, state] of before) expect(treeState(path.join(parent, name))).toEqual(state);
-    expect(readFileSync(path.join(box.dir, "shared.txt"), "utf8")).toBe("the operator's shared file\n");
+    // Outside the repository sssf keeps no copy of any file's content (issue 34, item 2): each change
+    // there is found and reported, and left as the agent made it.
+    for (const [name, state] of before) expect(treeState(path.join(parent, name))).not.toEqual(state);
+    expect(readFileSync(path.join(box.dir, "shared.txt"), "utf8")).toBe("hacked\n");
     expect(porcelain(box)).toBe(`${statusBefore}?? src/made.txt\n?? src/tool.txt\n`);
     expect(
       breachEvents(box, result.adwId)
@@ -86,10 +88,10 @@ describe("writes through symlinks are judged by what they really touch", () => {
         .sort(),
     ).toEqual(
       [
-        `../${linkedFile} modified outside_root true`,
-        `../${linkedDir}/data.txt modified outside_root true`,
-        `../${madeTarget} modified outside_root true`,
-        `../${toolTarget} modified outside_root true`,
+        `../${linkedFile} modified outside_root false`,
+        `../${linkedDir}/data.txt modified outside_root false`,
+        `../${madeTarget} modified outside_root false`,
+        `../${toolTarget} modified outside_root false`,
       ].sort(),
     );
   });

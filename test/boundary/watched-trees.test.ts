@@ -58,7 +58,7 @@ function commitAll(): void {
 }
 
 describe("folders reached through a committed link", () => {
-  it("restores a folder elsewhere exactly (content, modes, new and vanished files, a rename inside it)", async () => {
+  it("undoes what needs no copy in a folder elsewhere (new files, a mode) and reports the rest: sssf stores nothing outside the repository", async () => {
     put(elsewhere, "lib/one.js", "one\n");
     put(elsewhere, "lib/two.js", "two\n");
     put(elsewhere, "bin/run", "#!/bin/sh\n");
@@ -74,14 +74,20 @@ describe("folders reached through a committed link", () => {
     put(elsewhere, "new/deep/file.js", "new\n");
     const breaches = await checkpoint.settle([]);
 
-    expect(treeState(elsewhere)).toEqual(before);
+    // Outside the repository sssf keeps `lstat` facts only (issue 34, item 2): content cannot come back.
+    const now = treeState(elsewhere);
+    expect(now.get("bin/run")).toBe(before.get("bin/run"));
+    expect(now.has("new")).toBe(false);
+    expect(now.has("lib/moved.js")).toBe(false);
+    expect(readFileSync(path.join(elsewhere, "lib/one.js"), "utf8")).toBe("pwned\n");
     expect(breaches.map((b) => `${path.relative(elsewhere, b.path)} ${b.change} ${b.restored}`)).toEqual([
       "bin/run modified true",
       "lib/moved.js added true",
-      "lib/one.js modified true",
-      "lib/two.js deleted true",
+      "lib/one.js modified false",
+      "lib/two.js deleted false",
       "new added true",
     ]);
+    expect(breaches.find((b) => b.path.endsWith("lib/one.js"))?.note).toContain("outside the repository");
     expect(breaches.find((b) => b.path.endsWith("bin/run"))?.note).toBe("its mode changed from 755 to 644");
   });
 
@@ -128,9 +134,15 @@ describe("links the agent makes", () => {
     writeFileSync(path.join(root, "inside.txt"), "through the link\n");
     const breaches = await checkpoint.settle([call({ path: "inside.txt" })]);
     expect(breaches).toEqual([
-      { path: "../next.txt", change: "modified", rule: "outside_root", restored: true },
+      {
+        path: "../next.txt",
+        change: "modified",
+        rule: "outside_root",
+        restored: false,
+        note: expect.stringContaining("outside the repository"),
+      },
     ]);
-    expect(readFileSync(path.join(parent, "next.txt"), "utf8")).toBe("next to the repo\n");
+    expect(readFileSync(path.join(parent, "next.txt"), "utf8")).toBe("through the link\n");
   });
 });
 

@@ -147,9 +147,16 @@ describe("WriteBoundary in a git work tree", () => {
         note: expect.stringContaining("cannot be restored"),
       },
       { path: "../made/by/agent/x.txt", change: "added", rule: "outside_root", restored: true },
-      { path: "../sibling.txt", change: "deleted", rule: "outside_root", restored: true },
+      {
+        path: "../sibling.txt",
+        change: "deleted",
+        rule: "outside_root",
+        restored: false,
+        note: expect.stringContaining("keeps no copy"),
+      },
     ]);
-    expect(readFileSync(sibling, "utf8")).toBe("sibling\n");
+    // sssf keeps no copy of a file outside the repository (issue 34, item 2): a deleted one stays gone.
+    expect(existsSync(sibling)).toBe(false);
     expect(existsSync(path.join(parent, "made"))).toBe(false);
     expect(readFileSync(untouchedByTools, "utf8")).toBe("another process wrote this\n");
     expect(readFileSync(path.join(existingDir, "y.txt"), "utf8")).toBe("y");

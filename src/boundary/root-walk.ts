@@ -1,0 +1,143 @@
+/**
+ * The boundary's own picture of a tree: every entry under a root, walked with `lstat` and never
+ * through a link, recorded by kind, mode, size, times, device, inode and link count (a link's target,
+ * a regular file's blob id once read). Git's index, its flags and its ignore rules play no part, so
+ * `update-index --skip-worktree`, `--assume-unchanged`, `info/exclude` or a `.gitignore` hide nothing.
+ * Folders named `node_modules` are summarised: their entries are walked and compared by `lstat` like
+ * any other, but their content is never read or stored (docs/write-boundaries.md says what that lets
+ * through).
+ */
+
+import fs from "node:fs";
+import path from "node:path";
+
+/** One entry of a walk. `oid` is set once the file's content was read (regular files only). */
+export interface WalkedEntry {
+  kind: "file" | "symlink" | "directory" | "fifo" | "socket" | "device";
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** Permission bits (`st_mode & 0o7777`). */
+  mode: number;
+  nlink: number;
+  target?: string;
+  oid: string | null;
+}
+
+/** Every entry under a root by POSIX path relative to it (the root itself not included). */
+export interface Walk {
+  root: string;
+  entries: Map<string, WalkedEntry>;
+  /** The walk stopped at its cap: entries past it are unknown. */
+  truncated: boolean;
+}
+
+/** The folder name whose entries are compared by `lstat` alone, content never read. */
+export const SUMMARISED = "node_modules";
+/** Tool caches directly under a summarised folder (vitest's results, babel's and eslint's caches): not walked. */
+const SUMMARISED_CACHES: ReadonlySet<string> = new Set([".cache", ".vite", ".vite-temp"]);
+
+/** Most entries one walk records: past it the walk is truncated (a root of millions of files). */
+export const MAX_WALKED = 1_000_000;
+
+/** True when `relative` lies in a summarised folder (`node_modules` at any depth). */
+export function isSummarised(relative: string): boolean {
+  return (
+    relative === SUMMARISED || relative.startsWith(`${SUMMARISED}/`) || relative.includes(`/${SUMMARISED}/`)
+  );
+}
+
+function kindOf(stat: fs.Stats): WalkedEntry["kind"] {
+  if (stat.isFile()) return "file";
+  if (stat.isDirectory()) return "directory";
+  if (stat.isSymbolicLink()) return "symlink";
+  if (stat.isFIFO()) return "fifo";
+  if (stat.isSocket()) return "socket";
+  return "device";
+}
+
+/** The entry `lstat` gives for `absolute`, or null when it vanished. Never throws. */
+export function entryAt(absolute: string): WalkedEntry | null {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (stat === undefined) return null;
+  const entry: WalkedEntry = {
+    kind: kindOf(stat),
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    mode: stat.mode & 0o7777,
+    nlink: stat.nlink,
+    oid: null,
+  };
+  if (entry.kind === "symlink") {
+    try {
+      entry.target = fs.readlinkSync(absolute);
+    } catch {
+      return null;
+    }
+  }
+  return entry;
+}
+
+/** True when nothing about `was` moved: kind, identity, size, times, mode, links, link target. */
+export function sameStat(was: WalkedEntry, now: WalkedEntry): boolean {
+  return (
+    was.kind === now.kind &&
+    was.dev === now.dev &&
+    was.ino === now.ino &&
+    was.size === now.size &&
+    was.mtimeMs === now.mtimeMs &&
+    was.ctimeMs === now.ctimeMs &&
+    was.mode === now.mode &&
+    was.nlink === now.nlink &&
+    was.target === now.target
+  );
+}
+
+/**
+ * Walks `root` depth first with `lstat`, never following a link; `skip` leaves a path out with
+ * everything below it. A file whose `lstat` matches `previous` keeps its blob id. Synchronous on
+ * purpose: a trip through the thread pool per entry costs several times the `lstat`. Unreadable
+ * folders are recorded without their content. Never throws.
+ */
+export function walkRoot(
+  root: string,
+  skip: (relative: string) => boolean,
+  previous?: Walk | null,
+  maxEntries = MAX_WALKED,
+): Walk {
+  const entries = new Map<string, WalkedEntry>();
+  const pending: string[] = [""];
+  const earlier = previous?.entries;
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir === "" ? root : path.join(root, dir));
+    } catch {
+      continue;
+    }
+    const summarisedTop = dir === SUMMARISED || dir.endsWith(`/${SUMMARISED}`);
+    for (const name of names) {
+      const relative = dir === "" ? name : `${dir}/${name}`;
+      if (skip(relative) || (summarisedTop && SUMMARISED_CACHES.has(name))) continue;
+      const entry = entryAt(path.join(root, relative));
+      if (entry === null) continue;
+      if (entries.size >= maxEntries) return { root, entries, truncated: true };
+      const was = earlier?.get(relative);
+      if (was !== undefined && entry.kind === "file" && sameStat(was, entry)) entry.oid = was.oid;
+      entries.set(relative, entry);
+      if (entry.kind === "directory") pending.push(relative);
+    }
+  }
+  return { root, entries, truncated: false };
+}
