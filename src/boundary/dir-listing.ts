@@ -1,14 +1,14 @@
 /**
- * A shallow listing of one directory that can put its files back: name, kind, size, times and, for
- * small regular files, the blob id of their content stored beforehand (of a folder, its kind only).
+ * A shallow listing of one directory by `lstat`: name, kind, size, times, inode, mode (of a folder,
+ * its kind only). No file's content is read: the listing is of the run root's parent folder, outside
+ * the repository, where sssf keeps no copy of anything.
  */
 
 import fs from "node:fs";
 import path from "node:path";
-import { gitBlobFingerprint } from "../code/fingerprint.js";
 import type { SavedPath } from "./restore-paths.js";
 
-/** One entry of a listing. `oid` is set only for a regular file whose content was stored. */
+/** One entry of a listing (or of a tree listing, whose regular files may carry the blob id of their stored content). */
 export interface ListedEntry {
   kind: "file" | "symlink" | "directory" | "other";
   size: number;
@@ -35,21 +35,15 @@ const DIRECTORY: ListedEntry = Object.freeze({
 /** Stores regular files (absolute paths) and maps each stored one to its blob id. */
 export type StoreFiles = (files: string[]) => Promise<Map<string, string>>;
 
-/** How `listDirectory` filters and stores. */
+/** How `listDirectory` filters. */
 export interface ListDirectoryOptions {
   /** Only names this accepts are listed (default: all). */
   accept?: (name: string) => boolean;
-  /** Regular files up to this many bytes are stored. */
-  storeUpTo: number;
-  /** Null when there is nowhere to store content: the listing then only records metadata. */
-  store: StoreFiles | null;
   /**
-   * The same directory's previous listing, made with the same `accept`: unchanged files keep their
-   * blob id without being read, and an unchanged folder its names without being read again.
+   * The same directory's previous listing, made with the same `accept`: an unchanged folder keeps its
+   * names without being read again.
    */
   previous?: ReadonlyMap<string, ListedEntry>;
-  /** At most this many files are stored per listing, so a huge folder costs a bounded time. */
-  maxStored: number;
 }
 
 /** True when `entry` still describes `stat` (and, for a symlink, `target`): nothing touched it. */
@@ -144,20 +138,15 @@ function namesIn(dir: string, options: ListDirectoryOptions): ListedNames | null
 }
 
 /**
- * Lists `dir` one level deep (nothing is followed), storing the content of small regular files
- * through `store`. Entries that vanish while listing are left out; a missing or unreadable `dir`
- * gives an empty map. Never rejects.
+ * Lists `dir` one level deep (nothing is followed, nothing read). Entries that vanish while listing
+ * are left out; a missing or unreadable `dir` gives an empty map. Never throws.
  */
-export async function listDirectory(
-  dir: string,
-  options: ListDirectoryOptions,
-): Promise<Map<string, ListedEntry>> {
+export function listDirectory(dir: string, options: ListDirectoryOptions): Map<string, ListedEntry> {
   // Synchronous on purpose: one level of lstat calls takes microseconds each, while the same calls
   // through the thread pool cost ~0.1 ms apiece, and this runs before and after every agent send.
   const read = namesIn(dir, options);
   const listing = new Map<string, ListedEntry>();
   if (read !== null) namesOfListing.set(listing, read);
-  const toStore: string[] = [];
   for (const [name, isDirectory] of read?.names ?? []) {
     // Of a folder only its kind is ever compared (`changeSinceListing`): no lstat for the sibling
     // repositories a parent folder is usually full of. A file system that gives no type is lstat'ed.
@@ -168,7 +157,6 @@ export async function listDirectory(
     const stat = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
     if (!stat) continue;
     const target = stat.isSymbolicLink() ? readlinkOrUndefined(path.join(dir, name)) : undefined;
-    const earlier = options.previous?.get(name);
     const entry: ListedEntry = {
       kind: kindOf(stat),
       size: stat.size,
@@ -176,19 +164,10 @@ export async function listDirectory(
       ctimeMs: stat.ctimeMs,
       ino: stat.ino,
       mode: stat.mode & 0o7777,
-      oid: earlier && sameAsListed(earlier, stat, target) ? earlier.oid : null,
+      oid: null,
       ...(target === undefined ? {} : { target }),
     };
     listing.set(name, entry);
-    const storable = entry.kind === "file" && entry.size <= options.storeUpTo;
-    if (storable && entry.oid === null && toStore.length < options.maxStored) toStore.push(name);
-  }
-  if (options.store !== null && toStore.length > 0) {
-    const stored = await options.store(toStore.map((name) => path.join(dir, name)));
-    for (const name of toStore) {
-      const entry = listing.get(name);
-      if (entry) entry.oid = stored.get(path.join(dir, name)) ?? null;
-    }
   }
   return listing;
 }
@@ -210,7 +189,7 @@ export function savedFromListing(entry: ListedEntry | undefined): SavedPath {
   return { kind: "other", what: entry.kind === "directory" ? "directory" : "special file" };
 }
 
-/** Null when `absolute` is as listed (same metadata, or same content and mode); else the change. Never rejects. */
+/** Null when `absolute` is as listed (same metadata; a folder still a folder); else the change. Never rejects. */
 export async function changeSinceListing(
   absolute: string,
   entry: ListedEntry | undefined,
@@ -223,10 +202,7 @@ export async function changeSinceListing(
     : undefined;
   if (sameAsListed(entry, stat, target)) return null;
   if (entry.kind === "directory" && stat.isDirectory()) return null;
-  if (entry.kind === "file" && stat.isFile() && entry.oid !== null && (stat.mode & 0o7777) === entry.mode) {
-    if ((await gitBlobFingerprint(absolute, entry.oid.length === 64 ? "sha256" : "sha1")) === entry.oid)
-      return null;
-  }
+
   if (entry.kind === "symlink" && entry.target === target) return null;
   return "modified";
 }

@@ -13,7 +13,7 @@ import { readRegularFile } from "../code/safe-read.js";
 import { readBlob, storeBlobs, storeContent, type TreeEntry } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { diffRoot, kindName, type RootChange } from "./root-diff.js";
-import { isSummarised, type Walk, type WalkedEntry, walkRoot } from "./root-walk.js";
+import { isSummarised, MAX_WALKED, type Walk, type WalkedEntry, walkRoot } from "./root-walk.js";
 import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
 import type { BoundaryJudge } from "./write-boundary-rules.js";
 
@@ -124,7 +124,19 @@ export async function settleInside(
   const after = walkRoot(root, skipOf(exclude), before);
   onAfter?.(after);
   const changes = diffRoot(before, after, judge, head?.format ?? null);
-  if (changes.length === 0) return [];
+  const flooded: BoundaryBreach[] =
+    before.truncated || after.truncated
+      ? [
+          {
+            path: ".",
+            change: "modified",
+            rule: "outside_writes",
+            restored: false,
+            note: `the tree holds more than ${MAX_WALKED} entries: sssf cannot tell what changed past them`,
+          },
+        ]
+      : [];
+  if (changes.length === 0) return flooded;
   const kept = keep
     ? await keep(changes.filter((c) => c.change === "added" || c.change === "modified").map((c) => c.path))
     : new Map<string, KeptCopy | null>();
@@ -160,7 +172,7 @@ export async function settleInside(
     root,
     (dir) => !before.entries.has(path.relative(root, dir).split(path.sep).join("/")),
   );
-  return breaches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...flooded, ...breaches].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 function breachOf(

@@ -46,10 +46,7 @@ export async function checkpointOutside(
   const parent =
     parentDir === realRoot
       ? null
-      : await listDirectory(parentDir, {
-          storeUpTo: 0,
-          store: null,
-          maxStored: 0,
+      : listDirectory(parentDir, {
           accept: (name) => name !== path.basename(realRoot),
           ...(previous?.parent ? { previous: previous.parent } : {}),
         });

@@ -7,20 +7,17 @@ import { useTempDir } from "../trace/trace-fixtures.js";
 const dir = useTempDir("dir-listing");
 
 describe("a shallow listing of a parent folder", () => {
-  it("records files with their metadata and stored content, folders by kind alone, and sees what changed since", async () => {
+  it("records files by their metadata alone (no content read), folders by kind alone, and sees what changed since", async () => {
     const parent = dir();
     mkdirSync(path.join(parent, "sibling-repo"));
     writeFileSync(path.join(parent, "sibling-repo/README.md"), "a neighbour\n");
     writeFileSync(path.join(parent, "notes.txt"), "mine\n");
     symlinkSync("notes.txt", path.join(parent, "link"));
-    const listing = await listDirectory(parent, {
-      storeUpTo: 1024,
-      maxStored: 10,
-      store: async (files) => new Map(files.map((file) => [file, `oid-of-${path.basename(file)}`])),
-    });
+    const listing = listDirectory(parent, {});
     expect([...listing.keys()].sort()).toEqual(["link", "notes.txt", "sibling-repo"]);
     expect(listing.get("sibling-repo")?.kind).toBe("directory");
-    expect(listing.get("notes.txt")).toMatchObject({ kind: "file", size: 5, oid: "oid-of-notes.txt" });
+    // Outside the repository sssf keeps no copy of any file (issue 34, item 2).
+    expect(listing.get("notes.txt")).toMatchObject({ kind: "file", size: 5, oid: null });
     expect(listing.get("link")).toMatchObject({ kind: "symlink", target: "notes.txt" });
 
     // Work inside a sibling folder is not a change of the listing; the folder going, or a file in its place, is.
@@ -42,16 +39,7 @@ describe("listing the same folder again", () => {
     const parent = dir();
     for (let i = 0; i < 50; i++) mkdirSync(path.join(parent, `repo-${i}`));
     for (let i = 0; i < 20; i++) writeFileSync(path.join(parent, `file-${i}.txt`), `file ${i}\n`);
-    const stored: string[] = [];
-    const options = {
-      storeUpTo: 1024,
-      maxStored: 100,
-      accept: (name: string) => name !== "repo-0",
-      store: async (files: string[]) => {
-        stored.push(...files.map((file) => path.basename(file)));
-        return new Map(files.map((file) => [file, `oid-${path.basename(file)}-${fs.statSync(file).size}`]));
-      },
-    };
+    const options = { accept: (name: string) => name !== "repo-0" };
     const tick = () => new Promise((resolve) => setTimeout(resolve, 150));
     const readdir = vi.spyOn(fs, "readdirSync");
     // Reads of this folder only: the test runner may read others meanwhile.
@@ -72,12 +60,10 @@ describe("listing the same folder again", () => {
       expect(second).toEqual(first);
 
       // A file rewritten in place leaves the folder's times alone: its own entry is still fresh.
-      stored.length = 0;
       writeFileSync(path.join(parent, "file-3.txt"), "rewritten, longer\n");
       const third = await listDirectory(parent, { ...options, previous: second });
       expect(reads()).toBe(3);
-      expect(third.get("file-3.txt")).toMatchObject({ size: 18, oid: "oid-file-3.txt-18" });
-      expect(stored).toEqual(["file-3.txt"]);
+      expect(third.get("file-3.txt")).toMatchObject({ size: 18, oid: null });
 
       // A name added, removed or renamed moves the folder's times: its names are read again, until
       // they settle anew.
