@@ -13,7 +13,7 @@
  * size, mtime and ctime); a config with `include.path` or `includeIf` is listed again for every command.
  *
  * `run-git.ts` applies this to every command, through the launcher shell or not; nothing else in src/
- * starts git (test/architecture/git-spawn.test.ts).
+ * starts git (test/code/git-spawn-sites.test.ts).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -125,7 +125,9 @@ const DRIVER_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = 
   merge: { driver: "" },
   credential: { helper: "" },
   gpg: { program: "", defaultkeycommand: "" },
-  remote: { uploadpack: "git-upload-pack", receivepack: "git-receive-pack", vcs: "" },
+  // `remote.<name>.uploadpack` / `receivepack`: git takes the first, so no override can win; commands
+  // that use them get `--upload-pack` / `--receive-pack` instead (`safeArgs`).
+  remote: { vcs: "" },
   difftool: { cmd: "", path: "" },
   mergetool: { cmd: "", path: "" },
   guitool: { cmd: "" },
@@ -189,6 +191,11 @@ export function parseConfigListing(output: string): ConfigEntry[] {
 export interface SafetyView {
   /** Every override, fixed ones first, then one per configured key that names a program. */
   overrides: readonly (readonly [string, string])[];
+  /**
+   * Options a command talking to a remote needs: git takes the FIRST `remote.<name>.uploadpack` and
+   * `receivepack` it reads, so no later override wins; `--upload-pack` / `--receive-pack` do.
+   */
+  transport: { uploadPack: boolean; receivePack: boolean };
   /** `core.hooksPath` as the files configure it (the hooks the user's own git runs), or null. */
   hooksPath: string | null;
 }
@@ -198,16 +205,47 @@ export function viewOf(entries: readonly ConfigEntry[]): SafetyView {
   const overrides: (readonly [string, string])[] = [...FIXED_OVERRIDES];
   const seen = new Set<string>();
   let hooksPath: string | null = null;
+  const transport = { uploadPack: false, receivePack: false };
   for (const { scope, key, value } of entries) {
     // Command-line entries are sssf's own: the environment that could carry others' was emptied.
     if (scope === "command") continue;
-    if (key.toLowerCase() === "core.hookspath") hooksPath = value;
+    const lower = key.toLowerCase();
+    if (lower === "core.hookspath") hooksPath = value;
+    if (lower.startsWith("remote.") && lower.endsWith(".uploadpack")) transport.uploadPack = true;
+    if (lower.startsWith("remote.") && lower.endsWith(".receivepack")) transport.receivePack = true;
     const neutral = neutralValue(key);
     if (neutral === null || seen.has(key)) continue;
     seen.add(key);
     overrides.push([key, neutral]);
   }
-  return { overrides, hooksPath };
+  return { overrides, hooksPath, transport };
+}
+
+/** Commands that fetch over a transport, and the one that pushes. */
+const FETCHING = new Set(["fetch", "pull", "ls-remote", "clone"]);
+
+/**
+ * `args` with the transport options `view` calls for, right after the subcommand: `--upload-pack`
+ * for a fetch, `--receive-pack` for a push, naming git's own programs, when config names others.
+ */
+export function safeArgs(args: readonly string[], view: SafetyView): readonly string[] {
+  const [command, ...rest] = args;
+  if (command === undefined) return args;
+  if (view.transport.uploadPack && FETCHING.has(command))
+    return [command, "--upload-pack=git-upload-pack", ...rest];
+  if (view.transport.receivePack && command === "push")
+    return [command, "--receive-pack=git-receive-pack", ...rest];
+  return args;
+}
+
+/** A command made safe: its arguments and its whole environment. */
+export interface SafeCommand {
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+}
+
+function commandOf(args: readonly string[], env: NodeJS.ProcessEnv, view: SafetyView): SafeCommand {
+  return { args: safeArgs(args, view), env: applySafety(env, view.overrides) };
 }
 
 /**
@@ -328,24 +366,38 @@ function truthy(value: string | undefined): boolean {
   return value !== undefined && /^(?:1|true|yes|on)$/i.test(value);
 }
 
-function statKey(file: string): string {
-  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
-  if (stat === undefined) return "-";
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+/**
+ * A file changed this recently may change again within the same timestamp tick without its size
+ * changing; a listing taken now is not kept (git's own "racily clean" problem).
+ */
+const RACY_MS = 100;
+
+/** What identifies the config state, and whether it is too fresh to keep. */
+interface Signature {
+  text: string;
+  racy: boolean;
 }
 
 /**
  * What identifies the config state: each file's identity and times by role (not its path, so a linked
  * worktree without its own config shares its checkout's listing) and the locating variables.
  */
-function signatureOf(files: ConfigFiles, env: NodeJS.ProcessEnv): string {
+function signatureOf(files: ConfigFiles, env: NodeJS.ProcessEnv): Signature {
+  let racy = false;
+  const now = Date.now();
+  const statKey = (file: string): string => {
+    const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+    if (stat === undefined) return "-";
+    if (now - Number(stat.mtimeMs) < RACY_MS || now - Number(stat.ctimeMs) < RACY_MS) racy = true;
+    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  };
   const parts = [
     ...files.system.map((file) => `s ${statKey(file)}`),
     ...files.global.map((file) => `g ${statKey(file)}`),
     ...files.local.map((file) => `l ${statKey(file)}`),
     ...LOCATING_ENV.map((name) => `${name}=${env[name] ?? ""}`),
   ];
-  return parts.join("\n");
+  return { text: parts.join("\n"), racy };
 }
 
 /**
@@ -382,6 +434,8 @@ function provable(entries: readonly ConfigEntry[], files: ConfigFiles): boolean 
 
 /** Listings kept, by signature; bounded (a process sees a few repositories). */
 const kept = new Map<string, Promise<SafetyView>>();
+/** Views of listings that have resolved, for the synchronous path. */
+const settledViews = new WeakMap<Promise<SafetyView>, SafetyView>();
 const KEPT_MAX = 64;
 /** The last view seen for each directory, for `configuredHooksPath`. */
 const lastViews = new Map<string, SafetyView>();
@@ -400,61 +454,61 @@ function settle(cwd: string, output: string, files: ConfigFiles | null): { view:
 }
 
 /**
- * The safe environment for a git command in `cwd`: `env` with the removals, `SET_ENV` and every
- * override its config calls for. `list` runs `git config CONFIG_LISTING_ARGS` in `cwd` under the
+ * `git args` in `cwd` made safe: `env` with the removals, `SET_ENV` and every override its config
+ * calls for, and `args` with the transport options it calls for. `list` runs `git config CONFIG_LISTING_ARGS` in `cwd` under the
  * environment given and resolves to its stdout (rejects when git fails: then the command must not run).
  */
-export async function safeGitEnv(
+export async function safeGitCommand(
   cwd: string,
+  args: readonly string[],
   env: NodeJS.ProcessEnv,
   list: (env: NodeJS.ProcessEnv) => Promise<string>,
-): Promise<NodeJS.ProcessEnv> {
+): Promise<SafeCommand> {
   const files = configFiles(cwd, env);
-  const signature = files === null ? null : signatureOf(files, env);
+  const signed = files === null ? null : signatureOf(files, env);
+  const signature = signed?.text ?? null;
   const known = signature === null ? undefined : kept.get(signature);
-  if (known !== undefined) return applySafety(env, remember(cwd, await known).overrides);
+  if (known !== undefined) return commandOf(args, env, remember(cwd, await known));
   const reading = list(listingEnv(env)).then((output) => {
     const { view, keep } = settle(cwd, output, files);
     settledViews.set(reading, view);
-    if (!keep && signature !== null && kept.get(signature) === reading) kept.delete(signature);
+    if ((!keep || signed?.racy) && signature !== null && kept.get(signature) === reading)
+      kept.delete(signature);
     return view;
   });
   if (signature !== null) {
     if (kept.size >= KEPT_MAX) kept.clear();
+    // Commands started while this listing runs share it.
     kept.set(signature, reading);
     // A failed listing is not kept: the next command asks again.
     reading.catch(() => {
       if (kept.get(signature) === reading) kept.delete(signature);
     });
   }
-  return applySafety(env, (await reading).overrides);
+  return commandOf(args, env, await reading);
 }
 
-/** Synchronous `safeGitEnv`; `list` throws when git fails. */
-export function safeGitEnvSync(
+/** Synchronous `safeGitCommand`; `list` throws when git fails. */
+export function safeGitCommandSync(
   cwd: string,
+  args: readonly string[],
   env: NodeJS.ProcessEnv,
   list: (env: NodeJS.ProcessEnv) => string,
-): NodeJS.ProcessEnv {
+): SafeCommand {
   const files = configFiles(cwd, env);
-  const signature = files === null ? null : signatureOf(files, env);
+  const signed = files === null ? null : signatureOf(files, env);
+  const signature = signed?.text ?? null;
   const known = signature === null ? undefined : kept.get(signature);
-  const settled = known === undefined ? null : peek(known);
-  if (settled !== null) return applySafety(env, remember(cwd, settled).overrides);
+  const settled = known === undefined ? null : (settledViews.get(known) ?? null);
+  if (settled !== null) return commandOf(args, env, remember(cwd, settled));
   const { view, keep } = settle(cwd, list(listingEnv(env)), files);
-  if (keep && signature !== null) {
+  if (keep && signature !== null && !signed?.racy) {
     const done = Promise.resolve(view);
     settledViews.set(done, view);
+    if (kept.size >= KEPT_MAX) kept.clear();
     kept.set(signature, done);
   }
-  return applySafety(env, view.overrides);
-}
-
-/** Views of kept listings that have resolved, for the synchronous path. */
-const settledViews = new WeakMap<Promise<SafetyView>, SafetyView>();
-
-function peek(promise: Promise<SafetyView>): SafetyView | null {
-  return settledViews.get(promise) ?? null;
+  return commandOf(args, env, view);
 }
 
 /**

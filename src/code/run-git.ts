@@ -7,7 +7,7 @@
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { GitError, type GitFailure } from "../errors/git-error.js";
 import { type Launched, launchGit, NotLaunched } from "./git-launcher.js";
-import { CONFIG_LISTING_ARGS, safeGitEnv, safeGitEnvSync } from "./git-safety.js";
+import { CONFIG_LISTING_ARGS, safeGitCommand, safeGitCommandSync } from "./git-safety.js";
 
 /** Output of a listing or a diff over a whole run can be large; keep it bounded but generous. */
 const MAX_BUFFER = 512 * 1024 * 1024;
@@ -51,7 +51,7 @@ export async function runGitBytes(
   options: GitOptions = {},
 ): Promise<Buffer> {
   // The listing's failure is the command's: it did not run, for git's reason.
-  const env = await safeGitEnv(cwd, baseEnv(options), (listing) =>
+  const safe = await safeGitCommand(cwd, args, baseEnv(options), (listing) =>
     execute(cwd, CONFIG_LISTING_ARGS, listing, "", MAX_BUFFER, {}).then(
       (stdout) => stdout.toString("utf8"),
       (error: unknown) => {
@@ -59,7 +59,7 @@ export async function runGitBytes(
       },
     ),
   );
-  return execute(cwd, args, env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
+  return execute(cwd, safe.args, safe.env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
 }
 
 /** Runs `git args` under exactly `env`: from the launcher shell where there is one, else directly. */
@@ -130,14 +130,14 @@ function startGit(
  * UTF-8; throws a `GitError` as `runGit` rejects.
  */
 export function runGitSync(cwd: string, args: readonly string[], options: GitOptions = {}): string {
-  const env = safeGitEnvSync(cwd, baseEnv(options), (listing) => {
+  const safe = safeGitCommandSync(cwd, args, baseEnv(options), (listing) => {
     try {
       return executeSync(cwd, CONFIG_LISTING_ARGS, listing, "", MAX_BUFFER, {});
     } catch (error) {
       throw asCommandError(error, cwd, args, options);
     }
   });
-  return executeSync(cwd, args, env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
+  return executeSync(cwd, safe.args, safe.env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
 }
 
 function executeSync(
