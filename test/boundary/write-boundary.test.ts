@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
+import fs, {
   chmodSync,
   existsSync,
   lstatSync,
@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { boundaryExcludes, WriteBoundary } from "../../src/boundary/write-boundary.js";
 import type { SssfConfig } from "../../src/config/config-types.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
@@ -112,6 +112,28 @@ describe("WriteBoundary in a git work tree", () => {
       expect(read("config.json").equals(dirty)).toBe(true);
     }
     expect(existsSync(path.join(root, "src/file2.ts"))).toBe(true);
+  });
+
+  it("a boxed send: nothing outside the repository is listed or judged, the root still is", async () => {
+    put("a.txt", "a");
+    commitAll();
+    const sibling = path.join(parent, "sibling.txt");
+    writeFileSync(sibling, "sibling\n");
+    symlinkSync(sibling, path.join(root, "out.txt"));
+    const readdir = vi.spyOn(fs, "readdirSync");
+    try {
+      const checkpoint = await boundary(["src/**"]).checkpoint(true);
+      // The parent folder is never read (no listing), nor any link target elsewhere.
+      expect(readdir.mock.calls.filter(([dir]) => !String(dir).startsWith(root))).toEqual([]);
+      writeFileSync(sibling, "changed outside: the box would have refused it\n");
+      put("a.txt", "changed");
+      const breaches = await checkpoint.settle([call({ path: "../sibling.txt" })]);
+      expect(breaches).toEqual([
+        { path: "a.txt", change: "modified", rule: "outside_writes", restored: true },
+      ]);
+    } finally {
+      readdir.mockRestore();
+    }
   });
 
   it("outside the root: only named paths count; a new folder next to the repo goes, elsewhere is reported", async () => {
