@@ -19,6 +19,7 @@ const suites = {
   "git-spawns": () => import("./git-spawns.mjs"),
   cluster: () => import("./cluster.mjs"),
   "pg-trace": () => import("./pg-trace.mjs"),
+  sandbox: () => import("./sandbox.mjs"),
 };
 
 const wanted = process.argv.slice(2);

@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collect, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 import { type AgentTree, agentTree, hangingTurn, killTree, type Row, treeGone } from "./lifecycle-world.js";
 
+// Unboxed (SSSF_SANDBOX=off): these tests read the host pids their agents write; test/sandbox covers the box.
+process.env.SSSF_SANDBOX = "off";
+
 let sb: Sandbox;
 let tree: AgentTree | null = null;
 beforeEach(() => {

@@ -14,6 +14,9 @@ import {
   treeGone,
 } from "./lifecycle-world.js";
 
+// Unboxed (SSSF_SANDBOX=off): these tests read the host pids their agents write and signal them; test/sandbox covers the box.
+process.env.SSSF_SANDBOX = "off";
+
 let sb: Sandbox;
 let tree: AgentTree | null = null;
 beforeEach(() => {

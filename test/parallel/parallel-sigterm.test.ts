@@ -4,6 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collect, Sandbox } from "../helpers/sandbox.js";
 import { alive, waitFor } from "../helpers/wait.js";
 
+// Unboxed (SSSF_SANDBOX=off): these tests read the host pids their agents write and signal them; test/sandbox covers the box.
+process.env.SSSF_SANDBOX = "off";
+
 // Drives the built CLI (`npm run build` first) with a repo-local workflow that fans out to two agents.
 
 const PAIR = `import { defineWorkflow, GenericOutput } from "sssf";

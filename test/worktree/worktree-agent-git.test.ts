@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
 import { git, WorktreeWorld } from "./worktree-world.js";
 
+// Unboxed (SSSF_SANDBOX=off): these agents run git in their worktree (commits, branches), which the box's read-only git dir forbids: this is the write boundary's case; test/sandbox covers the box.
+process.env.SSSF_SANDBOX = "off";
+
 let world: WorktreeWorld | undefined;
 afterEach(() => {
   world?.cleanup();

@@ -3,20 +3,28 @@
  * watcher behind in the agent's process group, reading a pipe whose other end only sssf holds. A line
  * on the pipe means sssf saw the agent end (the watcher leaves quietly); end of file means sssf itself
  * is gone, SIGKILL included, and the watcher kills every process carrying the spawn's marker (those
- * that left the group with `setsid`) and then the whole group. Inside bubblewrap `--die-with-parent`
- * does the same, so a boxed agent needs none.
+ * that left the group with `setsid`) and then the whole group. A boxed agent has one too, inside its
+ * box: bubblewrap's `--die-with-parent` stays as the second line.
  */
 
 /** The watcher's fd: the fourth stdio entry of the spawn. */
 export const LIFELINE_FD = 3;
 
-// $1: the spawn id; the rest: the agent's argv. The watcher's `$$` is its own (it is exec'd), so it
-// skips itself while it kills the marked processes, and `kill -9 0` ends the group last.
+// $1: the spawn id. The watcher's `$$` is its own (it is exec'd), so it skips itself. One grep lists
+// the marked processes and it kills each, again until a scan finds none (a process forked meanwhile
+// is caught by the next), then the whole group. Inside bubblewrap /proc is the box's own.
 const WATCHER = `if read -r _ <&3; then exit 0; fi
-for d in /proc/[0-9]*; do
-  p=\${d#/proc/}
-  [ "$p" = "$$" ] && continue
-  grep -qaF "SSSF_SPAWN_ID=$1" "$d/environ" 2>/dev/null && kill -9 "$p" 2>/dev/null
+i=0
+while [ $i -lt 50 ]; do
+  found=0
+  for f in $(grep -laF "SSSF_SPAWN_ID=$1" /proc/[0-9]*/environ 2>/dev/null); do
+    p=\${f#/proc/}
+    p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    kill -9 "$p" 2>/dev/null && found=1
+  done
+  [ "$found" = 0 ] && break
+  i=$((i + 1))
 done
 kill -9 0`;
 

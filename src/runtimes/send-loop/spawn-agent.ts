@@ -111,9 +111,9 @@ interface LaunchPlan {
 }
 
 /**
- * How the agent is started: inside its box when it has one (bubblewrap ends it with sssf), else
- * through the lifeline shell. A program that cannot be found is spawned as given, so the spawn fails
- * the way it always did, naming it.
+ * How the agent is started: through the lifeline shell (it ends the agent with sssf), inside its box
+ * when it has one. A program that cannot be found is spawned as given, so the spawn fails the way it
+ * always did, naming it.
  */
 function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId: string): LaunchPlan {
   const { command, sandbox } = options;
@@ -122,10 +122,11 @@ function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId:
   if (resolved === null) return { argv: command, cwd: hostCwd, lifeline: false };
   const argv = [resolved, ...command.slice(1)];
   const inner = options.throughEgressProxy ? boxForwarderArgv(options.throughEgressProxy, argv) : argv;
-  const boxed = sandbox === undefined ? argv : boxedCommand(sandbox, inner, options.cwd);
-  if (sandbox?.backend === "bwrap" || !lifelineSupported)
-    return { argv: boxed, cwd: hostCwd, lifeline: false };
-  return { argv: withLifeline(boxed, spawnId), cwd: hostCwd, lifeline: true };
+  // The lifeline runs inside the box when there is one: bubblewrap's --die-with-parent misses a
+  // sssf killed while the box is still being set up, and the lifeline's pipe is inherited through it.
+  const guarded = lifelineSupported ? withLifeline(inner, spawnId) : inner;
+  const boxed = sandbox === undefined ? guarded : boxedCommand(sandbox, guarded, options.cwd);
+  return { argv: boxed, cwd: hostCwd, lifeline: lifelineSupported };
 }
 
 function releaseLifeline(pipe: Writable | null | undefined): void {
@@ -179,7 +180,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnAgent
 }
 
 async function spawnOnce(options: SpawnAgentOptions): Promise<SpawnAgentOutcome> {
-  const { command, cwd, observer } = options;
+  const { command, observer } = options;
   const outcome: SpawnAgentOutcome = {
     exitCode: null,
     signal: null,
@@ -251,7 +252,7 @@ async function spawnOnce(options: SpawnAgentOptions): Promise<SpawnAgentOutcome>
 
   trackProcessGroup(pid);
   try {
-    observer.onProcessStart?.({ pid, command, cwd, startedAt: new Date() });
+    observer.onProcessStart?.({ pid, command, cwd: launch.cwd, startedAt: new Date() });
   } catch (error) {
     log(`onProcessStart failed: ${describe(error)}`);
   }
