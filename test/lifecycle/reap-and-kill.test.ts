@@ -17,6 +17,9 @@ import {
 
 // Unboxed (SSSF_SANDBOX=off): these tests read the host pids their agents write and signal them; test/sandbox covers the box.
 process.env.SSSF_SANDBOX = "off";
+// And without the lifeline: these tests are about the reaper, the second line, which ends the agents
+// of a killed sssf that outlived it (test/sandbox/box.test.ts holds the lifeline to its second).
+process.env.SSSF_LIFELINE = "off";
 
 let sb: Sandbox;
 let tree: AgentTree | null = null;

@@ -32,8 +32,13 @@ const SCRIPT = `id=$1; shift
 ( exec /bin/sh -c '${WATCHER}' sssf-lifeline "$id" ) </dev/null >/dev/null 2>&1 &
 exec "$@" 3<&-`;
 
-/** True where the lifeline shell can run (a POSIX `/bin/sh`). */
-export const lifelineSupported = process.platform !== "win32";
+/**
+ * True where the lifeline shell can run (a POSIX `/bin/sh`) and `SSSF_LIFELINE` is not `off` (then a
+ * killed sssf's agents live on until the reaper, `sssf sessions` or `sssf kill`, ends them).
+ */
+export function lifelineWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return process.platform !== "win32" && env.SSSF_LIFELINE !== "off";
+}
 
 /** `argv` started through the lifeline shell, for the spawn whose marker is `spawnId`. */
 export function withLifeline(argv: readonly string[], spawnId: string): string[] {

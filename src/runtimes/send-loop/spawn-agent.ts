@@ -21,7 +21,7 @@ import {
   untrackProcessGroup,
 } from "../../util/process-group.js";
 import type { AgentSendObserver, AgentTimeouts, ProcessEnd } from "../runtime.js";
-import { LIFELINE_FD, lifelineSupported, withLifeline } from "./lifeline.js";
+import { LIFELINE_FD, lifelineWanted, withLifeline } from "./lifeline.js";
 import { type CappedLine, createLineSplitter } from "./line-splitter.js";
 import { createRawOutputWriter } from "./raw-output-writer.js";
 import { watchAgentProcess } from "./watch-agent-process.js";
@@ -124,9 +124,10 @@ function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId:
   const inner = options.throughEgressProxy ? boxForwarderArgv(options.throughEgressProxy, argv) : argv;
   // The lifeline runs inside the box when there is one: bubblewrap's --die-with-parent misses a
   // sssf killed while the box is still being set up, and the lifeline's pipe is inherited through it.
-  const guarded = lifelineSupported ? withLifeline(inner, spawnId) : inner;
+  const lifeline = lifelineWanted();
+  const guarded = lifeline ? withLifeline(inner, spawnId) : inner;
   const boxed = sandbox === undefined ? guarded : boxedCommand(sandbox, guarded, options.cwd);
-  return { argv: boxed, cwd: hostCwd, lifeline: lifelineSupported };
+  return { argv: boxed, cwd: hostCwd, lifeline };
 }
 
 function releaseLifeline(pipe: Writable | null | undefined): void {
