@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { forgetRepoFacts, repoFacts } from "../../src/code/git-facts.js";
 import { configuredHooksPath, neutralValue, parseConfigListing, viewOf } from "../../src/code/git-safety.js";
 import { runGit } from "../../src/code/run-git.js";
 import {
@@ -464,4 +465,22 @@ describe("neutral values", () => {
     expect(view.overrides.some(([key]) => key === "user.name")).toBe(false);
     expect(view.hooksPath).toBe("/some/hooks");
   });
+});
+
+describe("the hooks the user's own git runs", () => {
+  it.each([null, "rel/hooks", "/abs/hooks", "~/my-hooks"])(
+    "are what plain git says with core.hooksPath %s, from the top level and a sub-folder",
+    async (hooksPath) => {
+      const world = freshWorld();
+      if (hooksPath !== null) plantConfig(world, "local", [["core.hooksPath", hooksPath]]);
+      const sub = path.join(world.repo, "sub");
+      mkdirSync(sub);
+      for (const dir of [world.repo, sub]) {
+        forgetRepoFacts(dir);
+        const facts = await repoFacts(dir);
+        const plain = rawGit(dir, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"]).trim();
+        expect(facts?.hooksDir).toBe(plain);
+      }
+    },
+  );
 });
