@@ -291,6 +291,8 @@ export function describeRuntimeContract<W extends ContractScene>(world: RuntimeC
         expect(sent.result.text).toBe("handed over");
         expect(readFileSync(file.host, "utf8")).toBe(HANDOFF_FILE.content);
         expect(sent.observer.toolCalls.filter((call) => call.ok)).toHaveLength(1);
+        // The box's paths exist inside the box only: nothing is made for them on the host.
+        expect(existsSync("/sssf")).toBe(false);
         expect(gitStatus(layout.checkout)).toBe("");
         expect(scene.server.egress()).toEqual([]);
       },

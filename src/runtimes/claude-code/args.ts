@@ -133,6 +133,8 @@ export interface ClaudeArgsInput {
   jsonSchema?: string | null;
   /** The session's handoff folder, opened with `--add-dir` (absent: none). */
   contextHandoffDir?: string | undefined;
+  /** The send runs inside sssf's box: claude's own sandbox is switched off. */
+  boxed?: boolean | undefined;
   /** `--max-budget-usd`: what the send may still spend (absent: no cap). */
   maxBudgetUsd?: number | undefined;
 }
@@ -154,6 +156,15 @@ export function budgetArgs(maxBudgetUsd: number | undefined): string[] {
  */
 export const CLAUDE_SETTINGS = JSON.stringify({
   permissions: { blockWritesOutsideWorkingDirectories: true },
+});
+
+/**
+ * The same inside sssf's box, with claude's own sandbox off: it would start a nested bubblewrap, which
+ * the box (no capabilities, its own pid namespace) refuses, and the box already holds its writes.
+ */
+export const CLAUDE_BOXED_SETTINGS = JSON.stringify({
+  permissions: { blockWritesOutsideWorkingDirectories: true },
+  sandbox: { enabled: false },
 });
 
 /** `--add-dir=<folder>` for the session's handoff folder: a working directory, so writes there pass. */
@@ -188,7 +199,7 @@ export function claudeArgs(input: ClaudeArgsInput): string[] {
     `--tools=${native.join(",")}`,
     ...(native.length === 0 ? [] : [`--allowedTools=${native.join(",")}`]),
     "--permission-mode=dontAsk",
-    `--settings=${CLAUDE_SETTINGS}`,
+    `--settings=${input.boxed ? CLAUDE_BOXED_SETTINGS : CLAUDE_SETTINGS}`,
     ...workspaceArgs(input.contextHandoffDir),
     "--strict-mcp-config",
     `--effort=${effort}`,

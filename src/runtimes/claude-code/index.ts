@@ -75,7 +75,8 @@ async function sendClaudeCode(
   const handoff = request.contextHandoffDir;
   try {
     // claude skips an --add-dir folder that does not exist; the engine makes it, a library caller may not.
-    if (handoff) mkdirSync(handoff, { recursive: true });
+    // Inside sssf's box the path is the box's own (it exists there), never one to make on the host.
+    if (handoff && request.sandbox === undefined) mkdirSync(handoff, { recursive: true });
   } catch (error) {
     return refuseSend(
       request,
@@ -96,6 +97,7 @@ async function sendClaudeCode(
     jsonSchema: schema?.ok ? schema.json : null,
     contextHandoffDir: request.contextHandoffDir,
     maxBudgetUsd: request.maxBudgetUsd,
+    boxed: request.sandbox !== undefined,
   });
   const tmp = claudeTmpDir(request.sessionDir);
   const sendEnv = { ...claudeEnv(request.thinking), CLAUDE_CODE_TMPDIR: tmp };

@@ -134,8 +134,9 @@ async function sendUnguarded(
   ];
   const handoff = request.contextHandoffDir;
   try {
-    // gemini exits 1 on an --include-directories folder that does not exist.
-    if (handoff) mkdirSync(handoff, { recursive: true });
+    // gemini exits 1 on an --include-directories folder that does not exist. Inside sssf's box the
+    // path is the box's own (it exists there), never one to make on the host.
+    if (handoff && request.sandbox === undefined) mkdirSync(handoff, { recursive: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return failed(request, "spawn_failed", `cannot create the handoff folder ${handoff}: ${reason}`);
@@ -157,7 +158,11 @@ async function sendUnguarded(
   return runCliSend(request, observer, "gemini", {
     command: relay.command,
     stdin: request.prompt,
-    env: geminiEnv(systemPromptFile, tmpDir),
+    // Inside sssf's box gemini's own sandbox (docker, podman…) is off: the box holds its writes.
+    env: {
+      ...geminiEnv(systemPromptFile, tmpDir),
+      ...(request.sandbox === undefined ? {} : { GEMINI_SANDBOX: "false" }),
+    },
     parser,
     cleanup: relay.cleanup,
   });
