@@ -15,7 +15,7 @@
  * `run-git.ts` applies this to every command, through the launcher shell or not; nothing else in src/
  * starts git (test/code/git-spawn-sites.test.ts).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { type BigIntStats, existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** Where sssf's git looks for hooks: not a folder, so git finds none (`/dev/null/pre-commit` is no file). */
@@ -343,7 +343,12 @@ export function configFiles(cwd: string, env: NodeJS.ProcessEnv): ConfigFiles | 
           ...(xdg !== null ? [xdg] : home ? [path.join(home, ".config", "git", "config")] : []),
           ...(home ? [path.join(home, ".gitconfig")] : []),
         ];
-  const repo = discover(cwd);
+  let repo: ReturnType<typeof discover>;
+  try {
+    repo = discover(cwd);
+  } catch {
+    return null; // a folder that is not one, or one we may not enter: git will say
+  }
   const local = repo
     ? [
         path.join(repo.commonDir, "config"),
@@ -386,7 +391,13 @@ function signatureOf(files: ConfigFiles, env: NodeJS.ProcessEnv): Signature {
   let racy = false;
   const now = Date.now();
   const statKey = (file: string): string => {
-    const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+    let stat: BigIntStats | undefined;
+    try {
+      stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      racy = true; // unreadable (a folder we may not enter): never kept
+      return "?";
+    }
     if (stat === undefined) return "-";
     if (now - Number(stat.mtimeMs) < RACY_MS || now - Number(stat.ctimeMs) < RACY_MS) racy = true;
     return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;

@@ -235,6 +235,33 @@ describe("sssf's git runs no program that config names", () => {
 /** Names a driver can have in both config (any subsection) and attributes (no spaces, no `=`). */
 const driverName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,11}$/);
 
+describe("a linked worktree's own config.worktree", () => {
+  it("is read by sssf's git there (after a listing without it), and neutralised; plain git runs it", async () => {
+    const world = freshWorld();
+    const linked = path.join(world.root, "linked");
+    rawGit(world.repo, ["worktree", "add", "-q", linked, "HEAD"]);
+    await runGit(linked, ["status", "--porcelain"]);
+    appendFileSync(path.join(world.repo, ".git/config"), "[extensions]\n\tworktreeConfig = true\n");
+    const gitDir = rawGit(linked, ["rev-parse", "--absolute-git-dir"]).trim();
+    appendFileSync(
+      path.join(gitDir, "config.worktree"),
+      configText([
+        ["core.fsmonitor", marker(world, "linked.fsmonitor")],
+        ["core.hooksPath", world.hooksPathDir],
+      ]),
+    );
+    plantHooks(world, world.hooksPathDir, "hooks-path.");
+    writeFileSync(path.join(linked, "c.txt"), "c.txt two\n");
+    await runGit(linked, ["status", "--porcelain"]);
+    await runGit(linked, ["add", "c.txt"]);
+    await runGit(linked, ["commit", "-q", "-m", "linked"]);
+    expect(marks(world)).toEqual([]);
+    await plainGit(linked, ["status", "--porcelain"]);
+    await plainGit(linked, ["commit", "-q", "--allow-empty", "-m", "plain"]);
+    expect(marks(world)).toEqual(expect.arrayContaining(["linked.fsmonitor", "hooks-path.pre-commit"]));
+  });
+});
+
 describe("generated plants", () => {
   it("any driver names, any subset of keys, any location, attributes in the tree or in info", async () => {
     await fc.assert(
