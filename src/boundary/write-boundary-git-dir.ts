@@ -46,23 +46,30 @@ export interface GitGuarded {
 
 /**
  * The paths to guard for a run root in `places`, and for the operator's checkout `checkoutTop` (real,
- * or null in place): the common dir's `hooks/`, `info/`, `objects/info/`, `config` and
- * `config.worktree`; a linked worktree's own `config.worktree`, `commondir`, `gitdir` and its
+ * or null in place): the common dir's `hooks/`, `info/`, `objects/info/`, `remotes/`, `branches/`,
+ * `config`, `config.worktree` and `shallow`; a linked worktree's own `config.worktree`, `commondir`, `gitdir` and its
  * `.git` file; and the hooks git really runs when `core.hooksPath` points
  * outside every work tree (a hooks folder inside one is the project's files, under its `writes`).
  */
 export function gitGuarded(places: GitPlaces, checkoutTop: string | null): GitGuarded {
-  // info/ holds exclude and attributes (what git ignores, which filters run); objects/info/ alternates.
+  // info/ holds exclude and attributes (what git ignores, which filters run); objects/info/ alternates;
+  // remotes/ and branches/ are remotes defined the old way (where a push or fetch goes).
   const folders = [
     path.join(places.commonDir, "hooks"),
     path.join(places.commonDir, "info"),
     path.join(places.commonDir, "objects", "info"),
+    path.join(places.commonDir, "remotes"),
+    path.join(places.commonDir, "branches"),
   ];
   const insideWorkTree =
     !isWithin(places.hooksDir, places.commonDir) &&
     [places.topLevel, ...(checkoutTop ? [checkoutTop] : [])].some((top) => isWithin(places.hooksDir, top));
   if (!folders.includes(places.hooksDir) && !insideWorkTree) folders.push(places.hooksDir);
-  const files = [path.join(places.commonDir, "config"), path.join(places.commonDir, "config.worktree")];
+  const files = [
+    path.join(places.commonDir, "config"),
+    path.join(places.commonDir, "config.worktree"),
+    path.join(places.commonDir, "shallow"),
+  ];
   if (places.gitDir !== places.commonDir) {
     files.push(
       path.join(places.gitDir, "config.worktree"),
