@@ -103,10 +103,11 @@ export function diffRoot(
   const deletedByInode = new Map<string, string>();
   for (const relative of deleted) {
     const was = before.entries.get(relative) as WalkedEntry;
-    if (was.kind === "file") deletedByInode.set(`${was.dev}:${was.ino}:${was.size}:${was.mtimeMs}`, relative);
+    // A summarised folder's entries carry no inode (0): never paired.
+    if (was.kind === "file" && was.ino !== 0) deletedByInode.set(`${was.dev}:${was.ino}:${was.size}:${was.mtimeMs}`, relative);
   }
   const renameOf = (relative: string, now: WalkedEntry): string | undefined => {
-    if (now.kind !== "file") return undefined;
+    if (now.kind !== "file" || now.ino === 0) return undefined;
     const from = deletedByInode.get(`${now.dev}:${now.ino}:${now.size}:${now.mtimeMs}`);
     const was = from === undefined ? undefined : before.entries.get(from);
     if (was?.oid == null || format === null) return from;

@@ -3,9 +3,10 @@
  * through a link, recorded by kind, mode, size, times, device, inode and link count (a link's target,
  * a regular file's blob id once read). Git's index, its flags and its ignore rules play no part, so
  * `update-index --skip-worktree`, `--assume-unchanged`, `info/exclude` or a `.gitignore` hide nothing.
- * Folders named `node_modules` are summarised: their entries are walked and compared by `lstat` like
- * any other, but their content is never read or stored (docs/write-boundaries.md says what that lets
- * through).
+ * Folders named `node_modules` are summarised: below one only folders are `lstat`ed; every other
+ * entry is recorded by name and kind alone, its content never read or stored, so a file created,
+ * deleted or turned into another kind there is seen and a file rewritten in place is not
+ * (docs/write-boundaries.md says what that lets through).
  */
 
 import fs from "node:fs";
@@ -92,6 +93,21 @@ export function entryAt(absolute: string): WalkedEntry | null {
   return entry;
 }
 
+/** The kind a directory entry's type says, or null when the file system gives none. */
+function kindOfDirent(dirent: fs.Dirent): WalkedEntry["kind"] | null {
+  if (dirent.isFile()) return "file";
+  if (dirent.isSymbolicLink()) return "symlink";
+  if (dirent.isFIFO()) return "fifo";
+  if (dirent.isSocket()) return "socket";
+  if (dirent.isBlockDevice() || dirent.isCharacterDevice()) return "device";
+  return null;
+}
+
+/** An entry of a summarised folder: its kind alone (every other field the same for every such entry). */
+function nameOnly(kind: WalkedEntry["kind"]): WalkedEntry {
+  return { kind, dev: 0, ino: 0, size: 0, mtimeMs: 0, ctimeMs: 0, mode: 0, nlink: 1, oid: null };
+}
+
 /** True when nothing about `was` moved: kind, identity, size, times, mode, links, link target. */
 export function sameStat(was: WalkedEntry, now: WalkedEntry): boolean {
   return (
@@ -124,17 +140,23 @@ export function walkRoot(
   const earlier = previous?.entries;
   while (pending.length > 0) {
     const dir = pending.pop() as string;
-    let names: string[];
+    let dirents: fs.Dirent[];
     try {
-      names = fs.readdirSync(dir === "" ? root : path.join(root, dir));
+      dirents = fs.readdirSync(dir === "" ? root : path.join(root, dir), { withFileTypes: true });
     } catch {
       continue;
     }
     const summarisedTop = dir === SUMMARISED || dir.endsWith(`/${SUMMARISED}`);
-    for (const name of names) {
+    const summarised = dir !== "" && isSummarised(dir);
+    for (const dirent of dirents) {
+      const name = dirent.name;
       const relative = dir === "" ? name : `${dir}/${name}`;
       if (skip(relative) || (summarisedTop && SUMMARISED_CACHES.has(name))) continue;
-      const entry = entryAt(path.join(root, relative));
+      // In a summarised folder only folders are `lstat`ed: anything else is its name and kind.
+      const entry =
+        summarised && !dirent.isDirectory() && kindOfDirent(dirent) !== null
+          ? nameOnly(kindOfDirent(dirent) as WalkedEntry["kind"])
+          : entryAt(path.join(root, relative));
       if (entry === null) continue;
       if (entries.size >= maxEntries) return { root, entries, truncated: true };
       const was = earlier?.get(relative);

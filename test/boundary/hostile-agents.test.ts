@@ -22,6 +22,7 @@ import {
   runPrompt,
   runPromptInWorktree,
   STARTING_FILES,
+  write,
 } from "./boundary-fixture.js";
 
 const done = envelopeJson({ summary: "done" });
@@ -222,6 +223,23 @@ describe("special files, links and kind changes", () => {
     expect(summary(box, result.adwId)).toEqual([
       "docs modified outside_writes true",
       "notes/todo.txt modified outside_writes true",
+    ]);
+  }, 60_000);
+
+  it("in place, node_modules is summarised: a planted file and a FIFO are removed, a deleted file reported", async () => {
+    const box = shellAgent(
+      "echo evil > node_modules/dep/evil.js && mkfifo node_modules/dep/pipe && rm node_modules/dep/gone.js",
+    );
+    write(box, "node_modules/dep/index.js", "module.exports = 1;\n");
+    write(box, "node_modules/dep/gone.js", "module.exports = 2;\n");
+    const result = await runPrompt(box);
+    expect(result.code).toBe(1);
+    expect(existsSync(path.join(box.dir, "node_modules/dep/evil.js"))).toBe(false);
+    expect(existsSync(path.join(box.dir, "node_modules/dep/pipe"))).toBe(false);
+    expect(summary(box, result.adwId)).toEqual([
+      "node_modules/dep/evil.js added outside_writes true",
+      "node_modules/dep/gone.js deleted outside_writes false",
+      "node_modules/dep/pipe added outside_writes true",
     ]);
   }, 60_000);
 
