@@ -104,7 +104,8 @@ export function diffRoot(
   for (const relative of deleted) {
     const was = before.entries.get(relative) as WalkedEntry;
     // A summarised folder's entries carry no inode (0): never paired.
-    if (was.kind === "file" && was.ino !== 0) deletedByInode.set(`${was.dev}:${was.ino}:${was.size}:${was.mtimeMs}`, relative);
+    if (was.kind === "file" && was.ino !== 0)
+      deletedByInode.set(`${was.dev}:${was.ino}:${was.size}:${was.mtimeMs}`, relative);
   }
   const renameOf = (relative: string, now: WalkedEntry): string | undefined => {
     if (now.kind !== "file" || now.ino === 0) return undefined;
