@@ -27,7 +27,10 @@ export default defineWorkflow({
 function setUp(dir, stampFile) {
   const command = [process.execPath, path.join(root, "bench/agents/stamp.mjs"), stampFile];
   benchRepo(dir, {
-    agents: [{ name: "worker", coding_agent: "exec", command }],
+    // The stamps are written outside the repo: the agent's box lets it write there.
+    agents: [
+      { name: "worker", coding_agent: "exec", command, sandbox: { allow_write: [path.dirname(stampFile)] } },
+    ],
     files: { "adws/adw_ten.ts": workflow("ten", COMPLETED), "adws/adw_one.ts": workflow("one", 0) },
   });
   Object.assign(process.env, GIT_IDENTITY);
