@@ -47,24 +47,25 @@ describe("git commands of the agent inside its worktree", () => {
     expect(existsSync(path.join(world.worktree(adwId), "agent.txt"))).toBe(true);
   });
 
-  it("a branch of its own, committed on: the run's branch is still empty and goes, the agent's stays", async () => {
+  it("a branch of its own, committed on: refused, the branch deleted and the worktree's HEAD put back on the run's branch", async () => {
     world = new WorktreeWorld([
       shellTurn(
         `git checkout -q -b side && echo side > side.txt && git add side.txt && ${AGENT_GIT} commit -q -m "on side"`,
       ),
     ]);
     const result = await world.run(["run", "prompt", "work on a branch of your own"]);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // A ref other than the run's own branch changed: the phase fails, naming it, and it is undone.
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toContain("refs/heads/side");
     const adwId = adwIdFrom(result.stdout);
     const branch = `sssf/prompt/${adwId}`;
-    // The worktree's HEAD moved to `side`, yet the run's branch never left the base.
-    expect(result.stdout).toContain(`no commits; branch ${branch} removed, with its worktree`);
-    expect(sssfBranches(world)).toEqual([]);
-    expect(existsSync(world.worktree(adwId))).toBe(false);
-    expect(subjects(world, `${world.base}..side`)).toEqual(["on side"]);
+    expect(git(world.dir, ["branch", "--list", "side"]).trim()).toBe("");
+    expect(git(world.worktree(adwId), ["symbolic-ref", "HEAD"]).trim()).toBe(`refs/heads/${branch}`);
+    // The failed run keeps its own branch for a resume; no other sssf branch appeared.
+    expect(sssfBranches(world)).toEqual([branch]);
   });
 
-  it("switched back to the run's branch at a commit of its own: the finish reads that commit", async () => {
+  it("a commit made on a branch of its own and merged into the run's: the run's branch keeps it, the other branch goes", async () => {
     world = new WorktreeWorld([
       shellTurn(
         [
@@ -78,10 +79,11 @@ describe("git commands of the agent inside its worktree", () => {
       ),
     ]);
     const result = await world.run(["run", "prompt", "merge your branch into the run's"]);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toContain("refs/heads/side");
     const adwId = adwIdFrom(result.stdout);
     const branch = `sssf/prompt/${adwId}`;
-    expect(result.stdout).toContain(`branch ${branch} left for review`);
+    expect(git(world.dir, ["branch", "--list", "side"]).trim()).toBe("");
     expect(subjects(world, `${world.base}..${branch}`)).toEqual(["on side"]);
   });
 
