@@ -249,7 +249,9 @@ export class BoundaryGuards {
     checkoutTaking.catch(() => undefined);
     const where = { store: located.store, read: located.read, listings: this.options.listings };
     await spawned();
-    const refs = readRefs(located.places);
+    // Inside the box every git dir is read-only: a ref that moves during a boxed send is someone else's
+    // (the operator, another sssf run merging), never the agent's, and must not be undone.
+    const refs = sandboxed ? null : readRefs(located.places);
     const indexFlags = located.index.read();
     const base = await checkpointWatches(this.baseWatches(located, checkout), where);
     const linkWatches = sandboxed ? [] : this.linkWatches(located, walkLinks(await before), checkout, base);

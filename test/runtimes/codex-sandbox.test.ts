@@ -178,13 +178,15 @@ describe.runIf(bwrapHere)(
 
       const db = openSqlite(loadConfig({ cwd: w.work }).dbPath, { readonly: true });
       try {
-        // The process row holds codex's argv and where it started: the working tree's path in the box.
+        // The process row holds codex's argv and where it started on the host; codex itself is told
+        // the working tree's path in the box.
         const [codex] = db.prepare("SELECT command, cwd FROM processes").all() as {
           command: string;
           cwd: string;
         }[];
         const argv = JSON.parse(codex?.command ?? "[]") as string[];
-        expect(codex?.cwd).toMatch(/^\/sssf\/work\//);
+        expect(codex?.cwd).toBe(w.work);
+        expect(argv[argv.indexOf("-C") + 1]).toMatch(/^\/sssf\/work\//);
         expect(argv[argv.indexOf("-s") + 1]).toBe("danger-full-access");
         expect(argv).not.toContain("--add-dir");
         const calls = db.prepare("SELECT ok, payload FROM events WHERE type = 'tool_call'").all() as {
