@@ -1,7 +1,8 @@
 /**
  * A boxed send as bubblewrap arguments. The box's root is a fresh tmpfs holding the host's top-level
- * folders read-only (so `/sssf` can be made beside them), a private `/tmp` that shows the host's
- * entries read-only and keeps new files to itself, then every rule of the policy, shallowest first,
+ * folders read-only (so `/sssf` can be made beside them), a private `/tmp` that shows read-only only
+ * the host's entries the send names (in its argv or environment) and keeps new files to itself, then
+ * every rule of the policy, shallowest first,
  * so a deeper rule wins (a git dir inside a writable working tree stays read-only), and the credential
  * paths last, hidden whatever else says. The agent's processes get no capabilities, their own pid
  * namespace and session, and all die when sssf does (`--die-with-parent` ends the namespace's init).
@@ -59,7 +60,29 @@ export function boxViews(sandbox: SendSandbox, file: string): string[] {
 
 const depth = (file: string) => file.split("/").filter(Boolean).length;
 
-function rootArgs(host: HostView): string[] {
+/** Variables whose paths are never shown in the box: a credential agent's socket. */
+const UNSHOWN_VARIABLES = new Set(["SSH_AUTH_SOCK", "GPG_AGENT_INFO"]);
+const TMP_PATH = /\/tmp\/([^\s/:;,'"=]+)/g;
+
+/**
+ * The host's `/tmp` entries a send names: the first folder under `/tmp` of every path in its argv and
+ * in its environment's values (a test's agent script, a config file handed by variable). A busy
+ * `/tmp` (thousands of entries) is never bound entry by entry: each bind costs the box's start.
+ */
+export function namedTmpEntries(command: readonly string[], env: NodeJS.ProcessEnv = {}): string[] {
+  const names = new Set<string>();
+  const scan = (text: string) => {
+    for (const match of text.matchAll(TMP_PATH)) {
+      const name = match[1];
+      if (name !== undefined && name !== "." && name !== "..") names.add(name);
+    }
+  };
+  for (const arg of command) scan(arg);
+  for (const [name, value] of Object.entries(env)) if (value && !UNSHOWN_VARIABLES.has(name)) scan(value);
+  return [...names].sort();
+}
+
+function rootArgs(host: HostView, tmpEntries: readonly string[]): string[] {
   const args: string[] = [];
   for (const entry of host.list("/")) {
     const name = `/${entry.name}`;
@@ -72,13 +95,12 @@ function rootArgs(host: HostView): string[] {
     }
   }
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
-  // The host's /tmp entries stay visible and read-only; what the agent makes in /tmp is its own.
-  for (const entry of host.list("/tmp")) {
-    const name = `/tmp/${entry.name}`;
-    if (entry.isSymbolicLink()) {
-      const target = host.readlink(name);
-      if (target !== null) args.push("--symlink", target, name);
-    } else args.push("--ro-bind-try", name, name);
+  // The host's /tmp entries the send names stay visible and read-only; what the agent makes in /tmp is its own.
+  for (const entry of tmpEntries) {
+    const name = `/tmp/${entry}`;
+    const target = host.readlink(name);
+    if (target !== null) args.push("--symlink", target, name);
+    else args.push("--ro-bind-try", name, name);
   }
   return args;
 }
@@ -88,11 +110,11 @@ export function bwrapArgs(
   sandbox: SendSandbox,
   command: readonly string[],
   cwd: string,
-  options: { host?: HostView; root?: boolean } = {},
+  options: { host?: HostView; root?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): string[] {
   const host = options.host ?? realHost;
   const root = options.root ?? process.getuid?.() === 0;
-  const args = rootArgs(host);
+  const args = rootArgs(host, namedTmpEntries(command, options.env));
   type Rule = { box: string; args: string[]; order: number };
   const rules: Rule[] = [];
   for (const { host: from, box } of sandbox.writable) {

@@ -137,6 +137,9 @@ export class RestateServer {
   }
 
   #spawn(): Proc {
+    // restate-server leaves an empty invoker-* folder in TMPDIR per start: keep them in its own folder.
+    const scratch = path.join(this.baseDir, "tmp");
+    mkdirSync(scratch, { recursive: true });
     const child = spawn(
       RESTATE_SERVER,
       ["--no-logo", "--listen-mode", "tcp", "--base-dir", this.baseDir, "--node-name", "n1"],
@@ -149,6 +152,7 @@ export class RestateServer {
           RESTATE_BIND_ADDRESS: `127.0.0.1:${this.fabricPort}`,
           RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${this.fabricPort}`,
           RESTATE_LOG_FILTER: "warn",
+          TMPDIR: scratch,
         },
         stdio: ["ignore", "pipe", "pipe"],
       },

@@ -3,7 +3,7 @@ import net from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hostPathOfBoxPath, hostPathsIn } from "../../src/sandbox/box-paths.js";
-import { boxViews, bwrapArgs, type HostView } from "../../src/sandbox/bwrap-args.js";
+import { boxViews, bwrapArgs, type HostView, namedTmpEntries } from "../../src/sandbox/bwrap-args.js";
 import { hostAllowed, startEgressProxy } from "../../src/sandbox/egress-proxy.js";
 import { resolveAgentSandbox } from "../../src/sandbox/resolve-sandbox.js";
 import { DEFAULT_SANDBOX } from "../../src/sandbox/sandbox-settings.js";
@@ -60,6 +60,37 @@ describe("the bubblewrap arguments", () => {
     });
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args).toContain("--unshare-net");
+  });
+
+  it("show in the private /tmp only the host entries the send names, however busy the host's /tmp is", () => {
+    const busy: HostView = {
+      ...fakeHost,
+      list: (folder) =>
+        folder === "/tmp"
+          ? Array.from(
+              { length: 5000 },
+              (_, i) => ({ name: `invoker-${i}`, isSymbolicLink: () => false }) as never,
+            )
+          : [],
+      readlink: (file) => (file === "/tmp/linked" ? "/var/tmp/real" : null),
+    };
+    const args = bwrapArgs(sandbox, ["/usr/bin/node", "/tmp/fixture-1/agent.mjs"], "/sssf/work/repo", {
+      host: busy,
+      root: false,
+      env: {
+        FAKE_MODEL_SCRIPT: "/tmp/model-2/script.json",
+        PATH: "/tmp/bin-3/bin:/usr/bin",
+        NODE_OPTIONS: "--require=/tmp/hook-4/x.cjs",
+        LINKED: "/tmp/linked/a",
+        SSH_AUTH_SOCK: "/tmp/ssh-5/agent.1",
+      },
+    });
+    const shown = args.flatMap((arg, i) => (arg === "--ro-bind-try" ? [args[i + 1]] : []));
+    expect(shown).toEqual(["/tmp/bin-3", "/tmp/fixture-1", "/tmp/hook-4", "/tmp/model-2"]);
+    expect(args.join(" ")).toContain("--symlink /var/tmp/real /tmp/linked");
+    expect(args.join(" ")).not.toContain("ssh-5");
+    expect(args.join(" ")).not.toContain("invoker-");
+    expect(namedTmpEntries(["/tmp/../etc/passwd", "/tmp/./x", "tmp/y", "/tmpfoo/z"])).toEqual([]);
   });
 
   it("see a read-only path under every view of a writable folder", () => {

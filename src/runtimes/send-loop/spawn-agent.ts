@@ -126,7 +126,7 @@ function launchPlan(options: SpawnAgentOptions, env: NodeJS.ProcessEnv, spawnId:
   // sssf killed while the box is still being set up, and the lifeline's pipe is inherited through it.
   const lifeline = lifelineWanted();
   const guarded = lifeline ? withLifeline(inner, spawnId) : inner;
-  const boxed = sandbox === undefined ? guarded : boxedCommand(sandbox, guarded, options.cwd);
+  const boxed = sandbox === undefined ? guarded : boxedCommand(sandbox, guarded, options.cwd, env);
   return { argv: boxed, cwd: hostCwd, lifeline };
 }
 
