@@ -22,27 +22,35 @@ export interface EnvelopeCandidate {
   start: number;
   /** Index after its `}`, or the reply's length when it never closes (then it covers all that follows). */
   end: number;
-  /** Its own keys as the scanner read them (escapes resolved, quotes removed). */
+  /** Its own keys, every one, as JSON.parse would name them (escapes resolved, quotes removed). */
   keys: string[];
+  /**
+   * What it states for `field`: the scalar value of every own member whose key is `field` compared
+   * without case, escapes resolved, trimmed and lower-cased (`{"status": "fail", "Status": "success"}`
+   * states both). A value that is an object or array states nothing.
+   */
+  stated(field: string): string[];
   /** The reply ends inside this JSON object: it was cut off, whatever it holds. */
   cutOff: boolean;
   /**
    * Parses it on the first call (later calls return the same result): a value only for a closed
-   * object whose first key is quoted, after at most one repair from the reply's shared repair budget.
+   * object whose keys are all double-quoted and unrepeated, after at most one repair from the reply's
+   * shared repair budget.
    */
   read(): CandidateContent;
 }
 
 /**
- * Every object of `text` that is not nested in another, in document order (rules in
- * docs/envelopes-and-gates.md and `scan-objects.ts`): bare, in ```json fences or wrapped in prose; only
- * the last 1000 count. Scanning is eager, parsing lazy (`read()`). A closed object whose first key is
- * quoted is parsed as JSON; when JSON.parse rejects it (single quotes, bare words, trailing or missing
- * commas, raw tabs or newlines in strings: the scanner's grammar admits nothing else) it gets one
- * `jsonrepair` attempt, on spans up to 256 KiB and 512 KiB per reply in total, in the order objects are
- * read (read from the end backwards, as the picker does, to spend it where the envelope sits). Anything
- * else reads as named problems and no value: a cut-off object, a malformed one, a JS/YAML-style object
- * (`{status: success}`), a raw NUL or other control character. Never throws.
+ * Every object of `text` that is not nested in another, in document order (the door's grammar:
+ * docs/envelopes-and-gates.md, and `scan-objects.ts`): bare, in ```json fences or wrapped in prose;
+ * only the last 1000 count. Scanning is eager, parsing lazy (`read()`). A closed object whose keys, at
+ * every depth, are double-quoted strings, none given twice in its object, is parsed as JSON; when
+ * JSON.parse rejects it (single-quoted values, bare-word values, trailing or missing commas, raw tabs
+ * or newlines in strings: the scanner's grammar admits nothing else) it gets one `jsonrepair` attempt,
+ * on spans up to 256 KiB and 512 KiB per reply in total, in the order objects are read (read from the
+ * end backwards, as the picker does, to spend it where the envelope sits). Anything else reads as
+ * named problems and no value: a cut-off object, a malformed one, a dict (`{status: success}`,
+ * `{'status': 'success'}`), a repeated key, a raw NUL or other control character. Never throws.
  *
  * @example envelopeCandidates('Done: {"status": "success"}')[0]?.read().value // { status: "success" }
  */
@@ -55,7 +63,8 @@ export function envelopeCandidates(text: string): EnvelopeCandidate[] {
       return {
         start: object.start,
         end: object.end,
-        keys: object.keys.map(unescapeKey),
+        keys: object.members.map((member) => member.key),
+        stated: (field) => statedValues(text, object, field),
         cutOff: !object.closed && object.errorAt < 0,
         read() {
           content ??= readObject(text, object, budget);
@@ -103,12 +112,24 @@ function readObject(text: string, object: ScannedObject, budget: { left: number 
   return { value: undefined, problems: [{ path: "", message }] };
 }
 
-/** A key as written between quotes, with its escapes resolved when it has any. */
-function unescapeKey(raw: string): string {
-  if (!raw.includes("\\")) return raw;
+/** See {@link EnvelopeCandidate.stated}. */
+function statedValues(text: string, object: ScannedObject, field: string): string[] {
+  const name = field.toLowerCase();
+  const values: string[] = [];
+  for (const member of object.members) {
+    if (member.valueFrom < 0 || member.key.toLowerCase() !== name) continue;
+    const raw = text.slice(member.valueFrom, member.valueTo);
+    values.push(decodeScalar(raw, member.valueQuote).trim().toLowerCase());
+  }
+  return values;
+}
+
+/** A double-quoted string's content with its escapes resolved; other scalars as written. */
+function decodeScalar(raw: string, quote: number): string {
+  if (quote !== 0x22 || !raw.includes("\\")) return raw;
   try {
-    const key: unknown = JSON.parse(`"${raw}"`);
-    return typeof key === "string" ? key : raw;
+    const value: unknown = JSON.parse(`"${raw}"`);
+    return typeof value === "string" ? value : raw;
   } catch {
     return raw;
   }
@@ -117,13 +138,30 @@ function unescapeKey(raw: string): string {
 /** The problems the scanner already saw, worded for the agent. */
 function scanProblems(text: string, object: ScannedObject): EnvelopeProblem[] {
   const problems: EnvelopeProblem[] = [];
-  if (object.style === "json" && object.errorAt < 0 && object.closed && object.controlAt < 0) return problems;
+  const clean = object.errorAt < 0 && object.closed && object.controlAt < 0;
+  if (clean && object.loneQuoteKeyAt < 0 && object.repeatedAt < 0) return problems;
   const what = describe(text, object);
-  if (object.style === "js") {
+  if (object.loneQuoteKeyAt >= 0) {
+    const single = text.charCodeAt(object.loneQuoteKeyAt) === 0x27;
+    const how = single ? "in single quotes" : "bare words";
+    const where =
+      object.style === "js"
+        ? ""
+        : ` (at \`${excerpt(text, object.loneQuoteKeyAt, object.loneQuoteKeyAt + 16)}\`)`;
     problems.push({
       path: "",
-      message: `${what} is not JSON: its keys are bare words; write the envelope as JSON, keys in double quotes`,
+      message: `${what} is not JSON: its keys are ${how}${where}; write the envelope as JSON, keys in double quotes`,
     });
+  } else if (object.repeatedAt >= 0) {
+    const key = JSON.stringify(object.repeatedKey);
+    const where = excerpt(text, object.repeatedAt, object.repeatedAt + 24);
+    problems.push({
+      path: "",
+      message: `${what} gives the key ${key} twice (again at \`${where}\`), so it says two things at once; give every key once`,
+    });
+  }
+  if (object.loneQuoteKeyAt >= 0 || object.style === "js") {
+    // Never repaired, so nothing more to say about its syntax.
   } else if (object.errorAt >= 0) {
     const where = excerpt(text, object.errorAt, object.errorAt + 16);
     const unclosed = object.closed ? "" : ", and it is never closed";

@@ -42,6 +42,14 @@ export interface ReportBlock {
  * Never throws.
  */
 export function findReportBlock(lines: readonly MarkdownLine[]): ReportBlock | null {
+  return findReportBlocks(lines).at(-1) ?? null;
+}
+
+/**
+ * Every piece of the reply that holds report fields (see {@link findReportBlock}), in order: the last
+ * is the report, the others are earlier reports or quoted ones. Never throws.
+ */
+export function findReportBlocks(lines: readonly MarkdownLine[]): ReportBlock[] {
   const pieces: { heading: string | null; level: number; body: MarkdownLine[] }[] = [
     { heading: null, level: 0, body: [] },
   ];
@@ -50,13 +58,12 @@ export function findReportBlock(lines: readonly MarkdownLine[]): ReportBlock | n
     if (top && top.level <= 2) pieces.push({ heading: cleanTitle(top.text), level: top.level, body: [] });
     else pieces[pieces.length - 1]?.body.push(line);
   }
-  for (let i = pieces.length - 1; i >= 0; i--) {
-    const piece = pieces[i];
-    if (!piece) continue;
+  const blocks: ReportBlock[] = [];
+  for (const piece of pieces) {
     const block = splitSections(piece.heading, piece.level, piece.body);
-    if (holdsReportFields(block)) return block;
+    if (holdsReportFields(block)) blocks.push(block);
   }
-  return null;
+  return blocks;
 }
 
 /**

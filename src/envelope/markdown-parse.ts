@@ -1,11 +1,11 @@
 import { shortenText } from "../util/shorten-text.js";
 import { zodIssueProblems } from "../util/zod-issues.js";
-import { findReportBlock, type ReportBlock, type ReportField, type SectionKey } from "./markdown-blocks.js";
+import { findReportBlocks, type ReportBlock, type ReportField, type SectionKey } from "./markdown-blocks.js";
 import { splitInlineArtifacts, splitInlineRisks } from "./markdown-fields.js";
 import { artifactClaims, isNoneItem, listItems, parseRiskItem } from "./markdown-lists.js";
 import { MarkdownResult, type Risk } from "./markdown-result-type.js";
 import { countSentences } from "./markdown-sentences.js";
-import { type MarkdownLine, markdownLines, sectionText } from "./markdown-text.js";
+import { type MarkdownLine, markdownLines, plainText, sectionText } from "./markdown-text.js";
 import type { EnvelopeOf } from "./output-type.js";
 
 /** A parsed Markdown report: the MarkdownResult envelope. */
@@ -80,8 +80,9 @@ const MISSING: Record<"heading" | "status" | "summary" | "artifacts" | "next_rec
  * if (parsed.ok && parsed.envelope.warning) console.log(parsed.envelope.risks);
  */
 export function parseMarkdownResult(text: string): ParseMarkdownResult {
-  const block = findReportBlock(markdownLines(text));
-  if (block === null) {
+  const blocks = findReportBlocks(markdownLines(text));
+  const block = blocks.at(-1);
+  if (block === undefined) {
     const keys = ["heading", "status", "summary", "artifacts", "next_recommended"] as const;
     return {
       ok: false,
@@ -108,6 +109,8 @@ export function parseMarkdownResult(text: string): ParseMarkdownResult {
     }
   }
   const resultStatus = readStatus(statusValues(block, sections), (message) => problem("status", message));
+  const disagreement = disagreeingStatuses(blocks);
+  if (disagreement !== null) problem("status", disagreement);
   const summary = requiredText(read("summary"), "summary", problem);
   const sentences = countSentences(summary);
   if (sentences > SUMMARY_MAX_SENTENCES) {
@@ -206,10 +209,34 @@ function changeValue(block: ReportBlock, sections: Sections): string {
   return first?.text.trim() ?? "";
 }
 
-/** The contract word a status value starts with (synonyms mapped), or null. */
+/**
+ * When the reply's reports (the final one and every earlier or quoted one) give different statuses,
+ * why that is ambiguous; else null. Never resolved in favour of either: the agent is asked again.
+ */
+function disagreeingStatuses(blocks: readonly ReportBlock[]): string | null {
+  if (blocks.length < 2) return null;
+  const given = new Map<ReportStatus, string>();
+  for (const each of blocks) {
+    for (const value of statusValues(each, groupSections(each))) {
+      const word = statusWord(value);
+      if (word !== null && !given.has(word))
+        given.set(word, each.heading === null ? "a report without a heading" : `\`## ${each.heading}\``);
+    }
+  }
+  if (given.size < 2) return null;
+  const each = [...given].map(([word, where]) => `${word} (${where})`).join(" and ");
+  return `is ambiguous: the reply holds ${blocks.length} reports whose Status says ${each}; end the reply with exactly one report, the true one, and quote no other`;
+}
+
+/** A status value as plain text: formatting removed, struck-through words left out (`~~success~~ failure` is failure). */
+function statusText(value: string): string {
+  return cleanValue(plainText(value));
+}
+
+/** The contract word a status value starts with (synonyms mapped), or null (also when a strike mark is left unmatched). */
 function statusWord(value: string): ReportStatus | null {
-  const bare = cleanValue(value).toLowerCase();
-  if (bare.includes("|")) return null;
+  const bare = statusText(value).toLowerCase();
+  if (bare.includes("|") || bare.includes("~")) return null;
   const word = /^(success|warning|failure|partial|blocked)(?![a-z])/.exec(bare.replace(/^[^a-z]+/, ""))?.[1];
   if (word === undefined) return null;
   return STATUS_SYNONYMS[word] ?? (word as ReportStatus);
@@ -220,7 +247,7 @@ function readStatus(values: string[], report: (message: string) => void): Report
     report(MISSING.status);
     return null;
   }
-  const words = [...new Set(values.map((value) => cleanValue(value).toLowerCase()))];
+  const words = [...new Set(values.map((value) => statusText(value).toLowerCase()))];
   const meanings = [...new Set(words.map(statusWord))];
   if (words.length > 1 && meanings.length > 1) {
     report(`is given ${words.length} times with different values (${words.join(", ")}): give it once`);

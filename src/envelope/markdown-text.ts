@@ -136,3 +136,23 @@ function expandLeadingTabs(line: string): string {
   if (!indent.includes("\t")) return line;
   return indent.replace(/\t/g, "    ") + line.slice(indent.length);
 }
+
+/**
+ * Inline Markdown as a reader sees it: HTML comments and struck-through spans (`~~x~~`, `~x~`,
+ * `<del>`, `<s>`, `<strike>`) are removed, links and images become their text, and HTML tags,
+ * emphasis and code marks are dropped. A strike marker without its partner stays, so the caller
+ * can tell the text is not plain. Never throws.
+ *
+ * @example plainText("~~success~~ **failure**") // " failure"
+ */
+export function plainText(value: string): string {
+  return value
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
+    .replace(/<(del|s|strike)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, "")
+    .replace(/~~[^~]*~~/g, "")
+    .replace(/~[^~\s][^~]*~/g, "")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/<\/?[a-z][^>]*>/gi, "")
+    .replace(/[`*]+/g, "")
+    .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, "$1");
+}

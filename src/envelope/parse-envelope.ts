@@ -17,15 +17,17 @@ export type ParseEnvelopeResult<E> =
 export type LocatedEnvelope<E> = ParseEnvelopeResult<E> & { start: number; end: number };
 
 /**
- * Finds the envelope in an agent's final message: the agent's **final report** decides, valid or not.
- * The final report is the last object that names a field of `type` (`status`, `summary`, … compared
- * without case), or that the reply ends inside (cut off); an object whose extent covers later ones (a
- * malformed or cut-off report) is later than all of them. Objects naming none of the type's fields
- * (`{"port": 8080}`) are quoted data, skipped. When the final report validates it is the envelope; else
- * its problems are the result, with no fall-back to an earlier object. Only when no object names a field
- * does the last object that validates win, else the last object's problems; with no object at all, one
- * problem with path "" says so. Unknown keys are stripped, not errors. Never throws, unless the type's
- * own refinements or transforms do.
+ * Finds the envelope in an agent's final message by the door's grammar (docs/envelopes-and-gates.md):
+ * the **final report** decides, alone. Reports are the objects naming a field of `type` among their own
+ * keys (compared without case, escapes resolved, however many keys there are) or cut off; the final
+ * one reaches furthest (a malformed or cut-off object covering later ones counts as later). It is the
+ * envelope only when it validates and the reply is unambiguous: it gives no field twice in any
+ * spelling, and no report of the reply states another `status`; else its problems and the ambiguity
+ * are the result, with no fall-back to an earlier object. Dicts (single-quoted or bare keys) and
+ * objects repeating a key never have a value. Only when no object is a report does the last object
+ * that validates win, else the last object's problems; with no object at all, one problem with path ""
+ * says so. Unknown keys are stripped, not errors. Never throws, unless the type's own refinements or
+ * transforms do.
  *
  * @example
  * const found = locateEnvelope(reply, GenericOutput);
@@ -43,8 +45,21 @@ export function locateEnvelope<T extends OutputType>(text: string, type: T): Loc
       end: -1,
     };
   }
-  const report = finalReport(candidates, fieldsOf(type));
-  if (report !== undefined) return judge(report, type);
+  const fields = fieldsOf(type);
+  const report = finalReport(candidates, fields);
+  if (report !== undefined) {
+    const judged = judge(report, type);
+    const ambiguous = ambiguities(text, candidates, report, fields);
+    if (ambiguous.length === 0) return judged;
+    const own = judged.ok ? [] : judged.problems;
+    return {
+      ok: false,
+      problems: [...own, ...ambiguous],
+      json: judged.json,
+      start: judged.start,
+      end: judged.end,
+    };
+  }
   for (let i = candidates.length - 1; i >= 0; i--) {
     const candidate = candidates[i] as EnvelopeCandidate;
     if (candidate.read().value === undefined) continue;
@@ -74,14 +89,75 @@ function fieldsOf(type: OutputType): Set<string> {
   return new Set(Object.keys(type.schema.shape).map((key) => key.toLowerCase()));
 }
 
-/** The candidate reaching furthest among those that are envelope attempts; the outermost on a tie. */
+/** A report: a cut-off object, or one naming a field of the type (compared without case). */
+function isReport(candidate: EnvelopeCandidate, fields: Set<string>): boolean {
+  return candidate.cutOff || candidate.keys.some((key) => fields.has(key.toLowerCase()));
+}
+
+/** The report reaching furthest; the outermost on a tie. */
 function finalReport(candidates: EnvelopeCandidate[], fields: Set<string>): EnvelopeCandidate | undefined {
   let report: EnvelopeCandidate | undefined;
   for (const candidate of candidates) {
-    const attempt = candidate.cutOff || candidate.keys.some((key) => fields.has(key.toLowerCase()));
-    if (attempt && (report === undefined || candidate.end > report.end)) report = candidate;
+    if (isReport(candidate, fields) && (report === undefined || candidate.end > report.end))
+      report = candidate;
   }
   return report;
+}
+
+/**
+ * Why the reply does not say one thing, so that no report of it may be taken: the final report names
+ * one field twice in different case (`"status"` and `"Status"`; a key repeated exactly is the scanner's
+ * problem), or the reply's reports state different values of `status` (a failure report and a success
+ * template, whatever their order, fences or syntax). Empty when it is unambiguous.
+ */
+function ambiguities(
+  text: string,
+  candidates: EnvelopeCandidate[],
+  report: EnvelopeCandidate,
+  fields: Set<string>,
+): EnvelopeProblem[] {
+  const problems: EnvelopeProblem[] = [];
+  const named = new Map<string, Set<string>>();
+  for (const key of report.keys) {
+    const field = key.toLowerCase();
+    if (fields.has(field)) named.set(field, (named.get(field) ?? new Set()).add(key));
+  }
+  for (const [field, spellings] of named) {
+    if (spellings.size < 2) continue;
+    const list = [...spellings].map((key) => JSON.stringify(key)).join(" and ");
+    problems.push({
+      path: field,
+      message: `is given more than once (${list}), so the report says two things at once; give it once, as ${JSON.stringify(field)}`,
+    });
+  }
+  if (!fields.has("status")) return problems;
+  const statuses = new Map<string, EnvelopeCandidate>();
+  for (const candidate of candidates) {
+    if (!isReport(candidate, fields)) continue;
+    for (const value of candidate.stated("status")) if (!statuses.has(value)) statuses.set(value, candidate);
+  }
+  if (statuses.size > 1) {
+    const values = [...statuses.keys()].map((value) => JSON.stringify(value)).join(" and ");
+    const places = [...new Set(statuses.values())];
+    const where =
+      places.length === 1
+        ? `${objectAt(text, report)} gives it as ${values}`
+        : `${places.length} reports give it as ${values} (${places.map((place) => objectAt(text, place)).join(", ")})`;
+    problems.push({
+      path: "status",
+      message: `is ambiguous: ${where}; end the reply with exactly one JSON object, the report that is true, and quote no other`,
+    });
+  }
+  return problems;
+}
+
+/** `the object starting `{"status": "fail", …``. */
+function objectAt(text: string, candidate: EnvelopeCandidate): string {
+  const head = JSON.stringify(text.slice(candidate.start, Math.min(candidate.end, candidate.start + 32)))
+    .slice(1, -1)
+    .replace(/\\"/g, '"')
+    .replace(/`/g, "'");
+  return `the object starting \`${head}${candidate.end > candidate.start + 32 ? "…" : ""}\``;
 }
 
 function judge<T extends OutputType>(candidate: EnvelopeCandidate, type: T): LocatedEnvelope<EnvelopeOf<T>> {

@@ -1,13 +1,17 @@
+import { addKey, type ScannedMember, type ScannedObject, setValue } from "./scanned-object.js";
+
+export type { ScannedMember, ScannedObject };
+
 /**
  * The brace scanner under envelope extraction: finds the objects a reply really contains, in one
  * linear pass with bounded memory, and never promotes an object nested in another one.
  *
- * A `{` starts an object only when the next non-blank character is a quote (`{"status"`, `{'status'`:
- * JSON, perhaps needing repair), a letter (`{status: success}`: JS/YAML style, never JSON), or the end
- * of the text (a JSON object cut off right after its brace, unless another `{` precedes it). Every
- * other brace is prose, `{}` included. From such a `{` a permissive JSON grammar is followed (strings
- * in either quote, bare words, trailing commas, a missing comma before a double-quoted string or between
- * array items, nested objects and arrays):
+ * A `{` starts an object only when the next non-blank character is a double quote (`{"status"`: JSON,
+ * perhaps needing repair), a single quote or a letter (`{'status': 'success'}`, `{status: success}`:
+ * a Python/JS/YAML-style dict, never JSON), or the end of the text (a JSON object cut off right after
+ * its brace, unless another `{` precedes it). Every other brace is prose, `{}` included. From such a
+ * `{` a permissive JSON grammar is followed (strings in either quote, bare words, trailing commas, a
+ * missing comma before a double-quoted string or between array items, nested objects and arrays):
  * - it closes: one object; what is inside it is part of it;
  * - the reply ends inside a JSON-style object (cut off): one object reaching the end; nothing inside it
  *   counts on its own;
@@ -18,35 +22,11 @@
  *   picks the envelope decides whether that extent hides what follows.
  */
 
-/** One object found by {@link scanObjects}. Offsets are UTF-16 indexes into the scanned text. */
-export interface ScannedObject {
-  /** Index of its `{`. */
-  start: number;
-  /** Index after its closing `}`, or the text's length when it never closes. */
-  end: number;
-  /** `json`: its first key is quoted; `js`: its first key is a bare word (only kept when it closes). */
-  style: "json" | "js";
-  /** A matching `}` was found. */
-  closed: boolean;
-  /** Where the grammar broke (a malformed JSON-style object), else -1. */
-  errorAt: number;
-  /** What the grammar wanted at `errorAt` ("" when it did not break). */
-  expected: string;
-  /** It follows the grammar but is not strict JSON: single quotes, bare words, trailing commas, raw tabs or newlines in strings. */
-  needsRepair: boolean;
-  /** The first raw control character other than tab, LF and CR inside it, else -1. */
-  controlAt: number;
-  /** Its own keys as written (the first 256 of at most 128 characters each, quotes removed). */
-  keys: string[];
-}
-
 /** Objects kept: the newest this-many, plus the few whose extent reaches past the oldest of them. */
 const keptObjects = 1000;
 const keptEnclosing = 64;
 /** Open objects and arrays followed at once; deeper nesting is a grammar error. */
 const maxDepth = 4096;
-const maxKeys = 256;
-const maxKeyLength = 128;
 
 const openBrace = 0x7b;
 const closeBrace = 0x7d;
@@ -141,17 +121,17 @@ export function scanObjects(text: string): ScannedObject[] {
 }
 
 /**
- * `json` for `{` + blanks + a quote, or + blanks to the end (a report cut off right after its brace;
- * not after another `{`: a run of braces is prose); `js` for `{` + blanks + a letter; else null (a
- * prose brace, or `{}`).
+ * `json` for `{` + blanks + a double quote, or + blanks to the end (a report cut off right after its
+ * brace; not after another `{`: a run of braces is prose); `js` for `{` + blanks + a single quote or a
+ * letter; else null (a prose brace, or `{}`).
  */
 function openerStyle(text: string, open: number): "json" | "js" | null {
   let i = open + 1;
   while (i < text.length && isBlank(text.charCodeAt(i))) i++;
   if (i === text.length) return text.charCodeAt(open - 1) === openBrace ? null : "json";
   const c = text.charCodeAt(i);
-  if (c === doubleQuote || c === singleQuote) return "json";
-  return isLetter(c) ? "js" : null;
+  if (c === doubleQuote) return "json";
+  return c === singleQuote || isLetter(c) ? "js" : null;
 }
 
 /** Follows the permissive grammar from the `{` at `open`. */
@@ -165,8 +145,13 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
     expected: "",
     needsRepair: false,
     controlAt: -1,
-    keys: [],
+    members: [],
+    loneQuoteKeyAt: -1,
+    repeatedAt: -1,
+    repeatedKey: "",
   };
+  // The keys seen so far in each open object, to find one given twice (JSON.parse keeps the last).
+  const seenKeys: Set<string>[] = [new Set()];
   let depth = 0;
   let objectsOpen = 0;
   stack[depth++] = inObject;
@@ -175,6 +160,8 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
   let committed = false;
   let afterComma = false;
   let lastWasBare = false;
+  /** Where the key being read starts when it is not double-quoted, else -1. */
+  let loneKeyAt = -1;
   const broken = (at: number, expected: string): ReadOutcome => {
     if (style === "js" || !committed) return { kind: "prose", readTo: at };
     object.errorAt = at;
@@ -221,9 +208,13 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
       }
       if (j >= n) break;
       if (state === expectKey) {
-        if (depth === 1) addKey(object, text, i + 1, j);
+        loneKeyAt = c === singleQuote ? i : -1;
+        addKey(object, seenKeys, depth, text, i, j + 1);
         state = expectColon;
-      } else state = expectComma;
+      } else {
+        if (depth === 1) setValue(object, i + 1, j, c);
+        state = expectComma;
+      }
       afterComma = false;
       lastWasBare = false;
       i = j + 1;
@@ -233,11 +224,12 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
       let j = i + 1;
       while (j < n && (isBare(text.charCodeAt(j)) || (style === "js" && apostrophe(text, j)))) j++;
       if (state === expectKey) {
-        if (depth === 1) addKey(object, text, i, j);
-        if (style === "json") object.needsRepair = true;
+        loneKeyAt = i;
+        addKey(object, seenKeys, depth, text, i, j);
         state = expectColon;
       } else if (state === expectValue) {
         if (!jsonLiteral.test(text.slice(i, j))) object.needsRepair = true;
+        if (depth === 1) setValue(object, i, j, 0);
         state = expectComma;
       } else if (!(state === expectComma && style === "js" && lastWasBare)) {
         // Only a JS/YAML-style value may run on over several words (`{summary: tests pass}`).
@@ -252,7 +244,10 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
     if (c === openBrace || c === openBracket) {
       if (state !== expectValue || depth === maxDepth) return broken(i, expectedAfter(state, top));
       stack[depth++] = c === openBrace ? inObject : inArray;
-      if (c === openBrace) objectsOpen++;
+      if (c === openBrace) {
+        objectsOpen++;
+        seenKeys.push(new Set());
+      }
       state = c === openBrace ? expectKey : expectValue;
       afterComma = false;
     } else if (c === closeBrace || c === closeBracket) {
@@ -262,7 +257,10 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
       if (afterComma) object.needsRepair = true;
       afterComma = false;
       depth--;
-      if (closes === inObject) objectsOpen--;
+      if (closes === inObject) {
+        objectsOpen--;
+        seenKeys.pop();
+      }
       state = expectComma;
       if (depth === 0) {
         object.end = i + 1;
@@ -276,6 +274,8 @@ function readObject(text: string, open: number, style: "json" | "js", stack: Uin
     } else if (c === colon) {
       if (state !== expectColon) return broken(i, expectedAfter(state, top));
       if (depth === 1) committed = true;
+      // A key only once its colon follows: `{"status": "fail", oops}` broke at a word, not a key.
+      if (loneKeyAt >= 0 && object.loneQuoteKeyAt < 0) object.loneQuoteKeyAt = loneKeyAt;
       state = expectValue;
     }
     i++;
@@ -294,10 +294,6 @@ function expectedAfter(state: number, top: number | undefined): string {
   if (state === expectColon) return '":" after the key';
   if (state === expectValue) return "a value";
   return top === inObject ? '"," or "}"' : '"," or "]"';
-}
-
-function addKey(object: ScannedObject, text: string, from: number, to: number): void {
-  if (object.keys.length < maxKeys && to - from <= maxKeyLength) object.keys.push(text.slice(from, to));
 }
 
 /**

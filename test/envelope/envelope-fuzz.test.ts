@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import { envelopeCandidates, extractJsonCandidates } from "../../src/envelope/extract-json.js";
 import { locateEnvelope, parseEnvelope } from "../../src/envelope/parse-envelope.js";
 import { GenericOutput } from "../../src/envelope/schemas.js";
-import { FINAL_KINDS, type FinalKind, type GeneratedReply, replyArbitrary } from "./envelope-replies.js";
+import {
+  FINAL_KINDS,
+  type FinalKind,
+  type GeneratedReply,
+  replyArbitrary,
+  reportsAgree,
+} from "./envelope-replies.js";
 
 // A fixed seed: the same replies on every run, so a failure reproduces; bench/envelope-fuzz.mjs runs
 // many more. Shrunk counterexamples are printed by fast-check.
@@ -25,13 +31,19 @@ function ownProblems(reply: GeneratedReply): string | null {
 }
 
 describe("envelope extraction under fuzzing (fixed seed)", () => {
-  it("accepts exactly the agent's valid final report, byte for byte and with its status, and nothing else", () => {
-    const seen = new Map<FinalKind, number>();
+  it("accepts exactly the agent's valid final report, byte for byte and with its status, when no other report disagrees, and nothing else", () => {
+    const seen = new Map<FinalKind | "disagreeing", number>();
     fc.assert(
       fc.property(replyArbitrary, (reply) => {
         seen.set(reply.finalKind, (seen.get(reply.finalKind) ?? 0) + 1);
         const found = locateEnvelope(reply.text, GenericOutput);
-        if (reply.finalKind === "valid") {
+        if (reply.finalKind === "valid" && !reportsAgree(reply)) {
+          seen.set("disagreeing", (seen.get("disagreeing") ?? 0) + 1);
+          expect(found.ok).toBe(false);
+          expect(found.ok ? "" : found.problems.at(-1)?.message).toMatch(
+            /^is ambiguous: \d+ reports give it as/,
+          );
+        } else if (reply.finalKind === "valid") {
           expect(found.ok).toBe(true);
           expect(reply.text.slice(found.start, found.end)).toBe(reply.finalText);
           expect(found.start).toBe(reply.finalStart);
@@ -45,7 +57,8 @@ describe("envelope extraction under fuzzing (fixed seed)", () => {
       { seed: SEED, numRuns: RUNS },
     );
     // Every class was generated often enough to mean something.
-    for (const kind of FINAL_KINDS) expect(seen.get(kind) ?? 0).toBeGreaterThan(RUNS / 20);
+    for (const kind of [...FINAL_KINDS, "disagreeing" as const])
+      expect(seen.get(kind) ?? 0).toBeGreaterThan(RUNS / 40);
   });
 
   it("never lets an object nested in the final report, or in a cut-off one, stand on its own", () => {
@@ -78,6 +91,9 @@ describe("envelope extraction under fuzzing (fixed seed)", () => {
         if (text === null) return;
         if (reply.finalKind === "cut_off") expect(text).toMatch(/is cut off: the reply ends before/);
         if (reply.finalKind === "js_style") expect(text).toMatch(/is not JSON: its keys are bare words/);
+        if (reply.finalKind === "py_dict") expect(text).toMatch(/is not JSON: its keys are in single quotes/);
+        if (reply.finalKind === "repeated")
+          expect(text).toMatch(/gives the key "status" twice|is given more than once/);
         if (reply.finalKind === "invalid") expect(text).not.toBe("");
         if (reply.finalKind === "control") {
           expect(text).toMatch(
@@ -86,6 +102,18 @@ describe("envelope extraction under fuzzing (fixed seed)", () => {
               : /holds a raw control character \(U\+00(0|1)[0-9A-F]\)/,
           );
         }
+      }),
+      settings,
+    );
+  });
+
+  it("never accepts a status that any report of the reply contradicts", () => {
+    fc.assert(
+      fc.property(replyArbitrary, (reply) => {
+        const found = parseEnvelope(reply.text, GenericOutput);
+        if (!found.ok) return;
+        const stated = [...reply.otherStatuses, reply.writtenStatus].filter((s) => s !== null);
+        for (const status of stated) expect(status).toBe(found.envelope.status);
       }),
       settings,
     );

@@ -11,8 +11,19 @@
  */
 import fc from "fast-check";
 
-/** What the agent's final report is. Only `valid` may be accepted. */
-export type FinalKind = "valid" | "invalid" | "cut_off" | "control" | "js_style" | "none";
+/**
+ * What the agent's final report is. Only `valid` may be accepted, and only when no other report in
+ * the reply states another status (`GeneratedReply.otherStatuses`).
+ */
+export type FinalKind =
+  | "valid"
+  | "invalid"
+  | "cut_off"
+  | "control"
+  | "js_style"
+  | "py_dict"
+  | "repeated"
+  | "none";
 
 export const FINAL_KINDS: readonly FinalKind[] = [
   "valid",
@@ -20,6 +31,8 @@ export const FINAL_KINDS: readonly FinalKind[] = [
   "cut_off",
   "control",
   "js_style",
+  "py_dict",
+  "repeated",
   "none",
 ];
 
@@ -35,6 +48,8 @@ export interface GeneratedReply {
   finalStatus: "success" | "fail" | null;
   /** The status the final report was written with, valid or not (cut off after it, say); null when it has none. */
   writtenStatus: "success" | "fail" | null;
+  /** The statuses every other report in the reply states (quoted examples, templates, dicts in prose), in order. */
+  otherStatuses: string[];
 }
 
 type Status = "success" | "fail";
@@ -79,23 +94,55 @@ const fields = fc
     checks: fc.option(fc.array(fc.record({ status, file: anyText }), { maxLength: 2 })),
     order: fc.array(fc.nat(), { minLength: 6, maxLength: 6 }),
     indent: fc.constantFrom<string | number>(0, 2, "\t"),
+    extra: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(0) },
+      fc.integer({ min: 1, max: 20 }),
+      fc.integer({ min: 250, max: 320 }),
+    ),
+    escapes: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
   })
-  .map(({ order, indent, ...entries }) => {
+  .map(({ order, indent, extra, escapes, ...entries }) => {
     const keys = Object.keys(entries) as (keyof typeof entries)[];
     const sorted = keys
       .map((key, i) => ({ key, rank: order[i] ?? 0 }))
       .sort((a, b) => a.rank - b.rank)
       .map((entry) => entry.key);
     const object: Record<string, unknown> = {};
+    // Unknown keys first, so the type's fields may sit past the 256th key.
+    for (let i = 0; i < extra; i++) object[`k${i}`] = i;
     for (const key of sorted) if (entries[key] !== null) object[key] = entries[key];
-    return { object, status: entries.status, indent };
+    return { object, status: entries.status, indent, escapes };
   });
 
-const render = (object: Record<string, unknown>, indent: string | number): string =>
-  JSON.stringify(object, null, indent);
+/** `\\u0073` or `\\u0053`-style escapes for the characters of a key where `escapes` says so. */
+function escapeKey(key: string, escapes: readonly boolean[]): string {
+  return [...key]
+    .map((char, i) => {
+      if (!escapes[i % escapes.length]) return char;
+      const hex = char.charCodeAt(0).toString(16).padStart(4, "0");
+      return `\\u${i % 2 === 0 ? hex : hex.toUpperCase()}`;
+    })
+    .join("");
+}
+
+/** The object as JSON, its top-level keys written with the escapes `escapes` asks for. */
+const render = (
+  object: Record<string, unknown>,
+  indent: string | number,
+  escapes: readonly boolean[] = [],
+): string => {
+  if (!escapes.some(Boolean)) return JSON.stringify(object, null, indent);
+  const members = Object.entries(object).map(
+    ([key, value]) => `"${escapeKey(key, escapes)}": ${JSON.stringify(value)}`,
+  );
+  return indent === 0 ? `{${members.join(",")}}` : `{\n  ${members.join(",\n  ")}\n}`;
+};
 
 /** A valid envelope's text and status. */
-const validEnvelope = fields.map(({ object, status, indent }) => ({ text: render(object, indent), status }));
+const validEnvelope = fields.map(({ object, status, indent, escapes }) => ({
+  text: render(object, indent, escapes),
+  status,
+}));
 
 /** Valid JSON that names envelope fields but fails `GenericOutput`. */
 const invalidEnvelope = fc
@@ -112,19 +159,39 @@ const invalidEnvelope = fc
     return {
       text: render(broken, indent),
       written: how === "bad-status" || how === "no-status" ? null : written,
+      stated: how === "no-status" ? [] : [String(broken.status)],
     };
   });
 
+/** A final report that gives `status` twice: exactly, escaped or in other case, the two values in either order. */
+const repeatedEnvelope = fc
+  .tuple(
+    fields,
+    fc.constantFrom('"status"', '"st\\u0061tus"', '"\\u0073tatus"', '"Status"', '"STATUS"'),
+    fc.boolean(),
+  )
+  .map(([{ object, status: written }, key, first]) => {
+    const other = written === "success" ? "fail" : "success";
+    const body = JSON.stringify(object).slice(1, -1);
+    const again = `${key}: "${other}"`;
+    const text = first ? `{${again}, ${body}}` : `{${body}, ${again}}`;
+    return { text, written, stated: first ? [other, written] : [written, other] };
+  });
+
+const plainWord = fc.constantFrom("done", "build", "tests", "passed");
+
 const jsStyle = fc
-  .tuple(status, status, word)
+  .tuple(status, status, plainWord)
   .chain(([s, t, w]) =>
     fc.constantFrom(
       `{status: ${s}}`,
       `{ status: "${s}", summary: 'the ${w}' }`,
       `{status: ${s}, summary: tests ${w}, artifacts: [a.md]}`,
       `const reply = {status: '${s}', details: {"status": "${t}"}};`,
+      `{'status': '${s}', 'summary': '${w}', 'ok': True}`,
     ),
-  );
+  )
+  .map((text) => ({ text, stated: [/status'?: '?"?(success|fail)/.exec(text)?.[1] ?? ""] }));
 const stray = fc.constantFrom(
   "{",
   "}",
@@ -141,12 +208,16 @@ const stray = fc.constantFrom(
 const strayBefore = fc.oneof(stray, fc.constantFrom('{"word" more', '{"word more', "{\n"));
 const quotedExample = fc
   .tuple(
-    fc.oneof(validEnvelope, invalidEnvelope).map((e) => e.text),
+    fc.oneof(
+      validEnvelope.map((e) => ({ text: e.text, stated: [e.status as string] })),
+      invalidEnvelope.map((e) => ({ text: e.text, stated: e.stated })),
+    ),
     fc.constantFrom(0, 1, 2),
   )
-  .map(([text, how]) =>
-    how === 0 ? `For example:\n\`\`\`json\n${text}\n\`\`\`` : how === 1 ? `e.g. \`${text}\`` : text,
-  );
+  .map(([{ text, stated }, how]) => ({
+    text: how === 0 ? `For example:\n\`\`\`json\n${text}\n\`\`\`` : how === 1 ? `e.g. \`${text}\`` : text,
+    stated,
+  }));
 const unrelatedJson = fc.constantFrom(
   '{"port": 8080}',
   '{"config": {"status": "success", "retries": 3}}',
@@ -160,14 +231,23 @@ const code = fc.constantFrom(
   '[{"status": "success"}]',
 );
 
-type Segment = { text: string; example: boolean };
+/** A piece of the reply around the final report, with the statuses the reports in it state. */
+type Segment = { text: string; example: boolean; stated: string[] };
 const segment = (arbitrary: fc.Arbitrary<string>, example = false): fc.Arbitrary<Segment> =>
-  arbitrary.map((text) => ({ text, example }));
+  arbitrary.map((text) => ({
+    text,
+    example,
+    stated: /\{"status": "success"\}/.test(text) ? ["success"] : [],
+  }));
+const reporting = (
+  arbitrary: fc.Arbitrary<{ text: string; stated: string[] }>,
+  example: boolean,
+): fc.Arbitrary<Segment> => arbitrary.map(({ text, stated }) => ({ text, example, stated }));
 const before = fc.oneof(
   { weight: 4, arbitrary: segment(prose) },
-  { weight: 2, arbitrary: segment(quotedExample, true) },
+  { weight: 2, arbitrary: reporting(quotedExample, true) },
   { weight: 2, arbitrary: segment(strayBefore) },
-  segment(jsStyle),
+  reporting(jsStyle, false),
   segment(unrelatedJson),
   segment(code, true),
 );
@@ -178,7 +258,13 @@ const after = fc.oneof(
 );
 const separator = fc.constantFrom(" ", "\n", "\n\n", " \t");
 
-type Final = { kind: FinalKind; text: string; status: Status | null; written: Status | null };
+type Final = {
+  kind: FinalKind;
+  text: string;
+  status: Status | null;
+  written: Status | null;
+  stated?: string[];
+};
 const finalReport: fc.Arbitrary<Final> = fc.oneof(
   {
     weight: 4,
@@ -204,6 +290,17 @@ const finalReport: fc.Arbitrary<Final> = fc.oneof(
       written: s,
     }),
   ),
+  fc.tuple(status, plainWord).map(
+    ([s, w]): Final => ({
+      kind: "py_dict",
+      text: `{'status': '${s}', 'summary': '${w}', 'artifacts': [], 'ok': True, 'next': None}`,
+      status: null,
+      written: s,
+    }),
+  ),
+  repeatedEnvelope.map(
+    (e): Final => ({ kind: "repeated", text: e.text, status: null, written: e.written, stated: e.stated }),
+  ),
   fc.constant<Final>({ kind: "none", text: "", status: null, written: null }),
 );
 
@@ -223,16 +320,17 @@ export const replyArbitrary: fc.Arbitrary<GeneratedReply> = fc
   .map(({ before: head, final, wrap, after: tail }) => {
     const kept = final.kind === "none" ? head.filter(([s]) => !s.example) : head;
     const prefix = kept.map(([s, sep]) => s.text + sep).join("");
+    const others = kept.flatMap(([s]) => s.stated);
     if (final.kind === "cut_off") {
       const fence = wrap === 1 ? "```json\n" : "";
-      return reply(prefix + fence + final.text, prefix.length + fence.length, final);
+      return reply(prefix + fence + final.text, prefix.length + fence.length, final, others);
     }
     const suffix = tail.map(([sep, s]) => sep + s.text).join("");
     const [open, close] = wrap === 1 ? ["```json\n", "\n```"] : wrap === 2 ? ["Report: ", " ok"] : ["", ""];
-    return reply(prefix + open + final.text + close + suffix, prefix.length + open.length, final);
+    return reply(prefix + open + final.text + close + suffix, prefix.length + open.length, final, others);
   });
 
-function reply(text: string, start: number, final: Final): GeneratedReply {
+function reply(text: string, start: number, final: Final, otherStatuses: string[]): GeneratedReply {
   return {
     text,
     finalKind: final.kind,
@@ -240,5 +338,11 @@ function reply(text: string, start: number, final: Final): GeneratedReply {
     finalStart: final.kind === "none" ? -1 : start,
     finalStatus: final.status,
     writtenStatus: final.written,
+    otherStatuses,
   };
+}
+
+/** Whether the reply's reports all state the final report's status: only then may a valid one be accepted. */
+export function reportsAgree(reply: GeneratedReply): boolean {
+  return reply.otherStatuses.every((stated) => stated === reply.finalStatus);
 }

@@ -63,10 +63,41 @@ describe("extractJsonCandidates", () => {
     ]);
   });
 
-  it("repairs single quotes and unquoted keys, braces inside single-quoted strings included", () => {
-    expect(extractJsonCandidates("{'status': 'success', summary: 'closed the } brace'}")).toEqual([
+  it("repairs single-quoted values of double-quoted keys, braces inside them included", () => {
+    expect(extractJsonCandidates(`{"status": 'success', "summary": 'closed the } brace'}`)).toEqual([
       { status: "success", summary: "closed the } brace" },
     ]);
+  });
+
+  it("never repairs a dict whose keys, at any depth, are single-quoted or bare words", () => {
+    for (const text of [
+      "{'status': 'success', 'summary': 'closed the } brace'}",
+      "{'status': 'success', summary: 'done'}",
+      `{"status": "success", summary: "done"}`,
+      `{"status": "success", "details": {'note': 'x'}}`,
+      `{"status": "success", "checks": [{file: "a.ts"}]}`,
+      "{status: 'success', 'summary': None, 'ok': True}",
+    ]) {
+      expect(extractJsonCandidates(text), text).toEqual([]);
+      expect(described(text)[0]?.[1]?.[0], text).toMatch(
+        /is not JSON: its keys are (in single quotes|bare words)/,
+      );
+    }
+  });
+
+  it("never takes an object that gives a key twice, at any depth and in any escape form", () => {
+    for (const text of [
+      '{"status": "fail", "status": "success"}',
+      '{"status": "fail", "st\\u0061tus": "success"}',
+      '{"\\u0073tatus": "fail", "\\u0073\\u0074\\u0061\\u0074\\u0075\\u0073": "success"}',
+      '{"status": "success", "details": {"met": false, "met": true}}',
+      '{"status": "success", "checks": [{"a": 1, "b": 2, "\\u0061": 3}]}',
+    ]) {
+      expect(extractJsonCandidates(text), text).toEqual([]);
+      expect(described(text)[0]?.[1]?.[0], text).toMatch(/gives the key "(status|met|a)" twice/);
+    }
+    // The same key in sibling objects is no repeat.
+    expect(extractJsonCandidates('{"a": {"k": 1}, "b": {"k": 2}}')).toEqual([{ a: { k: 1 }, b: { k: 2 } }]);
   });
 
   it("skips brace groups that are not JSON even after repair", () => {

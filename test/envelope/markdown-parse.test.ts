@@ -270,10 +270,48 @@ describe("parseMarkdownResult is lenient on form", () => {
     ]);
   });
 
-  it("two reports in one reply: the last one wins", () => {
-    const first = reportText({ head: "## Draft\n**Status**: failure\n" });
+  it("two reports in one reply that agree: the last one wins", () => {
+    const first = reportText({ head: "## Draft\n**Status**: success\n" });
     const envelope = envelopeOf(`Earlier I said:\n\n${first}\nNow it is fixed:\n\n${reportText()}`);
     expect(envelope).toEqual(BASE_ENVELOPE);
+  });
+
+  it("two reports whose Status disagree are never resolved, in any order or wrapping: the agent is asked again", () => {
+    const failed = reportText({ head: "## Draft\n**Status**: failure\n" });
+    const template = reportText({ head: "## Template\n**Status**: success\n" });
+    for (const text of [
+      `Earlier I said:\n\n${failed}\nNow it is fixed:\n\n${reportText()}`,
+      `${failed}\n\nThe template was:\n\n\`\`\`markdown\n${template}\`\`\`\n`,
+      `\`\`\`md\n${template}\`\`\`\n\n${failed}`,
+      `${reportText({ head: "## Draft\n**Status**: warning\n" })}\n${failed}`,
+    ]) {
+      const problems = problemsOf(text);
+      expect(
+        problems.map((p) => p.section),
+        text,
+      ).toContain("Status");
+      expect(problems.find((p) => p.section === "Status")?.message, text).toMatch(
+        /^is ambiguous: the reply holds 2 reports/,
+      );
+    }
+  });
+
+  it("Status is read from its plain text: formatting removed, struck-through words left out", () => {
+    const statusOf = (value: string) => {
+      const parsed = parseMarkdownResult(reportText({ head: `## Build\n**Status**: ${value}\n` }));
+      return parsed.ok ? parsed.envelope.result_status : null;
+    };
+    expect(statusOf("~~success~~ failure")).toBe("failure");
+    expect(statusOf("~success~ failure")).toBe("failure");
+    expect(statusOf("<del>success</del> failure")).toBe("failure");
+    expect(statusOf("<s>success</s> <b>failure</b>")).toBe("failure");
+    expect(statusOf("<strike>success</strike>warning")).toBe("warning");
+    expect(statusOf("<!-- success --> failure")).toBe("failure");
+    expect(statusOf("**_`success`_**")).toBe("success");
+    expect(statusOf("[failure](https://ci.example/1)")).toBe("failure");
+    // Nothing left, or a strike mark without its partner: not a status, so the agent is asked again.
+    expect(statusOf("~~success~~")).toBeNull();
+    expect(statusOf("~~success failure")).toBeNull();
   });
 
   it("a later heading without report fields does not hide the report", () => {

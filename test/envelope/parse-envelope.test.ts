@@ -31,11 +31,58 @@ describe("parseEnvelope", () => {
     expect(result.json).toEqual({ status: "fail", mood: "tired" });
   });
 
-  it("lets the last valid object win", () => {
+  it("lets the last valid object win when the reports agree", () => {
     const text =
-      'Plan: {"status": "fail", "summary": "draft"} final: {"status": "success", "summary": "final"}';
+      'Plan: {"status": "success", "summary": "draft"} final: {"status": "success", "summary": "final"}';
     const result = parseEnvelope(text, GenericOutput);
     expect(result.ok && result.envelope.summary).toBe("final");
+  });
+
+  it("never resolves reports that disagree on status: it asks again, whatever their order", () => {
+    for (const text of [
+      'Plan: {"status": "fail", "summary": "draft"} final: {"status": "success", "summary": "final"}',
+      '{"status": "success", "summary": "template"}\n{"status": "fail", "summary": "tests fail"}',
+      '{"status": "fail", "summary": "x"}\n```json\n{"status": "success", "summary": "template"}\n```',
+      '{status: fail} and then {"status": "success", "summary": "y"}',
+      '{"status": "FAIL", "summary": "x"} {"status": " success ", "summary": "y"}',
+    ]) {
+      const result = parseEnvelope(text, GenericOutput);
+      expect(result.ok, text).toBe(false);
+      expect(problemsOf(result).at(-1), text).toMatchObject({
+        path: "status",
+        message: expect.stringMatching(/^is ambiguous: 2 reports give it as/),
+      });
+    }
+  });
+
+  it("never takes a report that gives one field twice, in any case or escape form", () => {
+    for (const text of [
+      '{"status": "fail", "summary": "x", "status": "success"}',
+      '{"status": "fail", "summary": "x", "st\\u0061tus": "success"}',
+      '{"Status": "fail", "summary": "x", "status": "success"}',
+      '{"STATUS": "fail", "st\\u0041tus": "fail", "status": "success"}',
+    ]) {
+      const result = parseEnvelope(text, GenericOutput);
+      expect(result.ok, text).toBe(false);
+      expect(
+        problemsOf(result)
+          .map((p) => p.message)
+          .join("\n"),
+        text,
+      ).toMatch(/twice|more than once/);
+    }
+  });
+
+  it("finds the final report however many keys it has", () => {
+    const keys = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+    const final = JSON.stringify({ ...keys, status: "fail", summary: "broke" });
+    const result = parseEnvelope(
+      `Template: {"status": "success", "summary": "t"}\nReal: ${final}`,
+      GenericOutput,
+    );
+    expect(result.ok).toBe(false);
+    const alone = parseEnvelope(`Real: ${final}`, GenericOutput);
+    expect(alone.ok && alone.envelope.status).toBe("fail");
   });
 
   it("does not let a later invalid object beat an earlier valid one", () => {
@@ -45,9 +92,21 @@ describe("parseEnvelope", () => {
     expect(result.json).toEqual({ status: "success", summary: "real" });
   });
 
-  it("accepts a repaired envelope", () => {
-    const result = parseEnvelope("{'status': 'success', artifacts: ['a.md',],}", GenericOutput);
+  it("accepts a repaired envelope whose keys are all double-quoted", () => {
+    const result = parseEnvelope(`{"status": 'success', "artifacts": ['a.md',],}`, GenericOutput);
     expect(result.ok && result.envelope.artifacts).toEqual(["a.md"]);
+  });
+
+  it("never repairs a Python- or JS-style dict into an envelope", () => {
+    for (const text of [
+      "{'status': 'success', 'artifacts': ['a.md',],}",
+      "Result: {'status': 'success', 'summary': 'done', 'ok': True, 'x': None}",
+      "{status: 'success', artifacts: ['a.md']}",
+    ]) {
+      const result = parseEnvelope(text, GenericOutput);
+      expect(result.ok, text).toBe(false);
+      expect(problemsOf(result)[0]?.message, text).toMatch(/is not JSON: its keys are/);
+    }
   });
 
   it("reports a single problem with an empty path when there is no JSON at all", () => {
@@ -178,7 +237,10 @@ describe("parseEnvelope", () => {
     const text =
       'Example: {"status": "success", "summary": "ex"}\nFinal: {"status": "fail", "artifacts": "x"}';
     const result = parseEnvelope(text, GenericOutput);
-    expect(problemsOf(result)).toEqual([{ path: "artifacts", message: "expected array, got string" }]);
+    expect(problemsOf(result)[0]).toEqual({ path: "artifacts", message: "expected array, got string" });
+    expect(problemsOf(result)[1]?.message).toMatch(
+      /^is ambiguous: 2 reports give it as "success" and "fail"/,
+    );
     expect(result.json).toEqual({ status: "fail", artifacts: "x" });
   });
 
