@@ -4,6 +4,7 @@ import {
   findSecretValues,
   isPlaceholder,
   PLACEHOLDER_SOURCE,
+  PLACEHOLDER_START,
   placeholder,
   type SecretSpan,
 } from "./secret-values.js";
@@ -185,17 +186,26 @@ function findPatternSpans(text: string, spans: SecretSpan[]): void {
       if (isWordChar(before)) SECRETS.lastIndex = at + bearer.length;
       else spans.push({ start: at + bearer.length, end, rule: "bearer" });
     } else if (userInfo !== undefined) {
-      spans.push({ start: at + userInfo.length, end: end - 1, rule: "url-password" });
+      // A placeholder holds `:` too: a user name that is one (`://[redacted:github-pat]:pw@`) ends at its `]`.
+      let start = at + userInfo.length;
+      if (userInfo.includes(PLACEHOLDER_START)) {
+        const close = text.indexOf("]", start);
+        start = close !== -1 && close < end && text[close + 1] === ":" ? close + 2 : end;
+      }
+      if (start < end - 1 && !isPlaceholder(text.slice(start, end - 1))) {
+        spans.push({ start, end: end - 1, rule: "url-password" });
+      }
       // The user name may hold a token itself.
       SECRETS.lastIndex = at + 3;
     } else if (name !== undefined) {
       const spaced = spaceBefore + spaceAfter !== "";
       const inner = namedValueSpan(name, nameQuote, separator, spaced, value, before);
       const valueAt = end - value.length;
-      if (inner !== null)
+      if (inner !== null) {
         spans.push({ start: valueAt + inner[0], end: valueAt + inner[1], rule: "named-value" });
-      // A value that is not a secret by its name may still hold a token (`key=sk-…`): scanned on.
-      else SECRETS.lastIndex = valueAt;
+      }
+      // The value may hold a token (`key=sk-…`), which names it better: scanned on.
+      SECRETS.lastIndex = valueAt;
     }
   }
 }
