@@ -249,7 +249,9 @@ function findPemFragments(text: string, spans: SecretSpan[], begin: boolean, end
 export const AWS_SECRET_KEY_ENTROPY = 4.2;
 const UPPER = /[A-Z]/;
 const LOWER = /[a-z]/;
-const DIGIT_OR_SYMBOL = /[0-9+/]/;
+// A path (`docs/Web/API/…`) has slashes and seldom digits; 40 random characters have a digit but for
+// 1 in 900, and more than 3 slashes but for about 1 in 400.
+const SLASHES = /\//g;
 
 /** Share of bytes that are printable ASCII (tab, newlines and space included). */
 function printableShare(bytes: Buffer): number {
@@ -261,14 +263,15 @@ function printableShare(bytes: Buffer): number {
 
 /**
  * Whether `word` (40 standard base64 characters standing alone) is an AWS secret access key: upper and
- * lower case, a digit or `+`/`/`, random-looking (entropy), and not base64 of ordinary text (which is
- * decoded and scanned instead).
+ * lower case, a digit, at most 3 slashes, random-looking (entropy), and not base64 of ordinary text
+ * (which is decoded and scanned instead).
  */
 export function looksLikeAwsSecretKey(word: string): boolean {
   return (
     UPPER.test(word) &&
     LOWER.test(word) &&
-    DIGIT_OR_SYMBOL.test(word) &&
+    DIGIT.test(word) &&
+    (word.match(SLASHES)?.length ?? 0) <= 3 &&
     shannonEntropy(word) >= AWS_SECRET_KEY_ENTROPY &&
     printableShare(Buffer.from(word, "base64")) < 0.85
   );
@@ -284,7 +287,9 @@ function findAwsSecretKeys(text: string, runs: readonly Base64Run[], spans: Secr
     let start = run.start;
     for (let at = run.start; at <= run.end; at++) {
       if (at < run.end && STANDARD.test(text[at] as string)) continue;
-      if (at - start === 40 && text[at] !== "=") {
+      // Not a segment of a path or a host name (`mozilla.org/en-US/…`).
+      const before = text[start - 1];
+      if (at - start === 40 && text[at] !== "=" && text[at] !== "/" && before !== "." && before !== "/") {
         const word = text.slice(start, at);
         if (looksLikeAwsSecretKey(word)) spans.push({ start, end: at, rule: "aws-secret-key" });
       }
