@@ -20,6 +20,7 @@ const suites = {
   cluster: () => import("./cluster.mjs"),
   "pg-trace": () => import("./pg-trace.mjs"),
   sandbox: () => import("./sandbox.mjs"),
+  redaction: () => import("./redaction.mjs"),
 };
 
 const wanted = process.argv.slice(2);

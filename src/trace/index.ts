@@ -2,7 +2,7 @@ export {
   isSecretVariableName,
   KNOWN_SECRET_VARIABLES,
   MIN_SECRET_VALUE_LENGTH,
-  REDACTED,
+  placeholder,
   redactSecrets,
   registerSecretEnv,
   registerSecretValues,

@@ -22,7 +22,9 @@ describe("a suite's log file", () => {
     log.push(Buffer.from("line one\nAPI_TOKEN=abcdef"));
     log.push(Buffer.from("123456789\nend without newline"));
     expect(await log.close("tail", [])).toBe(file);
-    expect(readFileSync(file, "utf8")).toBe("line one\nAPI_TOKEN=[REDACTED]\nend without newline");
+    expect(readFileSync(file, "utf8")).toBe(
+      "line one\nAPI_TOKEN=[redacted:named-value]\nend without newline",
+    );
   });
 
   it("is cut at its cap with a marker, then ends with the output's tail and why the run ended", async () => {

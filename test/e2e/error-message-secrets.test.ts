@@ -23,7 +23,7 @@ describe("an error message the CLI prints", () => {
         `${sb.dir}/trace.db`,
       ]);
       expect(result.code).not.toBe(0);
-      expect(result.stderr).toContain("https://oauth2:[REDACTED]@127.0.0.1:1/org/repo.git");
+      expect(result.stderr).toContain("https://oauth2:[redacted:url-password]@127.0.0.1:1/org/repo.git");
       expect(result.stderr + result.stdout).not.toContain(password);
     }
   });

@@ -101,8 +101,11 @@ say({ type: "result", text: ${JSON.stringify(reply)} });
     // Not the secret, and not its first pieces either: "sk-ant-api03-LIVE…" is past the fixed prefix.
     expect(stored).not.toContain(SECRET.slice(10, 17));
     expect(stored).not.toContain(SECRET.slice(17, 30));
-    expect(texts.map((e) => JSON.parse(e.payload).text)).toContain("Using key [REDACTED] for the call");
-    expect(texts.at(-1)?.name).toMatch(/^x{101} \[REDACTED\] end$/);
+    expect(texts.map((e) => JSON.parse(e.payload).text)).toContain(
+      "Using key [redacted:anthropic-api-key] for the call",
+    );
+    // The name is cut to 120 characters after redaction: it ends inside the placeholder, never inside the key.
+    expect(texts.at(-1)?.name).toMatch(/^x{101} \[redacted:anthrop/);
     expect(result.stdout + result.stderr).not.toContain(SECRET.slice(10, 17));
   });
 

@@ -6,7 +6,7 @@ import { createUiApp } from "../../src/ui/server/app.js";
 import { git } from "../code/fixtures.js";
 import { adwIdFrom, type CliResult, collect, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
-import { filesUnder, leaksIn, leaksInFiles, PATTERN_TEXT } from "../trace/secret-fixtures.js";
+import { filesUnder, leaksIn, leaksInFiles, PATTERN_TEXT, SPLIT_KEY } from "../trace/secret-fixtures.js";
 import {
   AGENT_VALUE,
   ALL,
@@ -91,6 +91,14 @@ function setUpLeakyRepo(): void {
                 tool: "write",
                 write_file: { path: "notes/leak.txt", content: `${ALL}\nTOKEN=${AGENT_VALUE}\n` },
               },
+              // A key split across two consecutive tool outputs of this send.
+              {
+                tool: "bash",
+                name: "cat creds part 1",
+                args: {},
+                result: `creds: ${SPLIT_KEY.slice(0, 20)}`,
+              },
+              { tool: "bash", name: "cat creds part 2", args: {}, result: `${SPLIT_KEY.slice(20)} (end)\n` },
             ],
             reply: invalid,
           },
@@ -189,11 +197,30 @@ describe("no secret is stored or printed", () => {
     expect(phases[4]?.error).toContain("boom: please");
     const [session] = sb.query<{ reason: string; request: string }>("SELECT reason, request FROM sessions");
     expect(session?.reason).toMatch(/^finished: did it with /);
-    expect(session?.reason).toContain("[REDACTED]");
+    expect(session?.reason).toContain("[redacted:");
     // The values really reached the agent's tools and the suite, and were redacted there.
     const payloads = sb.query<{ payload: string }>("SELECT payload FROM events").map((row) => row.payload);
-    expect(payloads.join("\n")).toContain("token=[REDACTED] sssf=[REDACTED]");
-    expect(payloads.join("\n")).toContain("suite [REDACTED] sssf [REDACTED]");
+    expect(payloads.join("\n")).toContain(
+      "token=[redacted:env:LEAKY_SERVICE_TOKEN] sssf=[redacted:env:SSSF_E2E_API_KEY]",
+    );
+    expect(payloads.join("\n")).toContain(
+      "suite [redacted:env:SUITE_ONLY_SECRET] sssf [redacted:env:SSSF_E2E_API_KEY]",
+    );
+    // Each new family is stored as its placeholder.
+    for (const rule of ["aws-secret-key", "jwt", "private-key", "stripe-access-token", "base64:github-pat"]) {
+      expect(payloads.join("\n"), rule).toContain(`[redacted:${rule}]`);
+    }
+    // The split key: both outputs hold a placeholder, neither holds a half of the key.
+    const split = sb
+      .query<{ payload: string }>(
+        "SELECT payload FROM events WHERE type = 'tool_call' AND name LIKE 'cat creds%' ORDER BY started_at",
+      )
+      .map((row) => JSON.parse(row.payload).result as string);
+    expect(split).toEqual(["creds: [redacted:github-pat]", "[redacted:github-pat] (end)\n"]);
+    const halves = [
+      { kind: "split key, first half", secret: SPLIT_KEY.slice(4, 20) },
+      { kind: "split key, second half", secret: SPLIT_KEY.slice(20) },
+    ];
 
     // Every byte stored: events.jsonl, prompts, raw_output.jsonl, envelope.json, code envelopes, the diff,
     // agent_map.json, the db (WAL folded in).
@@ -217,6 +244,13 @@ describe("no secret is stored or printed", () => {
       "notes/leak.txt",
     );
     leaks.push(...leaksInFiles(files, SECRETS));
+    // raw_output.jsonl keeps the agent's stdout line by line, each half in its own line (docs/trace.md).
+    leaks.push(
+      ...leaksInFiles(
+        files.filter((file) => !file.endsWith("raw_output.jsonl")),
+        halves,
+      ),
+    );
     // The tables, read back (text across SQLite's overflow pages is searched whole here).
     for (const table of [
       "sessions",
@@ -227,7 +261,8 @@ describe("no secret is stored or printed", () => {
       "processes",
       "agent_sessions",
     ]) {
-      leaks.push(...leaksIn(`table ${table}`, JSON.stringify(sb.query(`SELECT * FROM ${table}`)), SECRETS));
+      const rows = JSON.stringify(sb.query(`SELECT * FROM ${table}`));
+      leaks.push(...leaksIn(`table ${table}`, rows, SECRETS), ...leaksIn(`table ${table}`, rows, halves));
     }
 
     // Every listing, plain and --json.
@@ -243,7 +278,11 @@ describe("no secret is stored or printed", () => {
     ]) {
       const listed = await sb.run(args, SSSF_ENV);
       expect(listed.code, args.join(" ")).toBe(0);
-      leaks.push(...leaksIn(`sssf ${args.join(" ")}`, listed.stdout + listed.stderr, SECRETS));
+      const printed = listed.stdout + listed.stderr;
+      leaks.push(
+        ...leaksIn(`sssf ${args.join(" ")}`, printed, SECRETS),
+        ...leaksIn(`sssf ${args.join(" ")}`, printed, halves),
+      );
     }
 
     // The UI API.
@@ -266,7 +305,8 @@ describe("no secret is stored or printed", () => {
       for (const url of urls) {
         const response = await ui.app.request(url);
         expect(response.status, url).toBe(200);
-        leaks.push(...leaksIn(`GET ${url}`, await response.text(), SECRETS));
+        const body = await response.text();
+        leaks.push(...leaksIn(`GET ${url}`, body, SECRETS), ...leaksIn(`GET ${url}`, body, halves));
       }
     } finally {
       ui.close();

@@ -20,13 +20,15 @@ describe("text cut for display or storage is redacted before the cut", () => {
       expect(name).not.toContain(PIECE);
       expect(name.length).toBeLessThanOrEqual(TOOL_NAME_MAX_CHARS);
     }
-    expect(toolCallName("bash", { command: `echo ${SECRET}` })).toBe("bash: echo [REDACTED]");
+    expect(toolCallName("bash", { command: `echo ${SECRET}` })).toBe(
+      "bash: echo [redacted:anthropic-api-key]",
+    );
   });
 
   it("a tool result's snippet: a key across the 2000-character cut", () => {
     const snippet = toolResultSnippet(`${"r".repeat(TOOL_RESULT_MAX_CHARS - 20)} ${SECRET} rest`);
     expect(snippet).not.toContain(PIECE);
-    expect(snippet).toContain("[REDACTED]");
+    expect(snippet).toContain("[redacted:");
   });
 
   it("a value quoted in a message (shortenText)", () => {
@@ -42,7 +44,7 @@ describe("text cut for display or storage is redacted before the cut", () => {
       expect(tail.length).toBeLessThanOrEqual(max);
       expect(redactSecrets(text).endsWith(tail)).toBe(true);
     }
-    expect(redactedTail(`error: sk-ant-api03-${"x".repeat(40)} refused`, 15)).toBe("DACTED] refused");
+    expect(redactedTail(`error: sk-ant-api03-${"x".repeat(40)} refused`, 15)).toBe("pi-key] refused");
     expect(redactedTail("no cut", 60)).toBe("no cut");
   });
 });

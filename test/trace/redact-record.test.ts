@@ -8,9 +8,11 @@ import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { redactRecord } from "../../src/trace/redact-record.js";
 import { Tracer } from "../../src/trace/tracer.js";
-import { REDACTED, registerSecretValues } from "../../src/util/secrets/redact.js";
+import { placeholder, registerSecretValues } from "../../src/util/secrets/redact.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
+
+const REDACTED = placeholder("secret-value");
 
 const VALUE = "rec0rd-env-secret-VALUE-31";
 registerSecretValues([VALUE]);

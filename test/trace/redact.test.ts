@@ -1,37 +1,43 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactSecrets, SECRET_PATTERNS } from "../../src/util/secrets/redact.js";
+import { placeholder, redactSecrets, SECRET_PATTERNS } from "../../src/util/secrets/redact.js";
 import { redactJsonText } from "../../src/util/secrets/redact-json.js";
+import { KeywordScanner } from "../../src/util/secrets/text-scan.js";
+
+const NAMED = placeholder("named-value");
 
 const positives: [string, string][] = [
-  ["ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[REDACTED]"],
-  ["export OPENAI_API_KEY='abc def'", "export OPENAI_API_KEY='[REDACTED]'"],
-  ['DB_PASSWORD="hunter2" run', 'DB_PASSWORD="[REDACTED]" run'],
-  ['{"api_key": "abc"}', '{"api_key": "[REDACTED]"}'],
-  ['{"ClientSecret":"a\\"b"}', '{"ClientSecret":"[REDACTED]"}'],
-  ['{"out":"{\\"auth_token\\": \\"abc\\"}"}', '{"out":"{\\"auth_token\\": \\"[REDACTED]\\"}"}'],
-  ["password: hunter22", "password: [REDACTED]"],
-  ["x-api-key: abcdefghijklmnopqrstuv", "x-api-key: [REDACTED]"],
-  ["GET /v1?access_token=abc&page=2", "GET /v1?access_token=[REDACTED]&page=2"],
-  [`use sk-ant-api03-${"a1".repeat(20)} now`, "use [REDACTED] now"],
-  [`key=sk-proj-${"Z9".repeat(12)}`, "key=[REDACTED]"],
-  [`AIza${"B".repeat(35)}`, REDACTED],
-  [`token ghp_${"c".repeat(36)}.`, "token [REDACTED]."],
-  [`github_pat_11${"D".repeat(40)}`, REDACTED],
-  ["slack xoxb-1234567890-abcdefghij", "slack [REDACTED]"],
-  ["aws AKIAIOSFODNN7EXAMPLE here", "aws [REDACTED] here"],
-  ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "Authorization: Bearer [REDACTED]"],
+  ["ANTHROPIC_API_KEY=abc123", "ANTHROPIC_API_KEY=[redacted:named-value]"],
+  ["export OPENAI_API_KEY='abc def'", "export OPENAI_API_KEY='[redacted:named-value]'"],
+  ['DB_PASSWORD="hunter2" run', 'DB_PASSWORD="[redacted:named-value]" run'],
+  ['{"api_key": "abc"}', '{"api_key": "[redacted:named-value]"}'],
+  ['{"ClientSecret":"a\\"b"}', '{"ClientSecret":"[redacted:named-value]"}'],
+  ['{"out":"{\\"auth_token\\": \\"abc\\"}"}', '{"out":"{\\"auth_token\\": \\"[redacted:named-value]\\"}"}'],
+  ["password: hunter22", "password: [redacted:named-value]"],
+  ["x-api-key: abcdefghijklmnopqrstuv", "x-api-key: [redacted:named-value]"],
+  ["GET /v1?access_token=abc&page=2", "GET /v1?access_token=[redacted:named-value]&page=2"],
+  [`use sk-ant-api03-${"a1".repeat(20)} now`, "use [redacted:anthropic-api-key] now"],
+  [`key=sk-proj-${"Z9".repeat(12)}`, "key=[redacted:openai-api-key]"],
+  [`AIza${"B".repeat(35)}`, "[redacted:gcp-api-key]"],
+  [`token ghp_${"c".repeat(36)}.`, "token [redacted:github-pat]."],
+  [`github_pat_11${"D".repeat(40)}`, "[redacted:github-fine-grained-pat]"],
+  ["slack xoxb-1234567890-abcdefghij", "slack [redacted:slack-bot-token]"],
+  ["aws AKIAIOSFODNN7EXAMPLE here", "aws [redacted:aws-access-token] here"],
+  ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", "Authorization: Bearer [redacted:bearer]"],
   // Not a stand-alone Bearer, but what follows it is a known token.
-  [`0Bearer  sk-ant-api03-${"a1".repeat(20)} x`, "0Bearer  [REDACTED] x"],
+  [`0Bearer  sk-ant-api03-${"a1".repeat(20)} x`, "0Bearer  [redacted:anthropic-api-key] x"],
   // A password in a URL's user info: a git remote, a database URL.
   [
     "fatal: https://oauth2:glpat-abcdEFGH1234@gitlab.com/org/repo.git",
-    "fatal: https://oauth2:[REDACTED]@gitlab.com/org/repo.git",
+    "fatal: https://oauth2:[redacted:url-password]@gitlab.com/org/repo.git",
   ],
-  ["postgres://sssf:hunter2@db.internal:5432/trace", "postgres://sssf:[REDACTED]@db.internal:5432/trace"],
+  [
+    "postgres://sssf:hunter2@db.internal:5432/trace",
+    "postgres://sssf:[redacted:url-password]@db.internal:5432/trace",
+  ],
   // A token glued by a dash to a word the pattern took for a token and refused.
-  [`task--sk-ant-api03-${"a1".repeat(20)}`, "task--[REDACTED]"],
-  [`AIza-ghp_${"c".repeat(36)} x`, "AIza-[REDACTED] x"],
+  [`task--sk-ant-api03-${"a1".repeat(20)}`, "task--[redacted:anthropic-api-key]"],
+  [`AIza-ghp_${"c".repeat(36)} x`, "AIza-[redacted:github-pat] x"],
 ];
 
 const negatives = [
@@ -82,23 +88,23 @@ describe("redactJsonText", () => {
     expect(JSON.parse(redacted)).toEqual({
       a: "token:",
       b: "c",
-      nested: { password: REDACTED, list: ["sk-x"] },
+      nested: { password: NAMED, list: ["sk-x"] },
     });
   });
 
   it("redacts inside string values and returns clean text unchanged", () => {
     const payload = JSON.stringify({ command: "ANTHROPIC_API_KEY=abc pi -p hi", usage: { input_tokens: 3 } });
     expect(JSON.parse(redactJsonText(payload))).toEqual({
-      command: "ANTHROPIC_API_KEY=[REDACTED] pi -p hi",
+      command: "ANTHROPIC_API_KEY=[redacted:named-value] pi -p hi",
       usage: { input_tokens: 3 },
     });
     const clean = '{"command":"ls"}';
     expect(redactJsonText(clean)).toBe(clean);
-    expect(redactJsonText("not json password=x")).toBe("not json password=[REDACTED]");
+    expect(redactJsonText("not json password=x")).toBe("not json password=[redacted:named-value]");
   });
 });
 
-describe("redactSecrets' prefilter", () => {
+describe("redactSecrets' keyword scan", () => {
   // Pieces of every pattern (starts of tokens, names, separators, values), so generated texts often match.
   const pieces = [
     "sk-",
@@ -123,7 +129,8 @@ describe("redactSecrets' prefilter", () => {
     '"',
     "'",
     '\\"',
-    "[REDACTED]",
+    "[redacted:named-value]",
+    "[redacted:env:X_TOKEN]",
     " ",
     "\n",
     "a1B2c3D4e5F6g7H8i9J0",
@@ -142,7 +149,8 @@ describe("redactSecrets' prefilter", () => {
 
   it("lets through every text the full pattern matches (fixed seed)", () => {
     const full = new RegExp(SECRET_PATTERNS.full);
-    const prefilter = new RegExp(SECRET_PATTERNS.prefilter, SECRET_PATTERNS.prefilterFlags);
+    const scanner = new KeywordScanner(SECRET_PATTERNS.keywords);
+    const prefilter = { test: (sample: string) => scanner.scan(sample).keywords.size > 0 };
     let matched = 0;
     fc.assert(
       fc.property(text, (sample) => {

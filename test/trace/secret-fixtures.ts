@@ -10,6 +10,16 @@ export interface SecretSample {
   secret: string;
 }
 
+/** An AWS secret access key (random), printed without its variable name. */
+const AWS_SECRET_KEY = "sdfJ3Hl2U6RrbYa8zUmh0x3Ec4dY62eK7xBRJrWF";
+const JWT =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJlMmUtdXNlci00NzExIiwiaWF0IjoxNzAwMDAwMDAwfQ.65FDmwPrua3A39hUInixjiLgrLWPMIUCCghgzFzpwnA";
+const PEM_BODY =
+  "NrwM+s9WPnewmpduSIAfhSLuIqsrwWHfjpvYBoW6peEcq1BbvXW0xodiejcmBfWiCDTbhAPWki1PqAWPDsLVjT8QwSp1CAZKXH4vvfSmpjgdu+EIo3mk8rs0z81nzsmrZYEgsq6z0F191vEJPoS/J7fGW8L/sw1s6rsQfPLK9dRX+PkPT706U6MqRdlux0HrvPU8I4Dz782zvnDUvHMMGd7RGD0EqSwMWHRRVVjuxjEeFYRw";
+const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY.match(/.{1,64}/g)?.join("\n")}\n-----END RSA PRIVATE KEY-----`;
+/** A GitHub token that appears only inside base64. */
+const GITHUB_IN_BASE64 = "ghp_Xq7Lk2Vb9Nw4Ht6Rz1Pm8Jc3Fd5Gs0Ya2Ue4Wi";
+
 /** A token of every pattern `redactSecrets` knows, each with the part a leak would show. */
 export const PATTERN_SAMPLES: readonly SecretSample[] = [
   { kind: "anthropic", text: `sk-ant-api03-${"Qa".repeat(20)}`, secret: `api03-${"Qa".repeat(20)}` },
@@ -21,7 +31,24 @@ export const PATTERN_SAMPLES: readonly SecretSample[] = [
   { kind: "aws-key-id", text: "AKIAQWERTYUIOPASDFGH", secret: "QWERTYUIOPASDFGH" },
   { kind: "bearer", text: "Authorization: Bearer eyJbearer.pAyLoAd.sIgNaTuRe", secret: "eyJbearer.pAyLoAd" },
   { kind: "named", text: "DB_PASSWORD=hunter2hunter2", secret: "hunter2hunter2" },
+  { kind: "aws-secret-key", text: AWS_SECRET_KEY, secret: AWS_SECRET_KEY },
+  { kind: "jwt", text: JWT, secret: JWT.split(".")[1] as string },
+  { kind: "private-key", text: PEM, secret: PEM_BODY.slice(0, 64) },
+  { kind: "private-key end", text: PEM, secret: PEM_BODY.slice(-40) },
+  { kind: "stripe", text: "sk_live_FBiiEtXsyhsrucrw1jBznd8H", secret: "FBiiEtXsyhsrucrw1jBznd8H" },
+  { kind: "stripe-restricted", text: "rk_live_T7tHMcKxDinJjpN96gQvniMZ", secret: "T7tHMcKxDinJjpN96gQvniMZ" },
+  {
+    kind: "base64-wrapped key",
+    text: `echo ${Buffer.from(`export KEY=${GITHUB_IN_BASE64}`).toString("base64")} | base64 -d`,
+    secret: Buffer.from(`export KEY=${GITHUB_IN_BASE64}`).toString("base64").slice(8, 40),
+  },
 ];
+
+/**
+ * A key the e2e agent prints split across two tool outputs of one send: `SPLIT_KEY.slice(0, 20)` ends
+ * one output, the rest starts the next. Neither half may be stored where tool results are (the trace).
+ */
+export const SPLIT_KEY = "ghp_SoNNeqUb69HN8iCzkQw2hR2fjJdEwoMRMC";
 
 /** Every pattern sample in one line of prose. */
 export const PATTERN_TEXT = PATTERN_SAMPLES.map((sample) => `${sample.kind} ${sample.text}`).join(" ; ");
@@ -41,7 +68,7 @@ export function filesUnder(dir: string, skip: (folder: string) => boolean = () =
   return files;
 }
 
-/** `label: secret kind` for every secret found in `bytes` (searched as UTF-8 and as a JSON string). */
+/** `label: secret kind` for every secret found in `bytes` (searched as UTF-8, as a JSON string and in base64). */
 export function leaksIn(
   label: string,
   bytes: Buffer | string,
@@ -50,7 +77,12 @@ export function leaksIn(
   const haystack = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
   const found: string[] = [];
   for (const { kind, secret } of secrets) {
-    const forms = new Set([secret, JSON.stringify(secret).slice(1, -1)]);
+    // As written, inside a JSON string, and in base64 (a stored copy someone could decode).
+    const forms = new Set([
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      Buffer.from(secret).toString("base64"),
+    ]);
     if ([...forms].some((form) => haystack.includes(Buffer.from(form)))) found.push(`${label}: ${kind}`);
   }
   return found;

@@ -3,12 +3,14 @@ import {
   isSecretVariableName,
   KNOWN_SECRET_VARIABLES,
   MIN_SECRET_VALUE_LENGTH,
-  REDACTED,
+  placeholder,
   redactSecrets,
   registerSecretEnv,
   registerSecretValues,
 } from "../../src/util/secrets/redact.js";
 import { redactJsonText, redactJsonValue } from "../../src/util/secrets/redact-json.js";
+
+const REDACTED = placeholder("secret-value");
 
 describe("isSecretVariableName", () => {
   it.each([
@@ -96,8 +98,8 @@ describe("registered secret values", () => {
   });
 
   it(`ignore values shorter than ${MIN_SECRET_VALUE_LENGTH} characters and parts of the marker`, () => {
-    registerSecretValues(["1", "short", "1234567", "REDACTED", "EDACTED]"]);
-    const text = "1 short 1234567 REDACTED";
+    registerSecretValues(["1", "short", "1234567", "[redacted:", "redacted"]);
+    const text = "1 short 1234567 [redacted: redacted";
     expect(redactSecrets(text)).toBe(text);
     expect(redactSecrets(REDACTED)).toBe(REDACTED);
   });
@@ -110,7 +112,7 @@ describe("registered secret values", () => {
       EMPTY_TOKEN: undefined,
     });
     expect(redactSecrets("k env-api-key-value-1 t env-deploy-token-value")).toBe(
-      `k ${REDACTED} t ${REDACTED}`,
+      `k ${placeholder("env:PROJECT_API_KEY")} t ${placeholder("env:DEPLOY_TOKEN")}`,
     );
     expect(redactSecrets("cd /home/not-a-secret")).toBe("cd /home/not-a-secret");
   });
@@ -123,7 +125,7 @@ describe("registered secret values", () => {
     expect(redactJsonValue(dirty)).toEqual({
       status: "success",
       summary: `uses ${REDACTED}`,
-      nested: { api_key: REDACTED },
+      nested: { api_key: placeholder("named-value") },
     });
     expect(dirty.summary).toBe("uses json-value-secret");
   });
@@ -137,7 +139,7 @@ describe("sssf's own environment", () => {
     try {
       vi.resetModules();
       const fresh = await import("../../src/util/secrets/redact.js");
-      expect(fresh.redactSecrets(`x ${secret} y`)).toBe(`x ${REDACTED} y`);
+      expect(fresh.redactSecrets(`x ${secret} y`)).toBe(`x ${placeholder("env:SSSF_TEST_LOAD_API_KEY")} y`);
       expect(fresh.redactSecrets("not-secret-by-name-77")).toBe("not-secret-by-name-77");
     } finally {
       delete process.env.SSSF_TEST_LOAD_API_KEY;

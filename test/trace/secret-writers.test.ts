@@ -12,9 +12,11 @@ import {
 import { runQualitySuite } from "../../src/code/quality.js";
 import { saveDiff } from "../../src/engine/run-changes.js";
 import { spawnAgent } from "../../src/runtimes/send-loop/spawn-agent.js";
-import { REDACTED, registerSecretEnv } from "../../src/util/secrets/redact.js";
+import { placeholder, registerSecretEnv } from "../../src/util/secrets/redact.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
+
+const REDACTED = placeholder("env:SUITE_SERVICE_TOKEN");
 
 const VALUE = "writer-env-Secret-4242-value";
 // As a run registers its agents' and suites' env.
@@ -96,7 +98,7 @@ describe("diffs and approval files", () => {
     const diff = `diff --git a/.env b/.env\n+SERVICE_TOKEN=${VALUE}\n+# ${PATTERN_TEXT}\n`;
     const file = saveDiff(tempDir(), "p03-changes", diff);
     expect(leaksIn(file, readFileSync(file), SECRETS)).toEqual([]);
-    expect(readFileSync(file, "utf8")).toContain("diff --git a/.env b/.env\n+SERVICE_TOKEN=[REDACTED]");
+    expect(readFileSync(file, "utf8")).toContain(`diff --git a/.env b/.env\n+SERVICE_TOKEN=${REDACTED}`);
   });
 
   it("request and answer files are written redacted and still read back", () => {

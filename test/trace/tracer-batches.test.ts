@@ -55,7 +55,9 @@ describe("Tracer batches", () => {
       for (const row of rows) expect(row).toEqual(latest.get(row.id));
       expect(JSON.stringify(readTable(db, "events"))).not.toContain(SECRET);
       const secretRow = rows.find((row) => row.id === "evt_000000");
-      expect(JSON.parse(secretRow?.payload ?? "{}").args.command).toBe("ANTHROPIC_API_KEY=[REDACTED] pi 0");
+      expect(JSON.parse(secretRow?.payload ?? "{}").args.command).toBe(
+        "ANTHROPIC_API_KEY=[redacted:anthropic-api-key] pi 0",
+      );
       db.close();
     },
   );

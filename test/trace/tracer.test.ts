@@ -181,7 +181,7 @@ describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode)
     tracer.close();
     const text = readFileSync(eventsFile, "utf8");
     expect(text).not.toMatch(/sk-ant-api03|abc123|ghp_|abcdefgh12345678/);
-    expect(text).toContain("[REDACTED]");
+    expect(text).toContain("[redacted:named-value]");
     const latest = new Map<string, unknown>();
     for (const record of fileRecords()) {
       if (record.table === "events" || record.table === "processes" || record.table === "envelopes") {
@@ -192,8 +192,10 @@ describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode)
       for (const row of readTable(db, table)) expect(row).toEqual(latest.get(`${table}:${row.id}`));
     }
     const payload = JSON.parse(readTable(db, "events").find((row) => row.type === "tool_call")!.payload);
-    expect(payload.args.command).toBe("ANTHROPIC_API_KEY=[REDACTED] pi");
-    expect(readTable(db, "processes")[0]?.command).toBe("OPENAI_API_KEY=[REDACTED] pi --mode json");
+    expect(payload.args.command).toBe("ANTHROPIC_API_KEY=[redacted:anthropic-api-key] pi");
+    expect(readTable(db, "processes")[0]?.command).toBe(
+      "OPENAI_API_KEY=[redacted:named-value] pi --mode json",
+    );
     db.close();
   });
 

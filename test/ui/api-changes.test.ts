@@ -35,7 +35,7 @@ describe("a run's diff and commits", () => {
     expect(total.text).toContain("diff --git a/app.ts b/app.ts");
     expect(total.text).toContain("+export const b = 3;");
     expect(total.text).toContain("diff --git a/new.ts b/new.ts");
-    expect(total.text).toContain("OPENAI_API_KEY=[REDACTED]");
+    expect(total.text).toContain("OPENAI_API_KEY=[redacted:openai-api-key]");
     expect(total.text).not.toContain("sk-abcdefghijklmnopqrstuvwxyz");
 
     const first = await getJson<FileText>(ui, `/api/sessions/${ADW}/commits/${repo.first}`);
@@ -51,7 +51,7 @@ describe("a run's diff and commits", () => {
     const saved = await getJson<FileText>(ui, `/api/sessions/${ADW}/phases/ph_${ADW}_2/diff`);
     expect(saved.source).toBe(path.join("changes", "p02-commit.diff"));
     expect(saved.text).toContain("+export const b = 3;");
-    expect(saved.text).toContain("token [REDACTED]");
+    expect(saved.text).toContain("token [redacted:github-pat]");
   });
 
   it("refuses commits the run did not make, option-like refs, and unknown sessions or phases", async () => {

@@ -110,7 +110,7 @@ describe("suite output", () => {
     const url = `/api/sessions/${ADW}/phases/ph_${ADW}_3/suite-log?envelope=${ADW}-verify`;
     const log = await getJson<FileText>(ui, url);
     expect(log.text).toContain("not ok 3 <b>bold</b>");
-    expect(log.text).toContain("GITHUB_TOKEN=[REDACTED]");
+    expect(log.text).toContain("GITHUB_TOKEN=[redacted:github-pat]");
     expect(log.source).toBe(path.join("suites", "p03-test.log"));
     // The envelope must be that phase's VerifyOutput.
     await getJson(ui, `/api/sessions/${ADW}/phases/ph_${ADW}_2/suite-log?envelope=${ADW}-verify`, 404);

@@ -201,7 +201,7 @@ describe("the run's changes, search and suite output in a browser", () => {
       "-export const b = 2;\n",
     ]);
     expect(await texts(page, '.total-diff .diff-file[data-file="secret.env"] .diff-add')).toEqual([
-      "+OPENAI_API_KEY=[REDACTED]\n",
+      "+OPENAI_API_KEY=[redacted:openai-api-key]\n",
     ]);
     // Repo text is text: the diff's `<script>` lines are shown, never run.
     expect((await texts(page, '.total-diff .diff-file[data-file="new.ts"] .diff-add'))[0]).toContain(
@@ -248,7 +248,7 @@ describe("the run's changes, search and suite output in a browser", () => {
     await page.waitForSelector(".suite-log pre");
     const log = await page.$eval(".suite-log pre", (el) => el.textContent ?? "");
     expect(log).toContain("running 3 tests\nok 1");
-    expect(log).toContain("GITHUB_TOKEN=[REDACTED]");
+    expect(log).toContain("GITHUB_TOKEN=[redacted:github-pat]");
     await screenshot(page, "suite-output");
     expect(errors).toEqual([]);
   });

@@ -23,7 +23,7 @@ describe("truncate (cli/format)", () => {
 describe("agentText (cli/format)", () => {
   it("redacts before it cuts, so a cut never leaves part of a secret", () => {
     const text = "export ANTHROPIC_API_KEY=sk-ant-abcdefghijklmnopqrstuvwxyz0123";
-    expect(agentText(text, 40)).toBe("export ANTHROPIC_API_KEY=[REDACTED]");
+    expect(agentText(text, 60)).toBe("export ANTHROPIC_API_KEY=[redacted:anthropic-api-key]");
     expect(agentText(`${HOSTILE}\nnext`)).toBe(`${VISIBLE}␊next`);
     expect(agentText(`${HOSTILE}\nnext`, 100)).toBe(`${VISIBLE} next`);
   });

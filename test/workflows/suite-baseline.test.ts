@@ -104,7 +104,7 @@ describe("a failing suite's output, its log and its baseline", () => {
     expect(logLine).toMatch(
       /^ {3}full log: adws\/adw_data\/sessions\/[0-9a-f]{8}\/code\/p03-test\.test\.log$/,
     );
-    expect(result.stdout).toContain("[REDACTED]");
+    expect(result.stdout).toContain("[redacted:github-pat]");
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
 
     // The log file holds the whole output, longer than the tail, redacted.
@@ -115,7 +115,7 @@ describe("a failing suite's output, its log and its baseline", () => {
     expect(log).toContain("FAIL the library's own test");
     expect(log.split("\n").length).toBeGreaterThan(60);
     expect(log).not.toContain(TOKEN);
-    expect(log).toContain("auth [REDACTED]");
+    expect(log).toContain("auth [redacted:github-pat]");
 
     // The envelope and the `log` event name the file; events --json gives payloads as objects.
     const events = JSON.parse(

@@ -19,8 +19,8 @@ describe("a commit message built from an agent's answer", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const branch = `sssf/build/${adwIdFrom(result.stdout)}`;
     const message = git(world.dir, ["log", "--format=%B", `${world.base}..${branch}`]);
-    expect(message).toContain("Add the client, key [REDACTED]");
-    expect(message).toContain("export API_TOKEN=[REDACTED]");
+    expect(message).toContain("Add the client, key [redacted:github-pat]");
+    expect(message).toContain("export API_TOKEN=[redacted:named-value]");
     expect(message).not.toContain(SECRET.slice(4, 16));
     expect(message).not.toContain("hunter2");
   });

@@ -5,6 +5,7 @@ import { hostPathsIn } from "../../sandbox/box-paths.js";
 import { sandboxTracePayload } from "../../sandbox/resolve-sandbox.js";
 import type { EventRow, ProcessRow } from "../../trace/events.js";
 import { endedProcessRow, startedProcessRow } from "../../trace/rows.js";
+import { JoinedRedactor } from "../../util/secrets/joined-redactor.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
 import type { PricedUsage } from "../budget.js";
 import type { CallContext } from "../call-context.js";
@@ -94,6 +95,7 @@ export async function sendToAgent(
   });
   const processes = new Map<number, ProcessRow>();
   const live = liveProgress(context, span);
+  const outputs = new JoinedRedactor();
   let result: AgentSendResult;
   try {
     result = await agent.runtime.send(
@@ -131,17 +133,21 @@ export async function sendToAgent(
           if (process) trace.writeProcess(endedProcessRow(process, ended));
         },
         onToolCall(call: ToolCall) {
-          trace.event({
-            type: "tool_call",
-            name: call.name,
-            phaseId: row.id,
-            parentId: span.id,
-            agent: name,
-            ok: call.ok,
-            startedAt: call.startedAt,
-            endedAt: call.endedAt,
-            payload: { tool: call.tool, args: call.args, result: call.result },
-          });
+          // Redacted with its neighbours: a key split across two outputs is redacted in both. A result
+          // that ends inside a word is traced once the next one (or the send's end) shows where it ends.
+          outputs.push(call.result, (result) =>
+            trace.event({
+              type: "tool_call",
+              name: call.name,
+              phaseId: row.id,
+              parentId: span.id,
+              agent: name,
+              ok: call.ok,
+              startedAt: call.startedAt,
+              endedAt: call.endedAt,
+              payload: { tool: call.tool, args: call.args, result },
+            }),
+          );
           // The hooks judge host paths; the trace keeps what the agent saw.
           watch(
             agent.sandbox.boxed
@@ -173,6 +179,7 @@ export async function sendToAgent(
     // A runtime that threw (against its contract) must not leave the budget timer running.
     guard.dispose();
     live.finish();
+    outputs.flush();
   }
   run.sessions.recordSend(session, result.nativeSessionId);
   const priced = pricedUsage(context, result.usage, span.id);

@@ -1,4 +1,6 @@
-import { REDACTED, redactSecrets } from "./redact.js";
+import { isPlaceholder, placeholder, redactSecrets } from "./redact.js";
+
+const NAMED_VALUE = placeholder("named-value");
 
 const SECRET_NAME = /(?:.key|token|secret|password)$/i;
 
@@ -9,7 +11,9 @@ function redactValue(value: unknown): unknown {
     const result: Record<string, unknown> = {};
     for (const [name, field] of Object.entries(value)) {
       result[name] =
-        SECRET_NAME.test(name) && typeof field === "string" && field !== "" ? REDACTED : redactValue(field);
+        SECRET_NAME.test(name) && typeof field === "string" && field !== "" && !isPlaceholder(field)
+          ? NAMED_VALUE
+          : redactValue(field);
     }
     return result;
   }

@@ -1,12 +1,25 @@
-import { REDACTED, redactSecretValues } from "./secret-values.js";
+import { GitleaksRules, shannonEntropy } from "./gitleaks-loader.js";
+import { GITLEAKS_RULES } from "./gitleaks-rules.js";
+import {
+  findSecretValues,
+  isPlaceholder,
+  PLACEHOLDER_SOURCE,
+  PLACEHOLDER_START,
+  placeholder,
+  type SecretSpan,
+} from "./secret-values.js";
+import { type Base64Run, KeywordScanner } from "./text-scan.js";
 
 export {
+  isPlaceholder,
   isSecretVariableName,
   KNOWN_SECRET_VARIABLES,
   MIN_SECRET_VALUE_LENGTH,
-  REDACTED,
+  PLACEHOLDER_SOURCE,
+  placeholder,
   registerSecretEnv,
   registerSecretValues,
+  type SecretSpan,
 } from "./secret-values.js";
 
 /** Case-insensitive pattern for a word without the `i` flag, which would also loosen the key formats. */
@@ -14,7 +27,9 @@ function anyCase(word: string): string {
   return [...word].map((letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`).join("");
 }
 
-// Each known token format as [its fixed start, the rest].
+// sssf's own shapes of provider tokens, as [its fixed start, the rest], looser than gitleaks' exact
+// ones (which they back: a key cut short or of an older format is still caught); a match takes the id of
+// gitleaks' rule for that family (`tokenRule`).
 const KNOWN_TOKENS: readonly (readonly [string, string])[] = [
   ["sk-", "[A-Za-z0-9_-]{20,}"], // OpenAI sk-…, sk-proj-…, Anthropic sk-ant-…
   ["AIza", "[0-9A-Za-z_-]{35}"], // Google API keys
@@ -23,6 +38,22 @@ const KNOWN_TOKENS: readonly (readonly [string, string])[] = [
   ["xox[abposr]-", "[A-Za-z0-9-]{10,}"], // Slack tokens
   ["(?:AKIA|ASIA)", "[0-9A-Z]{16}"], // AWS access key ids
 ];
+
+/** The gitleaks rule id of the family a token of {@link KNOWN_TOKENS} belongs to. */
+function tokenRule(token: string): string {
+  if (token.startsWith("sk-ant-")) return "anthropic-api-key";
+  if (token.startsWith("sk-")) return "openai-api-key";
+  if (token.startsWith("AIza")) return "gcp-api-key";
+  if (token.startsWith("github_pat_")) return "github-fine-grained-pat";
+  if (token.startsWith("ghp_")) return "github-pat";
+  if (token.startsWith("gho_")) return "github-oauth";
+  if (token.startsWith("ghr_")) return "github-refresh-token";
+  if (token.startsWith("gh")) return "github-app-token";
+  if (token.startsWith("xoxb-")) return "slack-bot-token";
+  if (token.startsWith("xoxp-")) return "slack-user-token";
+  if (token.startsWith("xox")) return "slack-legacy-token";
+  return "aws-access-token";
+}
 const KNOWN_TOKEN = KNOWN_TOKENS.map(([start, rest]) => `${start}${rest}`).join("|");
 
 const BEARER_WORD = "[Bb]earer";
@@ -37,7 +68,7 @@ const SECRET_NAMES = SECRET_WORDS.map(anyCase);
 const NAMED = [
   `(${SECRET_NAMES.join("|")})`,
   String.raw`(\\?["']?)(\s*)([:=])(\s*)`,
-  String.raw`(\[REDACTED\]|\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\\n]|\\.)*"|'[^'\n"\\]*'|[^\s"'\x60,;&}\]\\]+)`,
+  `(${PLACEHOLDER_SOURCE}|${String.raw`\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\\n]|\\.)*"|'[^'\n"\\]*'|[^\s"'\x60,;&}\]\\]+`})`,
 ].join("");
 
 // A password in a URL's user info (`https://oauth2:glpat-…@gitlab.com/…`, a git remote or a database URL).
@@ -47,20 +78,34 @@ const URL_PASSWORD = String.raw`(${URL_START}[^\s\/?#@:]+:)[^\s\/?#@]+@`;
 // One alternation, so ordinary text is scanned once.
 const SECRETS = new RegExp(`(${KNOWN_TOKEN})|${BEARER}|${NAMED}|${URL_PASSWORD}`, "g");
 
-// Every match of SECRETS begins with one of these. Testing for them first spares a short text without
-// any (a tool call's name, most output lines) the full pattern's replace: about 4 × faster on those;
-// a long clean text costs about the same either way. Case-insensitive as a whole (plain words, not
-// `[kK][eE][yY]`): V8 scans that twice as fast (0.14 against 0.3 µs a text: a tool call line and its payload),
-// and it lets through more, never less (`SK-` too), so what the full pattern redacts is the same.
-const MAYBE_SECRET_STARTS = [...KNOWN_TOKENS.map(([start]) => start), "bearer", ...SECRET_WORDS, URL_START];
-const MAYBE_SECRET = new RegExp(MAYBE_SECRET_STARTS.join("|"), "i");
+// sssf's own keywords: every match of SECRETS, of a PEM fragment, begins with one of them (ASCII case
+// folded, so they let through more, never less: `SK-` too).
+const SSSF_KEYWORDS = [
+  "sk-",
+  "aiza",
+  "ghp_",
+  "gho_",
+  "ghu_",
+  "ghs_",
+  "ghr_",
+  "github_pat_",
+  "xoxa-",
+  "xoxb-",
+  "xoxp-",
+  "xoxo-",
+  "xoxs-",
+  "xoxr-",
+  "akia",
+  "asia",
+  "bearer",
+  ...SECRET_WORDS,
+  URL_START.replaceAll("\\", ""),
+];
+const PEM_BEGIN_KEYWORD = "-----begin";
+const PEM_END_KEYWORD = "-----end";
 
-/** @internal The full pattern and its prefilter, for the test that the prefilter lets every match through. */
-export const SECRET_PATTERNS = {
-  full: SECRETS.source,
-  prefilter: MAYBE_SECRET.source,
-  prefilterFlags: MAYBE_SECRET.flags,
-} as const;
+/** @internal The full pattern and sssf's keywords, for the test that the keywords let every match through. */
+export const SECRET_PATTERNS = { full: SECRETS.source, keywords: SSSF_KEYWORDS } as const;
 
 const WORD_CHAR = /[A-Za-z0-9_]/;
 const NAME_CHAR = /[A-Za-z0-9_.-]/;
@@ -71,30 +116,29 @@ function isWordChar(character: string | undefined): boolean {
   return character !== undefined && WORD_CHAR.test(character);
 }
 
-function redactNamedValue(
-  match: string,
+/** The part of a named value that is the secret (inside its quotes), or null when it is not one. */
+function namedValueSpan(
   name: string,
   nameQuote: string,
   separator: string,
   spaced: boolean,
   value: string,
   before: string | undefined,
-): string {
-  const head = match.slice(0, match.length - value.length);
-  // Values that are not secrets by their name may still hold a known token (`key=sk-…`).
-  const keep = (): string => `${head}${redactSecrets(value)}`;
+): [number, number] | null {
   // A bare "key" is too common in ordinary JSON and prose ("the key: enter") to count as a secret name.
-  if (name.length === 3 && (before === undefined || !NAME_CHAR.test(before))) return keep();
-  if (value === REDACTED) return match;
+  if (name.length === 3 && (before === undefined || !NAME_CHAR.test(before))) return null;
   const quote = value.startsWith('\\"') ? '\\"' : value[0] === '"' || value[0] === "'" ? value[0] : "";
-  if (quote !== "") return value.length === quote.length * 2 ? match : `${head}${quote}${REDACTED}${quote}`;
-  if (NOT_SECRET_VALUE.test(value) || value.startsWith("$")) return keep();
+  if (quote !== "") {
+    const inner = value.slice(quote.length, value.length - quote.length);
+    return inner === "" || isPlaceholder(inner) ? null : [quote.length, value.length - quote.length];
+  }
+  if (isPlaceholder(value) || NOT_SECRET_VALUE.test(value) || value.startsWith("$")) return null;
   // `name = value` with spaces is code (`const token = getToken()`), not an env assignment.
-  if (separator === "=" && spaced) return keep();
+  if (separator === "=" && spaced) return null;
   // Unquoted `name: value` is YAML or a header, but also a type annotation (`token: string`): only values
   // that look generated (a digit, or long) count.
-  if (separator === ":" && nameQuote === "" && !DIGIT.test(value) && value.length < 16) return keep();
-  return `${head}${REDACTED}`;
+  if (separator === ":" && nameQuote === "" && !DIGIT.test(value) && value.length < 16) return null;
+  return [0, value.length];
 }
 
 // A known token anchored where the scan stands.
@@ -113,68 +157,329 @@ function afterRefusedToken(text: string, at: number, end: number): number {
   return end;
 }
 
-/** The patterns' replacement of one match, or null when it is not a secret after all. */
-function replacement(found: RegExpExecArray, text: string): string | null {
-  const [
-    match,
-    known,
-    bearer,
-    name,
-    nameQuote = "",
-    spaceBefore = "",
-    separator = "",
-    spaceAfter = "",
-    value = "",
-    userInfo,
-  ] = found;
-  const at = found.index;
-  const before = at > 0 ? text[at - 1] : undefined;
-  if (known !== undefined) {
-    // Stand-alone tokens only: not the tail of a longer word such as `task-…`.
-    const refused = isWordChar(before) || (known.startsWith("A") && isWordChar(text[at + match.length]));
-    return refused ? null : REDACTED;
-  }
-  if (bearer !== undefined) return isWordChar(before) ? null : `${bearer}${REDACTED}`;
-  // The user name may hold a token itself (no `://` in it: one level deep).
-  if (userInfo !== undefined) return `${redactSecrets(userInfo)}${REDACTED}@`;
-  if (name === undefined) return null;
-  return redactNamedValue(match, name, nameQuote, separator, spaceBefore + spaceAfter !== "", value, before);
-}
-
-/** `text` with the patterns' matches replaced, scanned left to right once (see `afterRefusedToken`). */
-function redactPatterns(text: string): string {
-  let out = "";
-  let from = 0;
+/** Adds the spans of sssf's own patterns (SECRETS), scanned left to right once (see `afterRefusedToken`). */
+function findPatternSpans(text: string, spans: SecretSpan[]): void {
   SECRETS.lastIndex = 0;
   for (let found = SECRETS.exec(text); found !== null; found = SECRETS.exec(text)) {
+    const [
+      match,
+      known,
+      bearer,
+      name,
+      nameQuote = "",
+      spaceBefore = "",
+      separator = "",
+      spaceAfter = "",
+      value = "",
+      userInfo,
+    ] = found;
     const at = found.index;
-    const end = at + found[0].length;
-    // May redact recursively (a named value's own tokens), which moves SECRETS.lastIndex: set after.
-    const replaced = replacement(found, text);
-    if (replaced !== null) {
-      out += text.slice(from, at) + replaced;
-      from = end;
-      SECRETS.lastIndex = end;
-    } else if (found[1] !== undefined) SECRETS.lastIndex = afterRefusedToken(text, at, end);
-    // A Bearer that is not a word of its own: its credential is scanned like any text.
-    else if (found[2] !== undefined) SECRETS.lastIndex = at + found[2].length;
-    else SECRETS.lastIndex = end;
+    const end = at + match.length;
+    const before = at > 0 ? text[at - 1] : undefined;
+    if (known !== undefined) {
+      // Stand-alone tokens only: not the tail of a longer word such as `task-…`.
+      const refused = isWordChar(before) || (known.startsWith("A") && isWordChar(text[end]));
+      if (refused) SECRETS.lastIndex = afterRefusedToken(text, at, end);
+      else spans.push({ start: at, end, rule: tokenRule(known) });
+    } else if (bearer !== undefined) {
+      // A Bearer that is not a word of its own: its credential is scanned like any text.
+      if (isWordChar(before)) SECRETS.lastIndex = at + bearer.length;
+      else spans.push({ start: at + bearer.length, end, rule: "bearer" });
+    } else if (userInfo !== undefined) {
+      // A placeholder holds `:` too: a user name that is one (`://[redacted:github-pat]:pw@`) ends at its `]`.
+      let start = at + userInfo.length;
+      if (userInfo.includes(PLACEHOLDER_START)) {
+        const close = text.indexOf("]", start);
+        start = close !== -1 && close < end && text[close + 1] === ":" ? close + 2 : end;
+      }
+      if (start < end - 1 && !isPlaceholder(text.slice(start, end - 1))) {
+        spans.push({ start, end: end - 1, rule: "url-password" });
+      }
+      // The user name may hold a token itself.
+      SECRETS.lastIndex = at + 3;
+    } else if (name !== undefined) {
+      const spaced = spaceBefore + spaceAfter !== "";
+      const inner = namedValueSpan(name, nameQuote, separator, spaced, value, before);
+      const valueAt = end - value.length;
+      if (inner !== null) {
+        spans.push({ start: valueAt + inner[0], end: valueAt + inner[1], rule: "named-value" });
+      }
+      // The value may hold a token (`key=sk-…`), which names it better: scanned on.
+      SECRETS.lastIndex = valueAt;
+    }
   }
-  return from === 0 ? text : out + text.slice(from);
+}
+
+const PEM_HEADER = "[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const PEM_BEGIN = new RegExp(`-----BEGIN${PEM_HEADER}`, "gi");
+const PEM_END = new RegExp(`-----END${PEM_HEADER}`, "gi");
+// What a key's body is made of (base64 lines, PEM headers such as `Proc-Type: 4,ENCRYPTED`, and the
+// backslash of an escaped newline in JSON text).
+const PEM_BODY_CHAR = /[A-Za-z0-9+/=\s\\:,-]/;
+
+const inside = (spans: readonly SecretSpan[], at: number): boolean =>
+  spans.some((span) => span.start <= at && at < span.end);
+
+/**
+ * The pieces of a private key block that gitleaks' rule (a whole block) cannot see: a BEGIN line without
+ * its END (the block was cut, or the rest is in the next output) is redacted to the end of the text; an
+ * END line without its BEGIN, with the key lines before it.
+ */
+function findPemFragments(text: string, spans: SecretSpan[], begin: boolean, end: boolean): void {
+  if (begin) {
+    PEM_BEGIN.lastIndex = 0;
+    for (let match = PEM_BEGIN.exec(text); match !== null; match = PEM_BEGIN.exec(text)) {
+      if (inside(spans, match.index)) continue;
+      spans.push({ start: match.index, end: text.length, rule: "private-key" });
+      break;
+    }
+  }
+  if (end) {
+    PEM_END.lastIndex = 0;
+    for (let match = PEM_END.exec(text); match !== null; match = PEM_END.exec(text)) {
+      if (inside(spans, match.index)) continue;
+      let start = match.index;
+      while (start > 0 && PEM_BODY_CHAR.test(text[start - 1] as string)) start--;
+      spans.push({ start, end: match.index + match[0].length, rule: "private-key" });
+    }
+  }
+}
+
+/** Least Shannon entropy of a 40-character AWS secret access key sssf redacts without its name. */
+export const AWS_SECRET_KEY_ENTROPY = 4.2;
+const UPPER = /[A-Z]/;
+const LOWER = /[a-z]/;
+// A path (`docs/Web/API/…`) has slashes and seldom digits; 40 random characters have a digit but for
+// 1 in 900, and more than 3 slashes but for about 1 in 400.
+const SLASHES = /\//g;
+
+/** Share of bytes that are printable ASCII (tab, newlines and space included). */
+function printableShare(bytes: Buffer): number {
+  let printable = 0;
+  for (const byte of bytes)
+    if ((byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13) printable++;
+  return bytes.length === 0 ? 0 : printable / bytes.length;
 }
 
 /**
- * Replaces likely secrets in `text` with `[REDACTED]`: first every registered secret value (the values of
- * secret-named environment variables of sssf and of the run's agents, `registerSecretValues`), then
- * provider API keys and tokens (OpenAI, Anthropic, Google, GitHub, Slack, AWS), `Bearer` credentials, and
- * values assigned to names ending in KEY, TOKEN, SECRET or PASSWORD (env assignments, JSON/YAML fields,
- * escaped JSON inside JSON strings), and the password of a URL's user info. The one redaction of everything sssf stores or prints.
- * Contract: never throws; one regex pass for the values (skipped when none are registered) and one for
- * the patterns; returns `text` itself when nothing matched; idempotent.
+ * Whether `word` (40 standard base64 characters standing alone) is an AWS secret access key: upper and
+ * lower case, a digit, at most 3 slashes, random-looking (entropy), and not base64 of ordinary text
+ * (which is decoded and scanned instead).
+ */
+export function looksLikeAwsSecretKey(word: string): boolean {
+  return (
+    UPPER.test(word) &&
+    LOWER.test(word) &&
+    DIGIT.test(word) &&
+    (word.match(SLASHES)?.length ?? 0) <= 3 &&
+    shannonEntropy(word) >= AWS_SECRET_KEY_ENTROPY &&
+    printableShare(Buffer.from(word, "base64")) < 0.85
+  );
+}
+
+const STANDARD = /[A-Za-z0-9+/]/;
+
+/** Adds a span for each 40-character run of standard base64 that stands alone and looks like an AWS secret key. */
+function findAwsSecretKeys(text: string, runs: readonly Base64Run[], spans: SecretSpan[]): void {
+  for (const run of runs) {
+    if (run.end - run.start < 40) continue;
+    // The standard parts of the run (`-` and `_` separate them).
+    let start = run.start;
+    for (let at = run.start; at <= run.end; at++) {
+      if (at < run.end && STANDARD.test(text[at] as string)) continue;
+      // Not a segment of a path or a host name (`mozilla.org/en-US/…`).
+      const before = text[start - 1];
+      if (at - start === 40 && text[at] !== "=" && text[at] !== "/" && before !== "." && before !== "/") {
+        const word = text.slice(start, at);
+        if (looksLikeAwsSecretKey(word)) spans.push({ start, end: at, rule: "aws-secret-key" });
+      }
+      start = at + 1;
+    }
+  }
+}
+
+/** Longest encoded span decoded and scanned (a private key in base64 is about 4.5 KB). */
+export const MAX_ENCODED_CHARS = 64 * 1024;
+/** How deep encodings are unwrapped (base64 of URL-encoded text, and so on). */
+const MAX_DEPTH = 2;
+const LINE_BREAK = /^(?:\r?\n|\\r?\\n)/;
+const HEX_ONLY = /^[0-9a-f]+$/;
+
+/** The runs of `runs` joined across line breaks (base64 wrapped at a fixed width), with their `=` padding. */
+function encodedBlocks(text: string, runs: readonly Base64Run[]): [number, number][] {
+  const blocks: [number, number][] = [];
+  for (let i = 0; i < runs.length; i++) {
+    const first = runs[i] as Base64Run;
+    let end = first.end;
+    const width = first.end - first.start;
+    // Wrapped base64 has lines of one width, a multiple of 4 (64 for PEM, 76 for MIME).
+    while (width >= 40 && width % 4 === 0 && i + 1 < runs.length) {
+      const next = runs[i + 1] as Base64Run;
+      const gap = LINE_BREAK.exec(text.slice(end, next.start));
+      if (gap === null || end + gap[0].length !== next.start || next.end - next.start > width) break;
+      end = next.end;
+      i++;
+      if (next.end - next.start < width) break;
+    }
+    while (text[end] === "=" && end - first.start < MAX_ENCODED_CHARS) end++;
+    blocks.push([first.start, end]);
+  }
+  return blocks;
+}
+
+/** Base64 blocks and URL-encoded spans that hide a secret: each whole span is one. */
+function findEncoded(
+  text: string,
+  runs: readonly Base64Run[],
+  percent: boolean,
+  depth: number,
+  spans: SecretSpan[],
+): void {
+  const found: SecretSpan[] = [];
+  for (const [start, end] of encodedBlocks(text, runs)) {
+    if (end - start > MAX_ENCODED_CHARS || inside(spans, start)) continue;
+    const encoded = text.slice(start, end).replace(/\r|\n|\\r|\\n/g, "");
+    if (HEX_ONLY.test(encoded)) continue;
+    const bytes = Buffer.from(encoded, "base64");
+    if (bytes.length < 12 || printableShare(bytes) < 0.85) continue;
+    const inner = findSecretSpans(bytes.toString("utf8"), depth + 1);
+    if (inner.length > 0) found.push({ start, end, rule: `base64:${strongest(inner).rule}` });
+  }
+  if (percent) {
+    URL_ENCODED.lastIndex = 0;
+    for (let match = URL_ENCODED.exec(text); match !== null; match = URL_ENCODED.exec(text)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (end - start > MAX_ENCODED_CHARS || inside(spans, start)) continue;
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(match[0].replaceAll("+", " "));
+      } catch {
+        continue;
+      }
+      const inner = findSecretSpans(decoded, depth + 1);
+      if (inner.length > 0) found.push({ start, end, rule: `url-encoded:${strongest(inner).rule}` });
+    }
+  }
+  spans.push(...found);
+}
+
+// A run of URL characters holding at least one %XX escape.
+const URL_ENCODED = /[A-Za-z0-9._~!*'()+/%-]*%[0-9A-Fa-f]{2}[A-Za-z0-9._~!*'()+/%-]*/g;
+
+/** How strongly a rule's id names what it found: a registered value first, a named value last. */
+function rank(rule: string): number {
+  const base = rule.slice(rule.lastIndexOf(":") + 1);
+  if (rule.includes("env:") || base === "secret-value") return 0;
+  if (base === "named-value") return 3;
+  if (base === "bearer" || base === "url-password") return 2;
+  return 1;
+}
+
+function strongest(spans: readonly SecretSpan[]): SecretSpan {
+  return spans.reduce((best, span) => (rank(span.rule) < rank(best.rule) ? span : best));
+}
+
+let rules: {
+  gitleaks: GitleaksRules;
+  scanner: KeywordScanner;
+  sssf: number;
+  pemBegin: number;
+  pemEnd: number;
+} | null = null;
+
+/** The rule set and the prefilter, built on first use (not at load: a CLI start that redacts nothing pays nothing). */
+function ruleSet() {
+  if (rules === null) {
+    const gitleaks = new GitleaksRules(GITLEAKS_RULES);
+    const own = [...SSSF_KEYWORDS, PEM_BEGIN_KEYWORD, PEM_END_KEYWORD];
+    const sssf = gitleaks.keywords.length;
+    rules = {
+      gitleaks,
+      scanner: new KeywordScanner([...gitleaks.keywords, ...own]),
+      sssf,
+      pemBegin: sssf + own.indexOf(PEM_BEGIN_KEYWORD),
+      pemEnd: sssf + own.indexOf(PEM_END_KEYWORD),
+    };
+  }
+  return rules;
+}
+
+/**
+ * Every secret in `text`, as spans (possibly overlapping, in no particular order): registered secret
+ * values, gitleaks' rules, sssf's own patterns, AWS secret keys standing alone, pieces of private key
+ * blocks, and base64 or URL-encoded spans that decode to text holding any of these.
+ * Contract: never throws; one pass over the text (text-scan.ts) decides which rules run at all.
+ */
+export function findSecretSpans(text: string, depth = 0): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  findSecretValues(text, spans);
+  const { gitleaks, scanner, sssf, pemBegin, pemEnd } = ruleSet();
+  const scan = scanner.scan(text);
+  let own = false;
+  const theirs: number[] = [];
+  for (const id of scan.keywords) {
+    if (id < sssf) theirs.push(id);
+    else own = true;
+  }
+  if (theirs.length > 0) gitleaks.find(text, theirs, spans);
+  if (own) findPatternSpans(text, spans);
+  const begin = scan.keywords.has(pemBegin);
+  const end = scan.keywords.has(pemEnd);
+  if (begin || end) findPemFragments(text, spans, begin, end);
+  if (scan.runs.length > 0) findAwsSecretKeys(text, scan.runs, spans);
+  if (depth < MAX_DEPTH && (scan.runs.length > 0 || scan.percentEscape)) {
+    findEncoded(text, scan.runs, scan.percentEscape, depth, spans);
+  }
+  return spans;
+}
+
+/**
+ * `text` with `spans` replaced by their placeholders; overlapping spans become one, named by the
+ * strongest rule among them (a registered value, then a rule for a token's shape, then a Bearer or URL
+ * password, then a named value). Never throws.
+ */
+export function renderRedacted(text: string, spans: readonly SecretSpan[]): string {
+  if (spans.length === 0) return text;
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  let out = "";
+  let from = 0;
+  let current: SecretSpan | null = null;
+  const close = (span: SecretSpan) => {
+    out += text.slice(from, span.start) + placeholder(span.rule);
+    from = span.end;
+  };
+  for (const span of sorted) {
+    if (span.end <= span.start) continue;
+    if (current !== null && span.start < current.end) {
+      current = {
+        start: current.start,
+        end: Math.max(current.end, span.end),
+        rule: rank(span.rule) < rank(current.rule) ? span.rule : current.rule,
+      };
+      continue;
+    }
+    if (current !== null) close(current);
+    current = { ...span };
+  }
+  if (current !== null) close(current);
+  return out + text.slice(from);
+}
+
+/**
+ * Replaces likely secrets in `text` with a placeholder naming the rule that found them
+ * (`[redacted:jwt]`, `[redacted:env:OPENAI_API_KEY]`; the list is in docs/trace.md, "Secrets"): the
+ * values of secret-named environment variables of sssf and of the run's agents (`registerSecretValues`),
+ * gitleaks' rule set (provider keys and tokens, JWTs, private key blocks…), sssf's own shapes of provider
+ * tokens, `Bearer` credentials, values assigned to names ending in KEY, TOKEN, SECRET or PASSWORD (env
+ * assignments, JSON/YAML fields, escaped JSON inside JSON), the password of a URL's user info, AWS
+ * secret access keys standing alone, the pieces of a cut private key block, and base64 or URL-encoded
+ * spans that decode to any of these. The one redaction of everything sssf stores or prints.
+ * Contract: never throws; returns `text` itself when nothing matched; idempotent.
  * @example
- * redactSecrets('ANTHROPIC_API_KEY=abc123 {"api_key": "xyz"}'); // 'ANTHROPIC_API_KEY=[REDACTED] {"api_key": "[REDACTED]"}'
+ * redactSecrets('ANTHROPIC_API_KEY=abc123 {"api_key": "xyz"}'); // 'ANTHROPIC_API_KEY=[redacted:named-value] {"api_key": "[redacted:named-value]"}'
  */
 export function redactSecrets(text: string): string {
-  const redacted = redactSecretValues(text);
-  return MAYBE_SECRET.test(redacted) ? redactPatterns(redacted) : redacted;
+  const spans = findSecretSpans(text);
+  return spans.length === 0 ? text : renderRedacted(text, spans);
 }

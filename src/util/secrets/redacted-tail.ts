@@ -2,9 +2,9 @@ import { redactSecrets } from "./redact.js";
 
 /**
  * The end of `text`, at most `max` characters, secrets redacted before the cut: a secret the cut goes
- * through was seen whole, and only its `[REDACTED]` is cut. Give it more than the tail (a buffer that
+ * through was seen whole, and only its placeholder is cut. Give it more than the tail (a buffer that
  * starts well before the cut), so a secret's start is in it. Never throws.
- * @example redactedTail(`error: sk-ant-api03-${"x".repeat(40)} refused`, 15); // "DACTED] refused"
+ * @example redactedTail(`error: sk-ant-api03-${"x".repeat(40)} refused`, 15); // "y-key] refused"
  */
 export function redactedTail(text: string, max: number): string {
   const redacted = redactSecrets(text);

@@ -4,8 +4,32 @@
  * text wherever they appear, whatever their shape. See docs/trace.md, "Secrets".
  */
 
-/** What a redacted secret is replaced with. */
-export const REDACTED = "[REDACTED]";
+/** How every placeholder starts: `[redacted:<rule>]`. */
+export const PLACEHOLDER_START = "[redacted:";
+
+/**
+ * What a secret found by `rule` is replaced with: `[redacted:jwt]`, `[redacted:env:OPENAI_API_KEY]`.
+ * @example placeholder("jwt"); // "[redacted:jwt]"
+ */
+export function placeholder(rule: string): string {
+  return `${PLACEHOLDER_START}${rule}]`;
+}
+
+/** A whole placeholder (the rule ids of docs/trace.md: letters, digits, `-`, `_`, `.` and `:`). */
+export const PLACEHOLDER_SOURCE = String.raw`\[redacted:[A-Za-z0-9_.:-]+\]`;
+const PLACEHOLDER_ONLY = new RegExp(`^${PLACEHOLDER_SOURCE}$`);
+
+/** Whether `text` is one placeholder, nothing else. */
+export function isPlaceholder(text: string): boolean {
+  return PLACEHOLDER_ONLY.test(text);
+}
+
+/** A found secret: `[start, end)` of the text, and the id of the rule that found it. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  rule: string;
+}
 
 /**
  * Values shorter than this many characters are never registered, so `FOO_KEY=1` does not redact every
@@ -59,13 +83,15 @@ export function isSecretVariableName(name: string): boolean {
   return KNOWN.has(name) || SECRET_SUFFIX.test(name) || CAMEL_SUFFIX.test(name);
 }
 
-const values = new Set<string>();
+/** Each registered value and the rule id of its placeholder (`env:NAME`, or `secret-value`). */
+const values = new Map<string, string>();
 let matchers: { any: RegExp; all: RegExp } | null = null;
 
-function add(value: string): void {
-  // A value inside the marker itself ("REDACTED") would make redaction grow on every pass.
-  if (value.length < MIN_SECRET_VALUE_LENGTH || REDACTED.includes(value) || values.has(value)) return;
-  values.add(value);
+function add(value: string, rule: string): void {
+  // A value inside a placeholder's own text would make redaction grow on every pass.
+  if (value.length < MIN_SECRET_VALUE_LENGTH || PLACEHOLDER_START.includes(value) || values.has(value))
+    return;
+  values.set(value, rule);
   matchers = null;
 }
 
@@ -78,12 +104,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * {@link MIN_SECRET_VALUE_LENGTH} are ignored. Never throws; registering a value twice is harmless.
  * @example registerSecretValues(["s3cr3t-value-123"]);
  */
-export function registerSecretValues(candidates: Iterable<string>): void {
+export function registerSecretValues(candidates: Iterable<string>, name?: string): void {
+  const rule = name === undefined ? "secret-value" : `env:${name}`;
   for (const candidate of candidates) {
     if (typeof candidate !== "string") continue;
     for (const value of new Set([candidate, candidate.trim()])) {
-      add(value);
-      add(JSON.stringify(value).slice(1, -1));
+      add(value, rule);
+      add(JSON.stringify(value).slice(1, -1), rule);
     }
   }
 }
@@ -93,17 +120,15 @@ export function registerSecretValues(candidates: Iterable<string>): void {
  * @example registerSecretEnv(config.agents[0].env);
  */
 export function registerSecretEnv(env: Readonly<Record<string, string | undefined>>): void {
-  const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && isSecretVariableName(name)) found.push(value);
+    if (value !== undefined && isSecretVariableName(name)) registerSecretValues([value], name);
   }
-  registerSecretValues(found);
 }
 
 function compiled(): { any: RegExp; all: RegExp } {
   if (matchers === null) {
     // Longest first, so a value that contains another is replaced whole.
-    const source = [...values]
+    const source = [...values.keys()]
       .sort((a, b) => b.length - a.length)
       .map(escapeRegExp)
       .join("|");
@@ -113,14 +138,22 @@ function compiled(): { any: RegExp; all: RegExp } {
 }
 
 /**
- * `text` with every registered secret value replaced by `[REDACTED]`. One precompiled regex (an
- * alternation of the literal values): a test first, the replacement only when it matched.
- * Contract: never throws; returns `text` itself when nothing matched.
+ * Adds a span for every registered secret value in `text` to `spans` (its rule `env:NAME`). One
+ * precompiled regex (an alternation of the literal values): a test first, the scan only when it matched.
+ * Contract: never throws.
  */
-export function redactSecretValues(text: string): string {
-  if (values.size === 0 || text.length < MIN_SECRET_VALUE_LENGTH) return text;
+export function findSecretValues(text: string, spans: SecretSpan[]): void {
+  if (values.size === 0 || text.length < MIN_SECRET_VALUE_LENGTH) return;
   const { any, all } = compiled();
-  return any.test(text) ? text.replace(all, REDACTED) : text;
+  if (!any.test(text)) return;
+  all.lastIndex = 0;
+  for (let match = all.exec(text); match !== null; match = all.exec(text)) {
+    spans.push({
+      start: match.index,
+      end: match.index + match[0].length,
+      rule: values.get(match[0]) ?? "secret-value",
+    });
+  }
 }
 
 registerSecretEnv(process.env);
