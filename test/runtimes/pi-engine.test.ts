@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../src/library.js";
 import { piRuntime } from "../../src/runtimes/pi/index.js";
 import { promptWorkflow } from "../../src/workflows/prompt.js";
+import { JSON_DOOR_CLASSES } from "../helpers/door-classes.js";
 import { engineRepo } from "./cli-harness.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "./pi-world.js";
 
@@ -47,4 +48,37 @@ describe("pi runtime through the engine", () => {
     expect(texts.at(-1)).toContain("could not be accepted");
     expect(world.server.egress()).toEqual([]);
   }, 180_000);
+
+  for (const { name, reply, named } of JSON_DOOR_CLASSES) {
+    it(`the door's grammar through real pi: ${name} is corrected in the same session`, async () => {
+      world = await createPiWorld({
+        steps: [
+          { match: { text: "TURN-1" }, reply },
+          {
+            match: { text: "could not be accepted" },
+            reply:
+              '{"status": "fail", "summary": "the true report", "artifacts": [], "notes_for_next_agent": ""}',
+          },
+        ],
+      });
+      const repo = engineRepo(world, { codingAgent: "pi", command: [piBinary] });
+      const outcome = await runWorkflow({
+        workflow: promptWorkflow,
+        request: "TURN-1 report back",
+        config: repo.config,
+        runtimes: [piRuntime],
+      });
+      expect(outcome.exitCode).toBe(1);
+      const rows = repo.query<{ valid: number; reason: string; status: string | null }>(
+        "SELECT valid, reason, status FROM envelopes ORDER BY attempt",
+      );
+      expect(rows).toEqual([
+        { valid: 0, reason: "initial", status: null },
+        { valid: 1, reason: "json_fix", status: "fail" },
+      ]);
+      const chats = world.chats();
+      expect(chats).toHaveLength(2);
+      expect(messageText(chatMessages(chats[1]).at(-1))).toMatch(named);
+    }, 180_000);
+  }
 });
