@@ -4,8 +4,8 @@
 // no install script) into node_modules/.cache/sssf-node<major>; there the trace uses node:sqlite, so this
 // also tests the driver that needs no compiler. A leg is skipped, saying so, when the machine's Node is
 // already that major or when SSSF_SKIP_NODE<major>=1 (SSSF_SKIP_NODE24=1, SSSF_SKIP_NODE22=1).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -46,6 +46,9 @@ function nodeBinary(major) {
   return null;
 }
 
+/** Workers per leg: two legs side by side on a 2-core machine, each waiting on child processes. */
+const LEG_WORKERS = Number(process.env.SSSF_LEG_WORKERS ?? 2);
+
 /** What each other Node runs: the end-to-end tests and the driver-sensitive ones. */
 const LEG_TESTS = [
   "test/e2e",
@@ -55,8 +58,12 @@ const LEG_TESTS = [
   "test/worktree/worktree-concurrent.test.ts",
 ];
 
-/** Runs LEG_TESTS on Node `major`; its report goes to test-artifacts/vitest-node<major>.json. Returns the exit status. */
-function leg(major) {
+/**
+ * Runs LEG_TESTS on Node `major`; its report goes to test-artifacts/vitest-node<major>.json and its
+ * output to test-artifacts/vitest-node<major>.log (printed when it ends, so legs running side by side
+ * do not interleave). Resolves to the exit status.
+ */
+async function leg(major) {
   const skip = process.env[`SSSF_SKIP_NODE${major}`] === "1";
   if (skip || Number(process.versions.node.split(".")[0]) === major) {
     console.log(
@@ -68,12 +75,21 @@ function leg(major) {
   if (binary === null) return 1;
   const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
   console.log(`test-node${major}: ${LEG_TESTS.join(" ")} on Node ${version} (node:sqlite)`);
-  const run = spawnSync(
+  mkdirSync(path.join(root, "test-artifacts"), { recursive: true });
+  const logFile = path.join(root, `test-artifacts/vitest-node${major}.log`);
+  const log = createWriteStream(logFile);
+  const child = spawn(
     binary,
-    [path.join(root, "node_modules/vitest/vitest.mjs"), "run", ...LEG_TESTS, "--typecheck.enabled=false"],
+    [
+      path.join(root, "node_modules/vitest/vitest.mjs"),
+      "run",
+      ...LEG_TESTS,
+      "--typecheck.enabled=false",
+      `--maxWorkers=${LEG_WORKERS}`,
+    ],
     {
       cwd: root,
-      stdio: "inherit",
+      stdio: ["ignore", "pipe", "pipe"],
       env: {
         ...process.env,
         SSSF_SQLITE_DRIVER: "node:sqlite",
@@ -81,10 +97,19 @@ function leg(major) {
       },
     },
   );
-  return run.status ?? 1;
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const status = await new Promise((resolve) => {
+    child.on("error", () => resolve(1));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+  await new Promise((resolve) => log.end(resolve));
+  console.log(`\n===== test-node${major} (exit ${status}) =====`);
+  process.stdout.write(readFileSync(logFile, "utf8"));
+  return status;
 }
 
-// Every leg runs, whichever failed: CI counts every leg's report.
-let status = 0;
-for (const major of MAJORS) status = leg(major) || status;
-process.exit(status);
+// The legs run side by side (their tests mostly wait on child processes); every leg runs, whichever
+// failed: CI counts every leg's report.
+const statuses = await Promise.all(MAJORS.map((major) => leg(major)));
+process.exit(statuses.find((status) => status !== 0) ?? 0);
