@@ -5,6 +5,7 @@ import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
 import { redactRecord } from "./redact-record.js";
+import { checkTraceShape, ForeignTraceError } from "./schema.js";
 import { openSqlite, sqliteErrorCode } from "./sqlite.js";
 import { isPostgresUrl } from "./trace-location.js";
 
@@ -58,6 +59,23 @@ function timestamp(): string {
   return new Date().toISOString().replace(/[-:]/g, "").replace(".", "");
 }
 
+/**
+ * Throws {@link ForeignTraceError} when `dbPath` holds something other than an sssf trace (another
+ * program's file is never moved away from under it); a damaged sssf trace, which a rebuild is for, passes.
+ */
+function refuseForeign(dbPath: string): void {
+  if (!existsSync(dbPath)) return;
+  let db: ReturnType<typeof openSqlite> | undefined;
+  try {
+    db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
+    checkTraceShape(db);
+  } catch (error) {
+    if (error instanceof ForeignTraceError) throw error;
+  } finally {
+    db?.close();
+  }
+}
+
 /** Moves the database (and any -wal/-shm beside it) out of the way; returns the backup path, or null. */
 function backUp(dbPath: string): string | null {
   const companions = ["", "-wal", "-shm"].filter((suffix) => existsSync(`${dbPath}${suffix}`));
@@ -101,6 +119,7 @@ export function rebuildDatabase(options: RebuildOptions): RebuildResult {
   // A shared PostgreSQL trace holds every worker's sessions: add this host's files, never replace it.
   if (isPostgresUrl(dbPath)) return loadSessions(options);
   const sessionFiles = sessionFilesIn(sessionsDir, dbPath);
+  refuseForeign(dbPath);
   const backupPath = backUp(dbPath);
   return { ...storeSessionFiles(dbPath, sessionFiles), backupPath };
 }
