@@ -60,8 +60,9 @@ function timestamp(): string {
 }
 
 /**
- * Throws {@link ForeignTraceError} when `dbPath` holds something other than an sssf trace (another
- * program's file is never moved away from under it); a damaged sssf trace, which a rebuild is for, passes.
+ * Throws {@link ForeignTraceError} when `dbPath` holds another program's SQLite database (the Python
+ * SSSF's, say: it is never moved away from under it). A file that is not SQLite at all passes: that is
+ * what a trace damaged past reading looks like, which a rebuild is for (it is moved aside, not changed).
  */
 function refuseForeign(dbPath: string): void {
   if (!existsSync(dbPath)) return;
@@ -70,7 +71,7 @@ function refuseForeign(dbPath: string): void {
     db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
     checkTraceShape(db);
   } catch (error) {
-    if (error instanceof ForeignTraceError) throw error;
+    if (error instanceof ForeignTraceError && error.kind === "foreign_tables") throw error;
   } finally {
     db?.close();
   }

@@ -117,12 +117,16 @@ function ifNotExists(createIndex: string): string {
  * of another shape (the original Python SSSF's, another program's). Exit 2; the file is left as it is.
  */
 export class ForeignTraceError extends SssfError {
-  constructor(location: string, what: string, postgres: boolean) {
+  /** `not_sqlite`: its bytes are not a SQLite database (another file, or a trace damaged past reading). */
+  readonly kind: "not_sqlite" | "foreign_tables";
+
+  constructor(location: string, what: string, postgres: boolean, kind: ForeignTraceError["kind"]) {
     const elsewhere = postgres
       ? "point trace.url or SSSF_DB at another database, or move those tables to another schema"
       : "move it aside (then sssf db rebuild recreates the trace from the session files), or point sssf at another file with --db PATH, SSSF_DB or observability.db in the config";
     super("usage", `trace database ${location} ${what}; it was left unchanged: ${elsewhere}`);
     this.name = "ForeignTraceError";
+    this.kind = kind;
   }
 }
 
@@ -177,7 +181,8 @@ function someOf(names: readonly string[]): string {
  */
 export function checkTraceShape(db: TraceDb): TraceShape {
   const postgres = db.dialect === "postgres";
-  const foreign = (what: string) => new ForeignTraceError(db.name, what, postgres);
+  const foreign = (what: string, kind: ForeignTraceError["kind"] = "foreign_tables") =>
+    new ForeignTraceError(db.name, what, postgres, kind);
   let version: number;
   let tables: Map<string, Set<string>>;
   try {
@@ -186,7 +191,7 @@ export function checkTraceShape(db: TraceDb): TraceShape {
     version =
       postgres && !tables.has("sssf_schema") ? 0 : (db.pragma("user_version", { simple: true }) as number);
   } catch (error) {
-    if (sqliteErrorCode(error) === "SQLITE_NOTADB") throw foreign("is not a SQLite database");
+    if (sqliteErrorCode(error) === "SQLITE_NOTADB") throw foreign("is not a SQLite database", "not_sqlite");
     throw error;
   }
   if (version > SCHEMA_VERSION) {
