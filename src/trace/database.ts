@@ -12,8 +12,13 @@ import { isPostgresUrl } from "./trace-location.js";
 
 /** Options of {@link openTraceDb}. */
 export interface OpenTraceDbOptions {
-  /** Open for reading only: no directory creation, no migration, and the file must already exist. */
+  /**
+   * Open for reading only: no directory creation, and the file must already exist. An older or
+   * half-made trace is migrated first (through a writable connection) unless `asIs` is set.
+   */
   readonly?: boolean;
+  /** With `readonly`: the file as it is, neither checked nor migrated (the caller copes with any schema). */
+  asIs?: boolean;
 }
 
 /**
@@ -34,7 +39,8 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
         `Trace database not found: ${dbPath} (run a workflow first, or rebuild it from the session files).`,
       );
     }
-    return upToDate(openSqlite(dbPath, { readonly: true, fileMustExist: true }), dbPath, options);
+    const db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
+    return options.asIs === true ? db : upToDate(db, dbPath, options);
   }
   const db = openWritable(dbPath);
   try {
@@ -113,12 +119,15 @@ function openPostgresTrace(url: string, options: OpenTraceDbOptions): TraceDb {
   try {
     if (options.readonly === true) {
       const found = db.prepare("SELECT to_regclass('sssf_schema') AS t").get() as { t: string | null };
-      if (found.t === null)
+      if (found.t === null) {
+        // A database of another program's tables of sssf's names is said as such, not as "no trace yet".
+        checkTraceShape(db);
         throw new SssfError(
           "usage",
           `Trace database ${db.name} holds no sssf trace yet (run a workflow first).`,
         );
-      return upToDate(db, url, options);
+      }
+      return options.asIs === true ? db : upToDate(db, url, options);
     } else {
       // Its tables' shape first: a foreign database gets not even sssf's version table.
       checkTraceShape(db);
