@@ -44,10 +44,11 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
   }
   const db = openWritable(dbPath);
   try {
-    // Migrating first: it refuses a foreign file before anything (the WAL switch included) writes to it.
-    migrate(db);
+    // The shape first: a foreign file is refused before anything (the WAL switch included) writes to it.
+    checkTraceShape(db);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
+    migrate(db);
   } catch (error) {
     db.close();
     throw error;
