@@ -144,7 +144,8 @@ function tablesIn(db: TraceDb): Map<string, Set<string>> {
     db.dialect === "postgres"
       ? (db
           .prepare(
-            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()",
+            // pg_catalog, not information_schema: its views cost ~100 ms a query, on every open.
+            "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')",
           )
           .pluck()
           .all() as string[])
@@ -205,7 +206,7 @@ export function checkTraceShape(db: TraceDb): TraceShape {
   if (!postgres && others.length > 0)
     throw foreign(`is not an sssf trace (it holds table${others.length === 1 ? "" : "s"} ${someOf(others)})`);
   // Fast path of every open: the current schema with every table there.
-  if (version === SCHEMA_VERSION && TRACE_TABLES.every((table) => tables.has(table)) && others.length === 0)
+  if (version === SCHEMA_VERSION && TRACE_TABLES.every((table) => tables.has(table)))
     return { version, missing: [] };
   const missing: TraceTable[] = [];
   for (const table of TRACE_TABLES) {
