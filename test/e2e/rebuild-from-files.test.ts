@@ -9,13 +9,13 @@ import { cpSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writ
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TraceTable } from "../../src/trace/events.js";
+import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
 import { readTable } from "../../src/trace/queries.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 type Row = Record<string, unknown>;
-type Dump = Record<"sessions" | "phases" | "events" | "envelopes" | "agent_sessions", Row[]>;
+type Dump = Record<TraceTable, Row[]>;
 
 let sb: Sandbox;
 let pristine: string;
@@ -28,14 +28,7 @@ const sessionsDir = () => path.join(sb.dir, "adws/adw_data/sessions");
 function dump(dbPath: string): Dump {
   const db = openSqlite(dbPath, { readonly: true });
   try {
-    const tables: (keyof Dump & TraceTable)[] = [
-      "sessions",
-      "phases",
-      "events",
-      "envelopes",
-      "agent_sessions",
-    ];
-    return Object.fromEntries(tables.map((t) => [t, readTable(db, t) as unknown as Row[]])) as Dump;
+    return Object.fromEntries(TRACE_TABLES.map((t) => [t, readTable(db, t) as unknown as Row[]])) as Dump;
   } finally {
     db.close();
   }
@@ -193,6 +186,8 @@ describe("sssf db rebuild with a kind of record file gone", () => {
       db.sessions.every((s) => s.status === "interrupted" && s.workflow === "" && s.request === ""),
     ).toBe(true);
     expect(db.events.filter((e) => e.type !== "tool_call")).toEqual([]);
+    expect([db.gate_results, db.processes, db.steps]).toEqual([[], [], []]);
+    expect(original.gate_results.length).toBeGreaterThan(0);
     for (const adwId of [accepted, failed])
       expect(result.stdout).toMatch(
         new RegExp(
