@@ -206,6 +206,14 @@ export interface RuntimeDoctorRequest {
  * failures, timeouts and aborts come back as `{ ok: false, errorKind, error }`, after the whole
  * process group is gone.
  */
+/** One send as a runtime's `raw_output.jsonl` recorded it, read back by `sssf db rebuild`. */
+export interface RecordedSend {
+  /** The final reply, or null when the stream ended without one (killed, timed out, crashed). */
+  text: string | null;
+  usage: Usage;
+  toolCalls: ToolCall[];
+}
+
 export interface Runtime {
   readonly id: string;
   readonly specVersion: "sssf-runtime/1";
@@ -221,4 +229,11 @@ export interface Runtime {
    * API-key variables present. Never throws; never spawns a model request.
    */
   doctor?(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]>;
+  /**
+   * Optional: the sends an agent's `raw_output.jsonl` holds (its stdout lines, every send of the
+   * session appended in order), for `sssf db rebuild` when `events.jsonl` is lost. A runtime whose
+   * stream does not mark where one send ends leaves it out; the rebuild then says the replies are not
+   * recoverable. Never throws.
+   */
+  recordedSends?(lines: readonly string[]): RecordedSend[];
 }

@@ -6,14 +6,19 @@ import { columnNames } from "./columns.js";
 import { isUnavailable } from "./db-unavailable.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
 import { PgDb } from "./postgres/pg-db.js";
-import { migrate } from "./schema.js";
+import { checkTraceShape, migrate, SCHEMA_VERSION } from "./schema.js";
 import { openSqlite, type TraceDb, type TraceStatement } from "./sqlite.js";
 import { isPostgresUrl } from "./trace-location.js";
 
 /** Options of {@link openTraceDb}. */
 export interface OpenTraceDbOptions {
-  /** Open for reading only: no directory creation, no migration, and the file must already exist. */
+  /**
+   * Open for reading only: no directory creation, and the file must already exist. An older or
+   * half-made trace is migrated first (through a writable connection) unless `asIs` is set.
+   */
   readonly?: boolean;
+  /** With `readonly`: the file as it is, neither checked nor migrated (the caller copes with any schema). */
+  asIs?: boolean;
 }
 
 /**
@@ -34,10 +39,13 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
         `Trace database not found: ${dbPath} (run a workflow first, or rebuild it from the session files).`,
       );
     }
-    return openSqlite(dbPath, { readonly: true, fileMustExist: true });
+    const db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
+    return options.asIs === true ? db : upToDate(db, dbPath, options);
   }
   const db = openWritable(dbPath);
   try {
+    // The shape first: a foreign file is refused before anything (the WAL switch included) writes to it.
+    checkTraceShape(db);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     migrate(db);
@@ -46,6 +54,35 @@ export function openTraceDb(dbPath: string, options: OpenTraceDbOptions = {}): T
     throw error;
   }
   return db;
+}
+
+/**
+ * `db`, opened read-only, when it holds the current schema whole; else (an older sssf's, a half-made
+ * one) migrated through a writable connection first and opened again. Throws what `checkTraceShape`
+ * throws (a foreign database) with `db` closed, and SssfError("usage") when it cannot be migrated.
+ */
+function upToDate(db: TraceDb, dbPath: string, options: OpenTraceDbOptions): TraceDb {
+  let shape: ReturnType<typeof checkTraceShape>;
+  try {
+    shape = checkTraceShape(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (shape.version === SCHEMA_VERSION && shape.missing.length === 0) return db;
+  db.close();
+  try {
+    openTraceDb(dbPath).close();
+  } catch (error) {
+    if (error instanceof SssfError) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new SssfError(
+      "usage",
+      `trace database ${db.name} has schema version ${shape.version} and needs migrating to ${SCHEMA_VERSION}, which failed: ${why}; run any sssf command with write access to it once`,
+      { cause: error },
+    );
+  }
+  return openTraceDb(dbPath, options);
 }
 
 /** The SQLite file at `dbPath` opened for writing, its folder created; SssfError("usage") naming it when it cannot be. */
@@ -83,12 +120,18 @@ function openPostgresTrace(url: string, options: OpenTraceDbOptions): TraceDb {
   try {
     if (options.readonly === true) {
       const found = db.prepare("SELECT to_regclass('sssf_schema') AS t").get() as { t: string | null };
-      if (found.t === null)
+      if (found.t === null) {
+        // A database of another program's tables of sssf's names is said as such, not as "no trace yet".
+        checkTraceShape(db);
         throw new SssfError(
           "usage",
           `Trace database ${db.name} holds no sssf trace yet (run a workflow first).`,
         );
+      }
+      return options.asIs === true ? db : upToDate(db, url, options);
     } else {
+      // Its tables' shape first: a foreign database gets not even sssf's version table.
+      checkTraceShape(db);
       db.bootstrap();
       migrate(db);
     }

@@ -5,21 +5,35 @@ import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
 import { redactRecord } from "./redact-record.js";
+import { checkTraceShape, ForeignTraceError } from "./schema.js";
 import { openSqlite, sqliteErrorCode } from "./sqlite.js";
 import { isPostgresUrl } from "./trace-location.js";
 
+/**
+ * What a session's other files add to its events.jsonl (src/session/recover-session.ts): told each
+ * record the file holds, then asked for the rows it lacks and a line saying what no file holds.
+ */
+export interface SessionFilesRecovery {
+  saw(record: TraceRecord): void;
+  finish(events: "absent" | "cut" | "whole"): { records: TraceRecord[]; report: string | null };
+}
+
 /** Options of {@link rebuildDatabase}. */
 export interface RebuildOptions {
-  /** Directory holding one `<adw_id>/events.jsonl` per session. */
+  /** Directory holding one `<adw_id>/` folder (events.jsonl and the other record files) per session. */
   sessionsDir: string;
   /** Database to (re)create; an existing one is kept as `<dbPath>.bak-<timestamp>`. */
   dbPath: string;
+  /** Reads a session's other record files; without it only events.jsonl is read. */
+  recover?: (adwId: string, dir: string) => SessionFilesRecovery;
 }
 
 /** What {@link rebuildDatabase} did. */
 export interface RebuildResult {
-  /** Session directories that had an events.jsonl. */
+  /** Session directories that gave at least one row. */
   sessions: number;
+  /** Per session whose events.jsonl was missing, cut short or lacking rows: what was rebuilt, what was not. */
+  reports: string[];
   /** Lines stored (each an upsert, so a row rewritten three times counts three). */
   records: number;
   /** Lines that were not a storable record (malformed, truncated by a crash, unknown table, bad row). */
@@ -56,6 +70,24 @@ function isBadRow(error: unknown): boolean {
 
 function timestamp(): string {
   return new Date().toISOString().replace(/[-:]/g, "").replace(".", "");
+}
+
+/**
+ * Throws {@link ForeignTraceError} when `dbPath` holds another program's SQLite database (the Python
+ * SSSF's, say: it is never moved away from under it). A file that is not SQLite at all passes: that is
+ * what a trace damaged past reading looks like, which a rebuild is for (it is moved aside, not changed).
+ */
+function refuseForeign(dbPath: string): void {
+  if (!existsSync(dbPath)) return;
+  let db: ReturnType<typeof openSqlite> | undefined;
+  try {
+    db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
+    checkTraceShape(db);
+  } catch (error) {
+    if (error instanceof ForeignTraceError && error.kind === "foreign_tables") throw error;
+  } finally {
+    db?.close();
+  }
 }
 
 /** Moves the database (and any -wal/-shm beside it) out of the way; returns the backup path, or null. */
@@ -100,9 +132,16 @@ export function rebuildDatabase(options: RebuildOptions): RebuildResult {
   const { sessionsDir, dbPath } = options;
   // A shared PostgreSQL trace holds every worker's sessions: add this host's files, never replace it.
   if (isPostgresUrl(dbPath)) return loadSessions(options);
-  const sessionFiles = sessionFilesIn(sessionsDir, dbPath);
+  const sessions = sessionDirsIn(sessionsDir, dbPath, options.recover !== undefined);
+  refuseForeign(dbPath);
   const backupPath = backUp(dbPath);
-  return { ...storeSessionFiles(dbPath, sessionFiles), backupPath };
+  const result = { ...storeSessions(dbPath, sessions, options), backupPath };
+  if (result.sessions === 0)
+    throw new SssfError(
+      "usage",
+      `no session could be recovered from ${sessionsDir}: ${result.skippedLines} unreadable line(s), no row${backupPath === null ? "" : `; the previous database is kept at ${backupPath}`}`,
+    );
+  return result;
 }
 
 /**
@@ -112,62 +151,108 @@ export function rebuildDatabase(options: RebuildOptions): RebuildResult {
  * folders stay. Same contract as `rebuildDatabase`, with no backup (nothing is replaced).
  */
 export function loadSessions(options: RebuildOptions): RebuildResult {
-  const sessionFiles = sessionFilesIn(options.sessionsDir, options.dbPath);
-  return { ...storeSessionFiles(options.dbPath, sessionFiles), backupPath: null };
+  const sessions = sessionDirsIn(options.sessionsDir, options.dbPath, options.recover !== undefined);
+  return { ...storeSessions(options.dbPath, sessions, options), backupPath: null };
 }
 
-/** Every `<sessionsDir>/<adw_id>/events.jsonl`, by session name; a usage error when the folder is missing. */
-function sessionFilesIn(sessionsDir: string, dbPath: string): string[] {
+/** Record files that make a folder a session's, beside events.jsonl (docs/trace.md). */
+const OTHER_RECORDS = ["agent_map.json", "code"];
+const AGENT_RECORDS = ["prompts", "raw_output.jsonl", "envelope.json"];
+
+/** Whether `dir` holds any record file other than events.jsonl. */
+function hasOtherRecords(dir: string): boolean {
+  if (OTHER_RECORDS.some((name) => existsSync(path.join(dir, name)))) return true;
+  return readdirSync(dir, { withFileTypes: true }).some(
+    (entry) =>
+      entry.isDirectory() && AGENT_RECORDS.some((name) => existsSync(path.join(dir, entry.name, name))),
+  );
+}
+
+/**
+ * Every `<sessionsDir>/<adw_id>/` holding events.jsonl (or, with `others`, any other record file), by
+ * name. A usage error when the folder is missing, or holds no session at all: never an empty success.
+ */
+function sessionDirsIn(sessionsDir: string, dbPath: string, others: boolean): string[] {
   if (!existsSync(sessionsDir)) {
     throw new SssfError(
       "usage",
       `Sessions directory not found: ${sessionsDir}; nothing to rebuild ${dbPath} from.`,
     );
   }
-  return readdirSync(sessionsDir, { withFileTypes: true })
+  const dirs = readdirSync(sessionsDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort()
-    .map((name) => path.join(sessionsDir, name, "events.jsonl"))
-    .filter((file) => existsSync(file));
+    .map((name) => path.join(sessionsDir, name))
+    .filter((dir) => existsSync(path.join(dir, "events.jsonl")) || (others && hasOtherRecords(dir)));
+  if (dirs.length === 0)
+    throw new SssfError(
+      "usage",
+      `no session to recover in ${sessionsDir}: none of its folders holds events.jsonl${others ? ", agent_map.json, prompts/, raw_output.jsonl or envelope.json" : ""}; ${dbPath} was left as it is`,
+    );
+  return dirs;
 }
 
-/** Upserts every line of `sessionFiles` into the trace at `dbPath`, in transactions, redacted. */
-function storeSessionFiles(dbPath: string, sessionFiles: string[]): Omit<RebuildResult, "backupPath"> {
-  const result = { sessions: sessionFiles.length, records: 0, skippedLines: 0 };
+/** Upserts every session's records into the trace at `dbPath`, in transactions, redacted. */
+function storeSessions(
+  dbPath: string,
+  sessionDirs: string[],
+  options: RebuildOptions,
+): Omit<RebuildResult, "backupPath"> {
+  const result = { sessions: 0, records: 0, skippedLines: 0, reports: [] as string[] };
   const db = openTraceDb(dbPath);
   try {
     const upsertRow = createUpserter(db);
     // On PostgreSQL a failed statement aborts its transaction: each row gets a savepoint there.
     const upsert = db.dialect === "postgres" ? db.transaction(upsertRow) : upsertRow;
-    const storeLines = db.transaction((lines: string[]) => {
-      for (const line of lines) {
-        const record = parseRecord(line);
-        if (record === undefined) {
-          result.skippedLines += 1;
-          continue;
-        }
+    let stored = 0;
+    let skipped = 0;
+    const storeRecords = db.transaction((records: TraceRecord[]) => {
+      for (const record of records) {
         try {
           // Lines written before every column was redacted may hold a raw secret: never bring it back.
           upsert(redactRecord(record));
-          result.records += 1;
+          stored += 1;
         } catch (error) {
           if (!isBadRow(error)) throw error;
-          result.skippedLines += 1;
+          skipped += 1;
         }
       }
     });
-    for (const file of sessionFiles) {
-      let lines: string[] = [];
-      for (const line of readLinesSync(file)) {
-        lines.push(line);
-        if (lines.length === LINES_PER_TRANSACTION) {
-          storeLines(lines);
-          lines = [];
+    for (const dir of sessionDirs) {
+      const adwId = path.basename(dir);
+      const recovery = options.recover?.(adwId, dir);
+      const file = path.join(dir, "events.jsonl");
+      const hadFile = existsSync(file);
+      const before = { stored, skipped };
+      let records: TraceRecord[] = [];
+      let unreadable = 0;
+      if (hadFile)
+        for (const line of readLinesSync(file)) {
+          const record = parseRecord(line);
+          if (record === undefined) {
+            unreadable += 1;
+            continue;
+          }
+          recovery?.saw(record);
+          records.push(record);
+          if (records.length === LINES_PER_TRANSACTION) {
+            storeRecords(records);
+            records = [];
+          }
         }
+      storeRecords(records);
+      skipped += unreadable;
+      if (recovery !== undefined) {
+        const events = !hadFile ? "absent" : unreadable > 0 || skipped > before.skipped ? "cut" : "whole";
+        const recovered = recovery.finish(events);
+        storeRecords(recovered.records);
+        if (recovered.report !== null) result.reports.push(recovered.report);
       }
-      storeLines(lines);
+      if (stored > before.stored) result.sessions += 1;
     }
+    result.records = stored;
+    result.skippedLines = skipped;
   } finally {
     db.close();
   }

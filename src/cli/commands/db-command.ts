@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../../errors/usage-error.js";
+import type { Runtime } from "../../runtimes/runtime.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
+import { type RecordedSendsOf, SessionRecovery } from "../../session/recover-session.js";
 import { openTraceDb } from "../../trace/database.js";
 import { loadSessions, rebuildDatabase } from "../../trace/rebuild.js";
 import { displayTraceLocation, isPostgresUrl, traceMayExist } from "../../trace/trace-location.js";
@@ -19,7 +21,8 @@ function liveRuns(dbPath: string, sessionsDir: string): { adwId: string; pid: nu
   for (const { adwId, pid } of lockedSessions(sessionsDir)) live.set(adwId, pid);
   if (traceMayExist(dbPath, existsSync)) {
     try {
-      const db = openTraceDb(dbPath, { readonly: true });
+      // As it is: a rebuild replaces it, so an older or half-made one is not migrated first.
+      const db = openTraceDb(dbPath, { readonly: true, asIs: true });
       try {
         for (const session of liveSessions(db, sessionsDir))
           if (!live.has(session.adw_id)) live.set(session.adw_id, session.pid);
@@ -31,6 +34,24 @@ function liveRuns(dbPath: string, sessionsDir: string): { adwId: string; pid: nu
     }
   }
   return [...live].map(([adwId, pid]) => ({ adwId, pid })).sort((a, b) => a.adwId.localeCompare(b.adwId));
+}
+
+/**
+ * A session's other record files read back (src/session/recover-session.ts), each agent's
+ * raw_output.jsonl by its runtime: every built-in runtime is loaded for that.
+ */
+async function sessionRecovery(): Promise<(adwId: string, dir: string) => SessionRecovery> {
+  const { runtimes } = await import("../builtin-plugins.js");
+  const loaded = new Map<string, Runtime>();
+  for (const id of runtimes.ids()) {
+    const runtime = await runtimes.resolve(id);
+    if (runtime !== undefined) loaded.set(id, runtime);
+  }
+  const sendsOf: RecordedSendsOf = (codingAgent) => {
+    const runtime = loaded.get(codingAgent);
+    return runtime?.recordedSends?.bind(runtime);
+  };
+  return (adwId, dir) => new SessionRecovery(adwId, dir, sendsOf);
 }
 
 /**
@@ -47,13 +68,14 @@ export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
         `refusing to rebuild ${displayTraceLocation(dbPath)} while ${live.length === 1 ? "a run is" : "runs are"} live: ${names.join(", ")}; wait for ${live.length === 1 ? "it" : "them"} to finish, or stop ${live.length === 1 ? "it" : "them"} with sssf kill <adw_id> (sssf ps lists live runs)`,
       );
     }
-    const result = rebuildDatabase({ dbPath, sessionsDir });
+    const result = rebuildDatabase({ dbPath, sessionsDir, recover: await sessionRecovery() });
     process.stdout.write(
       terminalSafe(
         (isPostgresUrl(dbPath)
           ? `loaded ${result.sessions} session(s), ${result.records} record(s) from ${sessionsDir} into ${displayTraceLocation(dbPath)} (a shared PostgreSQL trace is added to, never replaced)`
           : `rebuilt ${dbPath} from ${result.sessions} session(s), ${result.records} record(s)`) +
           (result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "") +
+          result.reports.map((report) => `\n${report}`).join("") +
           (result.backupPath ? `\nprevious database kept at ${result.backupPath}` : "") +
           "\n",
         { multiline: true },
@@ -79,10 +101,11 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
         `refusing to load ${from} while ${live.map((run) => run.adwId).join(", ")} still run from it (their files are still being written); wait for them to finish`,
         "<sessions-dir>",
       );
-    const result = loadSessions({ dbPath, sessionsDir: from });
+    const result = loadSessions({ dbPath, sessionsDir: from, recover: await sessionRecovery() });
     const skipped = result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "";
     const line = `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${displayTraceLocation(dbPath)}${skipped}`;
     process.stdout.write(`${terminalSafe(line)}\n`);
+    for (const report of result.reports) process.stdout.write(`${terminalSafe(report)}\n`);
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));

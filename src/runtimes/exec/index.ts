@@ -13,6 +13,7 @@ import {
   type AgentSendResult,
   addUsage,
   emptyUsage,
+  type RecordedSend,
   type Runtime,
   type RuntimeCheck,
   type RuntimeDoctorRequest,
@@ -197,10 +198,44 @@ async function doctorExec(request: RuntimeDoctorRequest): Promise<RuntimeCheck[]
   ];
 }
 
+/**
+ * The sends of an exec agent's raw_output.jsonl: each ends with its `result` line; lines after the
+ * last one are a send that ended without a reply (text null). A tool call without times is placed at
+ * the epoch plus its duration (the arrival time is not on file).
+ */
+export function execRecordedSends(lines: readonly string[]): RecordedSend[] {
+  const sends: RecordedSend[] = [];
+  let current: RecordedSend = { text: null, usage: emptyUsage(), toolCalls: [] };
+  let open = false;
+  for (const line of lines) {
+    const parsed = parseExecLine(line);
+    if (parsed === null) continue;
+    open = true;
+    if (parsed.type === "tool_call") current.toolCalls.push(toToolCall(parsed, new Date(0)));
+    else if (parsed.type === "usage")
+      addUsage(current.usage, {
+        inputTokens: parsed.input_tokens,
+        outputTokens: parsed.output_tokens,
+        cacheReadTokens: parsed.cache_read_tokens,
+        cacheWriteTokens: parsed.cache_write_tokens,
+        costUsd: parsed.cost,
+      });
+    else if (parsed.type === "result") {
+      current.text = parsed.text;
+      sends.push(current);
+      current = { text: null, usage: emptyUsage(), toolCalls: [] };
+      open = false;
+    }
+  }
+  if (open) sends.push(current);
+  return sends;
+}
+
 /** Runtime `exec`. Contract: `send` never throws; every failure is `{ ok: false, errorKind, error }`. */
 export const execRuntime: Runtime = {
   id: "exec",
   specVersion: "sssf-runtime/1",
   send: sendExec,
   doctor: doctorExec,
+  recordedSends: execRecordedSends,
 };
