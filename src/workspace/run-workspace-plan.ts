@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { forgetAllRepoFacts } from "../code/git-facts.js";
 import type { SssfConfig } from "../config/config-types.js";
@@ -15,6 +15,7 @@ import {
   inspectCheckout,
   listWorktrees,
   localBranchOf,
+  repairWorktree,
   resolveCommit,
 } from "./worktree.js";
 
@@ -215,14 +216,35 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     return { action: "recreate", mergeInto, carryDirty: false, ...common };
   }
   if (request.carryDirty) throw keeps(`worktree ${worktree}`);
-  const registered = (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
-  if (!registered) {
+  const registered = async () => (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
+  // The repository or the data dir was moved (or copied, as to another worker): the folder is the
+  // run's worktree, but it and the repository no longer point at each other. Reconnect them.
+  if (!(await registered()) && movedWorktreeOf(worktree, adwId))
+    await repairWorktree(git, worktree).catch(() => undefined);
+  if (!(await registered())) {
     throw new SssfError(
       "git_failed",
       `cannot rejoin ${adwId}: ${worktree} exists but is not a worktree of ${git.topLevel}; move it away and rejoin`,
     );
   }
   return { action: "reuse", mergeInto, carryDirty: false, ...common };
+}
+
+/**
+ * True when `worktree` looks like a linked worktree named `adwId` whose link is stale: its `.git` file
+ * names a `worktrees/<adw_id>` record (of the repository before it moved) that is gone or points
+ * elsewhere. Never throws.
+ */
+function movedWorktreeOf(worktree: string, adwId: string): boolean {
+  try {
+    const link = /^gitdir: (.+)$/m.exec(readFileSync(path.join(worktree, ".git"), "utf8"))?.[1]?.trim();
+    if (link === undefined || path.basename(link) !== adwId) return false;
+    if (!existsSync(link)) return true;
+    const back = readFileSync(path.join(link, "gitdir"), "utf8").trim();
+    return !samePath(path.dirname(back), worktree);
+  } catch {
+    return false;
+  }
 }
 
 /**

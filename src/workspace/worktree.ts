@@ -157,6 +157,21 @@ export async function attachWorktree(
   ).finally(() => forgetRepoFacts(worktree));
 }
 
+/**
+ * Reconnects the worktree folder `worktree` with the repository after one or both were moved by hand
+ * (`git worktree repair`: the worktree's `.git` file and the repository's record of it point at each
+ * other again). Locked like `attachWorktree`; rejects with a GitError when git cannot.
+ */
+export async function repairWorktree(
+  repo: GitRepo,
+  worktree: string,
+  retry: RetryOptions = {},
+): Promise<void> {
+  await withWorktreeLock(repo.commonDir, () =>
+    retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "repair", "--", worktree]), retry),
+  ).finally(() => forgetRepoFacts(worktree));
+}
+
 /** One entry of `git worktree list`. */
 export interface WorktreeEntry {
   path: string;
