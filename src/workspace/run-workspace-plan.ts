@@ -219,8 +219,8 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
   const registered = async () => (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
   // The repository or the data dir was moved (or copied, as to another worker): the folder is the
   // run's worktree, but it and the repository no longer point at each other. Reconnect them.
-  if (!(await registered()) && movedWorktreeOf(worktree, adwId))
-    await repairWorktree(git, worktree).catch(() => undefined);
+  const stale = (await registered()) ? null : staleWorktreeLink(worktree, git.commonDir);
+  if (stale !== null) await repairWorktree(git, worktree, stale).catch(() => undefined);
   if (!(await registered())) {
     throw new SssfError(
       "git_failed",
@@ -231,19 +231,23 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
 }
 
 /**
- * True when `worktree` looks like a linked worktree named `adwId` whose link is stale: its `.git` file
- * names a `worktrees/<adw_id>` record (of the repository before it moved) that is gone or points
- * elsewhere. Never throws.
+ * The record in this repository (`<common dir>/worktrees/<name>`) that the folder `worktree` should be
+ * linked to, when its link is stale because the repository or the folder was moved or copied: its
+ * `.git` file names a record elsewhere (the repository before it moved, or the one it was copied
+ * from: never followed, never written) or a record of this repository that no longer names it back.
+ * Null when the link is sound or there is no such record here. Never throws.
  */
-function movedWorktreeOf(worktree: string, adwId: string): boolean {
+function staleWorktreeLink(worktree: string, commonDir: string): string | null {
   try {
     const link = /^gitdir: (.+)$/m.exec(readFileSync(path.join(worktree, ".git"), "utf8"))?.[1]?.trim();
-    if (link === undefined || path.basename(link) !== adwId) return false;
-    if (!existsSync(link)) return true;
-    const back = readFileSync(path.join(link, "gitdir"), "utf8").trim();
-    return !samePath(path.dirname(back), worktree);
+    if (link === undefined) return null;
+    const record = path.join(commonDir, "worktrees", path.basename(link));
+    if (!existsSync(record)) return null;
+    if (!samePath(link, record)) return record;
+    const back = readFileSync(path.join(record, "gitdir"), "utf8").trim();
+    return samePath(path.dirname(back), worktree) ? null : record;
   } catch {
-    return false;
+    return null;
   }
 }
 

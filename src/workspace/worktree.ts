@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   forgetRepoFacts,
@@ -158,18 +158,22 @@ export async function attachWorktree(
 }
 
 /**
- * Reconnects the worktree folder `worktree` with the repository after one or both were moved by hand
- * (`git worktree repair`: the worktree's `.git` file and the repository's record of it point at each
- * other again). Locked like `attachWorktree`; rejects with a GitError when git cannot.
+ * Reconnects the worktree folder `worktree` with its record `record` (`<common dir>/worktrees/<name>`)
+ * after the repository or the folder was moved or copied: the folder's `.git` file is pointed at the
+ * record, then `git worktree repair` points the record back at the folder. Only this repository's
+ * files are written (a copy's `.git` file may still name the original's record: git's repair alone
+ * would follow it and rewrite the original). Locked like `attachWorktree`; rejects with a GitError.
  */
 export async function repairWorktree(
   repo: GitRepo,
   worktree: string,
+  record: string,
   retry: RetryOptions = {},
 ): Promise<void> {
-  await withWorktreeLock(repo.commonDir, () =>
-    retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "repair", "--", worktree]), retry),
-  ).finally(() => forgetRepoFacts(worktree));
+  await withWorktreeLock(repo.commonDir, async () => {
+    writeFileSync(path.join(worktree, ".git"), `gitdir: ${record}\n`);
+    await retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "repair", "--", worktree]), retry);
+  }).finally(() => forgetRepoFacts(worktree));
 }
 
 /** One entry of `git worktree list`. */
