@@ -195,3 +195,8 @@ export async function restoreWorkCheckpoint(
     scratch.dispose();
   }
 }
+
+/** Deletes a run's checkpoints (`ref`), once nothing can resume it there. Never rejects. */
+export async function dropWorkCheckpoints(top: string, ref: string): Promise<void> {
+  await runGit(top, ["update-ref", "-d", ref]).catch(() => undefined);
+}

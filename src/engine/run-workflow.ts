@@ -5,6 +5,7 @@ import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import { committedLinks } from "../boundary/write-boundary-links.js";
 import { warmLooseObjects } from "../code/loose-objects.js";
+import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -398,6 +399,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       trace,
       reporter,
     });
+    // An accepted run is never resumed: its checkpoints are of no more use.
+    if (outcome.accepted && workspace.worktree !== null)
+      await dropWorkCheckpoints(workspace.checkout, checkpointRef(adwId));
     finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed", commits });
     return {
       adwId,
