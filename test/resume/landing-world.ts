@@ -270,10 +270,10 @@ export class LandingWorld {
   }
 
   /** Starts `land`, waits for the control file `hung`, kills sssf with SIGKILL and ends what it left. */
-  async crash(adwId: string, hold: "agent" | "gate" | "suite"): Promise<void> {
+  async crash(adwId: string, hold: "agent" | "gate" | "suite", extra: string[] = []): Promise<void> {
     if (hold === "gate") writeFileSync(path.join(this.ctrl, "hold-gate"), "");
     if (hold === "suite") writeFileSync(path.join(this.ctrl, "hold-suite"), "");
-    const child = this.start(["run", "land", "make it", "--adw-id", adwId]);
+    const child = this.start(["run", "land", "make it", "--adw-id", adwId, ...extra]);
     const done = collect(child);
     const hung = path.join(this.ctrl, "hung");
     await waitFor(

@@ -124,4 +124,34 @@ describe("sssf resume lands after SIGKILL in the middle of a phase", () => {
     expect(claimed.length).toBeGreaterThan(3);
     expect(existsSync(path.join(w.repo, "adws/adw_data/.worktrees", adwId, "build/out.log"))).toBe(true);
   });
+
+  it("in place, puts nothing back (the checkout holds the operator's work too) and says so", {
+    timeout: 180_000,
+  }, async () => {
+    const adwId = "1a4d00a1";
+    const k = OPS.findIndex((op) => op.kind !== "ignored") + 1;
+    const w = new LandingWorld((ctrl) => ({
+      planner: [plannerTurn()],
+      builder: [
+        hangingBuilderTurn(OPS, k, path.join(ctrl, "seen-1"), ctrl),
+        builderTurn(OPS, path.join(ctrl, "seen-2")),
+      ],
+    }));
+    world = w;
+    // The operator's own uncommitted work in the checkout.
+    w.write("mine.txt", "my work\n");
+    await w.crash(adwId, "agent", ["--in-place"]);
+    expect(w.git(["for-each-ref", "refs/sssf/checkpoints"]).trim()).toBe("");
+
+    const resumed = await w.run(["resume", adwId]);
+    expect(resumed.stdout + resumed.stderr).toContain(
+      "resume: build runs again on the checkout as the interrupted attempt left it",
+    );
+    // Nothing was put back: the re-run builder saw what the killed attempt wrote, and the operator's file.
+    const seen = readFileSync(path.join(w.ctrl, "seen-2"), "utf8");
+    expect(seen).not.toBe(readFileSync(path.join(w.ctrl, "seen-1"), "utf8"));
+    expect(seen).toContain("mine.txt");
+    expect(readFileSync(path.join(w.repo, "mine.txt"), "utf8")).toBe("my work\n");
+    expect(w.sends("planner")).toBe(1);
+  });
 });
