@@ -24,10 +24,35 @@ export interface PhaseIdentity {
   previous: object | null;
 }
 
+/**
+ * The worktree as it was before a phase started (docs/resume.md, "The checkpoint before a phase"): a
+ * commit whose tree is the working tree (ignored files left out) and whose first parent is `head`.
+ */
+export interface PhaseCheckpoint {
+  commit: string;
+  /** HEAD when it was taken. */
+  head: string;
+  /** The branch HEAD named then (a full ref), or null when HEAD was detached. */
+  branch: string | null;
+  /** Other phases ran beside this one (a parallel branch): the worktree held their work in progress too. */
+  parallel: boolean;
+}
+
 /** One phase's view of the journal. */
 export interface DurablePhase {
   /** The phase row of the attempt this phase is answered from, or null when it runs live. */
   readonly replays: PhaseRow | null;
+  /**
+   * Live only: set when an earlier attempt started this phase and did not complete it, and it is the
+   * first phase this attempt runs live; `checkpoint` is the one that attempt took before it (null when
+   * it took none: in place, or a journal older than checkpoints). Null otherwise.
+   */
+  readonly rerun: { checkpoint: PhaseCheckpoint | null } | null;
+  /**
+   * Journals that the phase starts live, with the checkpoint taken before it (null when none was), for
+   * a later resume to go back to.
+   */
+  checkpointed(checkpoint: PhaseCheckpoint | null): void;
   /** The row the phase runs as (a live phase's new row, or the replayed one), before its body runs. */
   begin(row: PhaseRow): void;
   /**

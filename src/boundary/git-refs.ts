@@ -106,13 +106,15 @@ export function headCommit(places: RefPlaces, refs: RefValues = readRefs(places)
 
 /**
  * Refs the agent may move: the branch the run root's `HEAD` named before the send (the run's own
- * branch, `sssf/<workflow>/<adw_id>` in a worktree run, the checked-out branch in place), and other
- * runs' branches (`refs/heads/sssf/…`), which their own runs move meanwhile.
+ * branch, `sssf/<workflow>/<adw_id>` in a worktree run, the checked-out branch in place), other
+ * runs' branches (`refs/heads/sssf/…`), which their own runs move meanwhile, and the runs'
+ * checkpoints (`refs/sssf/checkpoints/…`), which sssf moves as a phase starts beside this send.
  */
 export function ownRefs(places: RefPlaces, before: RefValues): (ref: string) => boolean {
   const head = before.get(places.gitDir === places.commonDir ? "HEAD" : ownHeadName(places));
   const own = head?.startsWith("ref: ") ? head.slice(5).trim() : null;
-  return (ref) => ref === own || ref.startsWith("refs/heads/sssf/");
+  return (ref) =>
+    ref === own || ref.startsWith("refs/heads/sssf/") || ref.startsWith("refs/sssf/checkpoints/");
 }
 
 /** One ref that changed during a send. */

@@ -49,10 +49,19 @@ export class RunChanges {
     this.baseline = this.initialBaseline();
   }
 
-  private async initialBaseline(): Promise<TreeSnapshot> {
+  /**
+   * Takes the baseline again, from the tree as it is now: after a resume put the worktree (and maybe
+   * HEAD) back to a checkpoint, the baseline read at the start names a HEAD that may be gone.
+   */
+  restart(): Promise<void> {
+    this.baseline = this.initialBaseline(false);
+    return this.baseline.then(() => undefined);
+  }
+
+  private async initialBaseline(atStart = true): Promise<TreeSnapshot> {
     const { root, exclude, ownsTree, startsAt } = this.options;
     // Nothing differs from HEAD in a clean snapshot: every dirty path then counts as the run's.
-    if (ownsTree && startsAt !== undefined) return cleanSnapshot(root, exclude, startsAt);
+    if (ownsTree && startsAt !== undefined && atStart) return cleanSnapshot(root, exclude, startsAt);
     const now = await snapshotWorkingTree(root, { exclude });
     if (!ownsTree || !now.git) return now;
     return { ...now, entries: new Map(), headEntries: new Map() };

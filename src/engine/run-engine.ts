@@ -1,6 +1,7 @@
 import {
   type DurablePhase,
   type DurableRun,
+  type PhaseCheckpoint,
   type PhaseIdentity,
   ReplayDiverged,
 } from "../api/durable-steps.js";
@@ -21,6 +22,12 @@ import { type WriteBoundary, writeBoundaryFor } from "../boundary/write-boundary
 import { ownChanges } from "../boundary/write-boundary-attribution.js";
 import { writeBoundaryHook } from "../boundary/write-boundary-hook.js";
 import { BoundarySends } from "../boundary/write-boundary-sends.js";
+import {
+  checkpointRef,
+  hasCommit,
+  restoreWorkCheckpoint,
+  takeWorkCheckpoint,
+} from "../code/work-checkpoint.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
 import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
 import { SssfError } from "../errors/sssf-error.js";
@@ -48,6 +55,13 @@ import { collectNamedPaths } from "./send/named-paths-hook.js";
 import { sandboxRefusalsHook } from "./send/sandbox-refusals-hook.js";
 import { type PhaseLifecycle, tracePhase } from "./trace-phase.js";
 
+/** Where the checkpoints before a run's phases are taken: its worktree's top level, and what they leave out. */
+export interface RunCheckpoints {
+  top: string;
+  /** sssf's own paths and the linked dependency folders (absolute). */
+  exclude: string[];
+}
+
 export interface RunEngineOptions {
   config: SssfConfig;
   workflow: string;
@@ -68,6 +82,8 @@ export interface RunEngineOptions {
   checkoutRoot: string;
   /** The run's own changes since its start or its last commit. */
   changes: RunChanges;
+  /** Where checkpoints are taken before agent and code phases; null in place (docs/resume.md). */
+  checkpoints: RunCheckpoints | null;
   /** `--yes`: every `ask` of an engineer phase is approved at once (default false). */
   yes?: boolean;
   /** Watchers opened around every agent send of the run, after the write boundary. */
@@ -211,12 +227,108 @@ export class RunEngine implements Run {
     this.phases.push(row);
     durable.begin(row);
     const result = await tracePhase(this.lifecycle, row, () =>
-      this.scope.inPhase(row.id, () => body(row, durable, identity.position)),
+      this.scope.inPhase(row.id, async () => {
+        if (kind !== "engineer") await this.checkpointBefore(row, durable, identity.position);
+        return body(row, durable, identity.position);
+      }),
     );
     // A host keeps the phase's work first: a journaled phase is one whose work another host finds.
     await this.options.host?.phaseCompleted?.(row);
     durable.completed(row);
     return result;
+  }
+
+  /** A line for the trace and the terminal, about the phase `row`. */
+  private note(row: PhaseRow, message: string, ok: boolean, payload: Record<string, unknown>): void {
+    this.trace.event({ type: "log", name: message, phaseId: row.id, ok, payload });
+    this.options.reporter.log(`${ok ? "" : "! "}${message}`, row);
+  }
+
+  /**
+   * Before a live agent or code phase: puts the worktree back to the checkpoint an interrupted
+   * attempt took before the same phase (a resume), then takes this attempt's checkpoint and journals
+   * it. In place nothing is put back or taken: the checkout holds the operator's own work too.
+   */
+  private async checkpointBefore(row: PhaseRow, durable: DurablePhase, position: number): Promise<void> {
+    const place = this.options.checkpoints;
+    if (place === null) {
+      if (durable.rerun !== null)
+        this.note(
+          row,
+          `resume: ${row.name} runs again on the checkout as the interrupted attempt left it: an in-place run's checkout holds your own work too, so nothing is put back (docs/resume.md)`,
+          false,
+          { in_place: true, position },
+        );
+      durable.checkpointed(null);
+      return;
+    }
+    if (durable.rerun !== null) await this.rollBack(row, durable.rerun.checkpoint, place);
+    try {
+      const taken = await takeWorkCheckpoint(place.top, {
+        ref: checkpointRef(this.adwId),
+        exclude: place.exclude,
+        message: `sssf ${this.adwId}: checkpoint before ${row.name} (phase ${row.number}, position ${position})`,
+      });
+      durable.checkpointed({ ...taken, parallel: this.scope.inParallel });
+    } catch (error) {
+      this.note(
+        row,
+        `no checkpoint before ${row.name}: ${(error as Error).message}; a resume after a crash in it would re-run it on what it leaves`,
+        false,
+        { checkpoint: null, position },
+      );
+      durable.checkpointed(null);
+    }
+  }
+
+  /** Puts the worktree back to `checkpoint` for the re-run of an interrupted phase, or says why not. */
+  private async rollBack(
+    row: PhaseRow,
+    checkpoint: PhaseCheckpoint | null,
+    place: RunCheckpoints,
+  ): Promise<void> {
+    const why = (reason: string) =>
+      this.note(
+        row,
+        `resume: ${row.name} runs again on the worktree as the interrupted attempt left it: ${reason}`,
+        false,
+        {
+          checkpoint,
+          restored: false,
+        },
+      );
+    if (checkpoint === null) return why("that attempt took no checkpoint before it");
+    if (checkpoint.parallel)
+      return why("it ran beside other phases, whose work in progress its checkpoint holds too");
+    if (!(await hasCommit(place.top, checkpoint.commit)))
+      return why(`its checkpoint ${checkpoint.commit.slice(0, 12)} is not in this repository`);
+    try {
+      const restored = await restoreWorkCheckpoint(place.top, checkpoint, {
+        ref: checkpointRef(this.adwId),
+        exclude: place.exclude,
+        message: `sssf ${this.adwId}: what the interrupted attempt left in ${row.name}`,
+      });
+      await this.options.changes.restart();
+      const count = restored.paths.length;
+      const head = restored.headMoved ? `, HEAD back at ${checkpoint.head.slice(0, 12)}` : "";
+      const kept = restored.kept === null ? "" : `; what it left is kept as ${restored.kept.slice(0, 12)}`;
+      this.note(
+        row,
+        `resume: the worktree is back at the checkpoint taken before ${row.name} (${count} path${count === 1 ? "" : "s"} put back${head})${kept}`,
+        true,
+        {
+          checkpoint,
+          restored: true,
+          paths: restored.paths,
+          head_moved: restored.headMoved,
+          kept: restored.kept,
+        },
+      );
+    } catch (error) {
+      why(
+        `putting back its checkpoint ${checkpoint.commit.slice(0, 12)} failed: ${(error as Error).message}`,
+      );
+    }
   }
 
   /**

@@ -1,9 +1,11 @@
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
+import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import { committedLinks } from "../boundary/write-boundary-links.js";
 import { warmLooseObjects } from "../code/loose-objects.js";
+import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -45,10 +47,11 @@ import type { FastForwardResult } from "../workspace/worktree-merge.js";
 import type { LocalDurableRun } from "./durable/local-durable-run.js";
 import { openDurableRun } from "./durable/open-durable-run.js";
 import { checkResumable } from "./durable/resume-checks.js";
+import type { RunRoots } from "./durable/run-roots.js";
 import { raceAbort } from "./race-abort.js";
 import { RunChanges } from "./run-changes.js";
 import { checkRunRequest } from "./run-checks.js";
-import { RunEngine } from "./run-engine.js";
+import { type RunCheckpoints, RunEngine } from "./run-engine.js";
 import type { RunHost } from "./run-host.js";
 
 export interface RunWorkflowOptions {
@@ -146,6 +149,30 @@ function startSessionRow(
     : newSessionRow({ adw_id: session.adwId, ...patch }, new Date());
 }
 
+/** Where the run's folders are, as the journal records them (docs/resume.md). */
+function runRoots(config: SssfConfig, workspace: RunWorkspace, dirs: SessionDirs): RunRoots {
+  return {
+    run_root: workspace.root,
+    worktree: workspace.worktree,
+    checkout: workspace.checkout,
+    session: dirs.root,
+    sessions: config.sessionsDir,
+    data_dir: config.dataDir,
+  };
+}
+
+/**
+ * Where checkpoints of the run's worktree are taken before its phases (docs/resume.md): its top level
+ * and what they leave out. Null in place: the checkout holds the operator's own work too.
+ */
+function checkpointPlace(runConfig: SssfConfig, workspace: RunWorkspace): RunCheckpoints | null {
+  if (workspace.mode !== "worktree" || workspace.worktree === null) return null;
+  const exclude = workspaceExclude(runConfig, workspace).map((prefix) =>
+    path.resolve(workspace.root, prefix),
+  );
+  return { top: workspace.worktree, exclude };
+}
+
 /** The run's engine, wired to its session, workspace and hooks. */
 function createEngine(
   options: RunWorkflowOptions,
@@ -178,6 +205,7 @@ function createEngine(
     lastPhaseNumber: maxPhaseNumber(db, adwId),
     lastEnvelope: context.previous,
     checkoutRoot: config.repoRoot,
+    checkpoints: checkpointPlace(runConfig, workspace),
     changes: new RunChanges({
       root: runConfig.repoRoot,
       exclude: workspaceExclude(runConfig, workspace),
@@ -344,7 +372,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
     await options.host?.workspaceOpened?.(workspace, trace);
-    const durable = openDurableRun(options, session, trace);
+    const durable = openDurableRun(options, session, trace, runRoots(config, workspace, dirs));
     const previous = durable.startPrevious;
     const files = RecordFiles.toldTo(trace, reporter);
     const engine = createEngine(options, session, {
@@ -371,6 +399,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       trace,
       reporter,
     });
+    // An accepted run is never resumed: its checkpoints are of no more use.
+    if (outcome.accepted && workspace.worktree !== null)
+      await dropWorkCheckpoints(workspace.checkout, checkpointRef(adwId));
     finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed", commits });
     return {
       adwId,

@@ -41,7 +41,8 @@ export async function tracePhase<R>(
     payload: { kind: row.kind, owner: row.owner },
   });
   reporter.phaseStarted(row);
-  row.status = "fail";
+  // The row stays `running` while the body runs: a row written meanwhile (its usage) and never ended,
+  // because sssf was killed, must read as running, so the next sssf closes it as interrupted.
   try {
     const result = await body();
     const soft = lifecycle.softFailure(row.id);
@@ -49,6 +50,7 @@ export async function tracePhase<R>(
     if (soft !== undefined) row.error = soft;
     return result;
   } catch (error) {
+    row.status = "fail";
     row.error = failureReason(error);
     trace.event({
       type: "error",

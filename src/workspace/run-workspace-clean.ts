@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import { SessionLockedError } from "../errors/session-locked-error.js";
 import { isSssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -152,6 +153,8 @@ async function cleanOne(
   }
   unlinkDependencies(entry.path);
   await removeWorktree(repo, entry.path, request.force);
+  // Without its worktree the run has nothing to put back: its checkpoints go too.
+  await dropWorkCheckpoints(repo.topLevel, checkpointRef(adwId));
   if (emptyOne !== null && entry.branch !== null) {
     await deleteBranchAt(repo.topLevel, entry.branch, emptyOne);
     return result("removed", `branch ${entry.branch} had no commits: deleted`, "deleted");

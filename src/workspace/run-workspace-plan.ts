@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { forgetAllRepoFacts } from "../code/git-facts.js";
 import type { SssfConfig } from "../config/config-types.js";
@@ -15,6 +15,7 @@ import {
   inspectCheckout,
   listWorktrees,
   localBranchOf,
+  repairWorktree,
   resolveCommit,
 } from "./worktree.js";
 
@@ -215,14 +216,39 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
     return { action: "recreate", mergeInto, carryDirty: false, ...common };
   }
   if (request.carryDirty) throw keeps(`worktree ${worktree}`);
-  const registered = (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
-  if (!registered) {
+  const registered = async () => (await listWorktrees(git)).some((entry) => samePath(entry.path, worktree));
+  // The repository or the data dir was moved (or copied, as to another worker): the folder is the
+  // run's worktree, but it and the repository no longer point at each other. Reconnect them.
+  const stale = (await registered()) ? null : staleWorktreeLink(worktree, git.commonDir);
+  if (stale !== null) await repairWorktree(git, worktree, stale).catch(() => undefined);
+  if (!(await registered())) {
     throw new SssfError(
       "git_failed",
       `cannot rejoin ${adwId}: ${worktree} exists but is not a worktree of ${git.topLevel}; move it away and rejoin`,
     );
   }
   return { action: "reuse", mergeInto, carryDirty: false, ...common };
+}
+
+/**
+ * The record in this repository (`<common dir>/worktrees/<name>`) that the folder `worktree` should be
+ * linked to, when its link is stale because the repository or the folder was moved or copied: its
+ * `.git` file names a record elsewhere (the repository before it moved, or the one it was copied
+ * from: never followed, never written) or a record of this repository that no longer names it back.
+ * Null when the link is sound or there is no such record here. Never throws.
+ */
+function staleWorktreeLink(worktree: string, commonDir: string): string | null {
+  try {
+    const link = /^gitdir: (.+)$/m.exec(readFileSync(path.join(worktree, ".git"), "utf8"))?.[1]?.trim();
+    if (link === undefined) return null;
+    const record = path.join(commonDir, "worktrees", path.basename(link));
+    if (!existsSync(record)) return null;
+    if (!samePath(link, record)) return record;
+    const back = readFileSync(path.join(record, "gitdir"), "utf8").trim();
+    return samePath(path.dirname(back), worktree) ? null : record;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   forgetRepoFacts,
@@ -155,6 +155,25 @@ export async function attachWorktree(
       await gitOrThrow(repo.topLevel, ["worktree", "add", "--quiet", "--", worktree, branch]);
     }, retry),
   ).finally(() => forgetRepoFacts(worktree));
+}
+
+/**
+ * Reconnects the worktree folder `worktree` with its record `record` (`<common dir>/worktrees/<name>`)
+ * after the repository or the folder was moved or copied: the folder's `.git` file is pointed at the
+ * record, then `git worktree repair` points the record back at the folder. Only this repository's
+ * files are written (a copy's `.git` file may still name the original's record: git's repair alone
+ * would follow it and rewrite the original). Locked like `attachWorktree`; rejects with a GitError.
+ */
+export async function repairWorktree(
+  repo: GitRepo,
+  worktree: string,
+  record: string,
+  retry: RetryOptions = {},
+): Promise<void> {
+  await withWorktreeLock(repo.commonDir, async () => {
+    writeFileSync(path.join(worktree, ".git"), `gitdir: ${record}\n`);
+    await retryTransient(() => gitOrThrow(repo.topLevel, ["worktree", "repair", "--", worktree]), retry);
+  }).finally(() => forgetRepoFacts(worktree));
 }
 
 /** One entry of `git worktree list`. */

@@ -145,14 +145,17 @@ function hashTree(root: string, dir: string, skip: Set<string>, out: string[]): 
 /**
  * Everything of the operator's checkout a run must not touch: every file (tracked, untracked, ignored)
  * outside `.git` and sssf's data dir, the status, HEAD, the index (entries and raw bytes) and every ref
- * except the runs' own `sssf/*` branches.
+ * except the runs' own `sssf/*` branches and their checkpoints (`refs/sssf/checkpoints/*`).
  */
 export function checkoutFingerprint(dir: string): Record<string, unknown> {
   const files: string[] = [];
   hashTree(dir, dir, new Set([".git", "adws/adw_data"]), files);
   const refs = git(dir, ["for-each-ref", "--format=%(refname) %(objectname)"])
     .split("\n")
-    .filter((line) => line !== "" && !line.startsWith("refs/heads/sssf/"));
+    .filter(
+      (line) =>
+        line !== "" && !line.startsWith("refs/heads/sssf/") && !line.startsWith("refs/sssf/checkpoints/"),
+    );
   return {
     files,
     status: git(dir, ["status", "--porcelain=v1", "--untracked-files=all", "--ignored"])

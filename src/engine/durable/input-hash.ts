@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { redactJsonValue } from "../../util/secrets/redact-json.js";
+import { locate, type RunRoots } from "./run-roots.js";
 
 /** JSON with object keys sorted at every depth, so equal values hash equal whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -12,10 +13,13 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * sha256 of a step's inputs as the journal stores them: redacted (what the trace keeps is all a resume
- * can compare with), canonical JSON. Never throws for JSON values; `undefined` hashes as `null`.
+ * sha256 of a step's inputs as the journal stores them: every path under one of the run's `roots`
+ * written relative to it (`<worktree>/src/x.ts`), so the hash does not change when the folders move;
+ * redacted (what the trace keeps is all a resume can compare with); canonical JSON. Without `roots`,
+ * the absolute paths are hashed as they are (the format of journals written before roots were
+ * recorded). Never throws for JSON values; `undefined` hashes as `null`.
  */
-export function inputHash(inputs: unknown): string {
-  const text = canonicalJson(redactJsonValue(inputs ?? null)) ?? "null";
+export function inputHash(inputs: unknown, roots?: RunRoots): string {
+  const text = canonicalJson(redactJsonValue(locate(inputs ?? null, roots))) ?? "null";
   return createHash("sha256").update(text).digest("hex");
 }

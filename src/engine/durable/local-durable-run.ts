@@ -1,6 +1,7 @@
 import {
   type DurablePhase,
   type DurableRun,
+  type PhaseCheckpoint,
   type PhaseIdentity,
   ReplayDiverged,
   type StepOp,
@@ -9,6 +10,7 @@ import type { SessionTrace } from "../../session/session-trace.js";
 import type { PhaseRow, StepRow } from "../../trace/events.js";
 import { redactJsonValue } from "../../util/secrets/redact-json.js";
 import { inputHash } from "./input-hash.js";
+import { type RunRoots, relocate } from "./run-roots.js";
 import { type StartStep, type StepJournal, stepKey } from "./step-journal.js";
 
 /** A step row's fields the executor decides. */
@@ -38,47 +40,77 @@ export class LocalDurableRun implements DurableRun {
   /** The run's default `previous` before its first phase, as `started` journaled it. */
   startPrevious: object | null = null;
   private diverged: boolean;
+  /** Where this attempt runs: every hash names these folders instead of spelling them. */
+  private readonly roots: RunRoots;
+  /**
+   * The journal's hashes spell absolute paths (written before roots were recorded): a step matches
+   * when its old-format hash does too, which holds as long as the run's folders did not move.
+   */
+  private readonly legacy: boolean;
 
   constructor(
     private readonly trace: SessionTrace,
     private readonly journal: StepJournal,
-    options: { attempt: number; replay: boolean },
+    options: { attempt: number; replay: boolean; roots: RunRoots },
   ) {
     this.attempt = options.attempt;
     this.diverged = !options.replay;
+    this.roots = options.roots;
+    this.legacy = journal.attempt > 0 && journal.start !== null && journal.start.roots === undefined;
   }
 
-  /** Journals how the attempt starts. */
-  started(start: StartStep): void {
+  /** A journaled value (written where the journal's attempt ran) with its paths where the folders are now. */
+  relocated<T>(value: T): T {
+    return relocate(value, this.journal.start?.roots, this.roots);
+  }
+
+  /** Journals how the attempt starts, with where it runs. */
+  started(start: Omit<StartStep, "roots">): void {
     this.startPrevious = start.previous;
+    const step: StartStep = { ...start, roots: this.roots };
     this.write({
       key: "start",
       position: 0,
       phaseId: "",
       op: "start",
-      hash: inputHash(start),
-      result: start,
+      hash: this.hash(start),
+      result: step,
     });
+  }
+
+  private hash(inputs: unknown): string {
+    return inputHash(inputs, this.roots);
+  }
+
+  /** The journaled hash is this one's, or (an older journal) the old format's of the same inputs. */
+  private matches(recorded: string, hash: string, inputs: unknown): boolean {
+    return recorded === hash || (this.legacy && recorded === inputHash(inputs));
   }
 
   phase(identity: PhaseIdentity): DurablePhase {
     const { position, name } = identity;
-    const hash = inputHash(phaseInputs(identity));
+    const inputs = phaseInputs(identity);
+    const hash = this.hash(inputs);
     const journaled = this.diverged ? undefined : this.journal.phases.get(position);
     if (!this.diverged) {
       const why =
         journaled === undefined
           ? `${name} at position ${position} did not complete in attempt ${this.journal.attempt}`
-          : journaled.step.input_hash !== hash
+          : !this.matches(journaled.step.input_hash, hash, inputs)
             ? `${name} at position ${position} differs from attempt ${this.journal.attempt}'s ${journaled.row.name} (phase, owner or the envelope it starts from changed)`
             : null;
       if (why !== null) {
         this.diverge(identity, why);
-        return this.livePhase(identity, hash);
+        // Started and not completed there: it runs again from the checkpoint taken before it.
+        const rerun =
+          journaled === undefined && this.journal.checkpoints.has(position)
+            ? { checkpoint: this.journal.checkpoints.get(position) ?? null }
+            : null;
+        return this.livePhase(identity, hash, rerun);
       }
     }
     return journaled === undefined
-      ? this.livePhase(identity, hash)
+      ? this.livePhase(identity, hash, null)
       : this.replayedPhase(identity, hash, journaled);
   }
 
@@ -101,11 +133,16 @@ export class LocalDurableRun implements DurableRun {
     });
   }
 
-  private livePhase(identity: PhaseIdentity, hash: string): DurablePhase {
+  private livePhase(
+    identity: PhaseIdentity,
+    hash: string,
+    rerun: { checkpoint: PhaseCheckpoint | null } | null,
+  ): DurablePhase {
     const counts = new Map<StepOp, number>();
     let phaseId = "";
     return {
       replays: null,
+      rerun,
       step: async <T>(op: StepOp, inputs: unknown, body: () => Promise<T>): Promise<T> => {
         const n = (counts.get(op) ?? 0) + 1;
         counts.set(op, n);
@@ -115,10 +152,20 @@ export class LocalDurableRun implements DurableRun {
           position: identity.position,
           phaseId,
           op,
-          hash: inputHash(inputs),
+          hash: this.hash(inputs),
           result: result ?? null,
         });
         return result;
+      },
+      checkpointed: (checkpoint: PhaseCheckpoint | null) => {
+        this.write({
+          key: stepKey(identity.position, identity.name, "checkpoint", 1),
+          position: identity.position,
+          phaseId,
+          op: "checkpoint",
+          hash: "",
+          result: checkpoint,
+        });
       },
       begin: (row: PhaseRow) => {
         phaseId = row.id;
@@ -139,7 +186,9 @@ export class LocalDurableRun implements DurableRun {
     const used: StepRow[] = [];
     return {
       replays: journaled.row,
+      rerun: null,
       begin: () => {},
+      checkpointed: () => {},
       step: async <T>(op: StepOp, inputs: unknown): Promise<T> => {
         const n = (counts.get(op) ?? 0) + 1;
         counts.set(op, n);
@@ -149,12 +198,15 @@ export class LocalDurableRun implements DurableRun {
           throw new ReplayDiverged(
             `${identity.name}: ${op}#${n} is not in attempt ${this.journal.attempt}'s journal`,
           );
-        if (recorded.input_hash !== inputHash(inputs))
+        const stepHash = this.hash(inputs);
+        if (!this.matches(recorded.input_hash, stepHash, inputs))
           throw new ReplayDiverged(
             `${identity.name}: the inputs of ${op}#${n} changed since attempt ${this.journal.attempt} (${op === "call" ? "the rendered prompt or the envelope it is given" : "its arguments"})`,
           );
-        used.push(recorded);
-        return JSON.parse(recorded.result_json) as T;
+        const result = this.relocated(JSON.parse(recorded.result_json) as T);
+        // Journaled again in this attempt's terms: its hash format, its folders.
+        used.push({ ...recorded, input_hash: stepHash, result_json: JSON.stringify(result ?? null) });
+        return result;
       },
       completed: (row: PhaseRow) => {
         if (used.length < journaled.steps.length)

@@ -3,6 +3,7 @@ import type { SessionRow } from "../../trace/events.js";
 import { latestAcceptedEnvelope, listPhases, listSteps } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { LocalDurableRun } from "./local-durable-run.js";
+import type { RunRoots } from "./run-roots.js";
 import { buildJournal, type StepJournal } from "./step-journal.js";
 
 /** What of a run request its journal's start step records, and whether it resumes. */
@@ -15,19 +16,23 @@ export interface DurableRunRequest {
   resume?: boolean | undefined;
 }
 
-/** The attempt's durable executor: replaying the journal on a resume, journaling only otherwise. */
+/**
+ * The attempt's durable executor: replaying the journal on a resume, journaling only otherwise.
+ * `roots` are where this attempt runs: the journal's results are handed on with their paths there.
+ */
 export function openDurableRun(
   options: DurableRunRequest,
   session: { adwId: string; db: TraceDb; existing: SessionRow | undefined },
   trace: SessionTrace,
+  roots: RunRoots,
 ): LocalDurableRun {
   const steps = listSteps(session.db, session.adwId);
   const journal: StepJournal = buildJournal(steps, listPhases(session.db, session.adwId));
   const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
   const resume = options.resume === true;
-  const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume });
+  const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume, roots });
   const previous = resume
-    ? (journal.start?.previous ?? null)
+    ? durable.relocated(journal.start?.previous ?? null)
     : session.existing
       ? latestAcceptedEnvelope(session.db, session.adwId)
       : null;

@@ -1,4 +1,6 @@
+import type { PhaseCheckpoint } from "../../api/durable-steps.js";
 import type { PhaseRow, StepRow } from "../../trace/events.js";
+import type { RunRoots } from "./run-roots.js";
 
 /** What `op = "start"` journals: how the attempt began, for a resume to begin the same way. */
 export interface StartStep {
@@ -10,6 +12,11 @@ export interface StartStep {
   yes: boolean;
   /** The run's default `previous` before its first phase. */
   previous: object | null;
+  /**
+   * Where the attempt ran (docs/resume.md, "What the hash leaves out"): its inputs were hashed with
+   * these folders named, not spelled. Absent in journals written before: their hashes spell them.
+   */
+  roots?: RunRoots;
 }
 
 /** A completed phase as the journal holds it: its row and its steps in order. */
@@ -26,6 +33,11 @@ export interface StepJournal {
   start: StartStep | null;
   /** Completed phases by position. */
   phases: Map<number, JournaledPhase>;
+  /**
+   * Every position whose phase the attempt started live, with the checkpoint taken before it (null:
+   * none was taken, in place or when git could not).
+   */
+  checkpoints: Map<number, PhaseCheckpoint | null>;
 }
 
 /** The key of the `n`-th `op` step of the phase at `position`. */
@@ -62,14 +74,21 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
     attempt,
     start: startRow ? (JSON.parse(startRow.result_json) as StartStep) : null,
     phases: new Map(),
+    checkpoints: new Map(),
   };
   for (const step of chosen) {
+    if (step.op === "checkpoint")
+      journal.checkpoints.set(step.position, JSON.parse(step.result_json) as PhaseCheckpoint | null);
     if (step.op !== "phase") continue;
     const row = rows.get(step.phase_id);
     if (!row) continue;
     const prefix = `p${step.position}.`;
     const inner = chosen.filter(
-      (other) => other.position === step.position && other.op !== "phase" && other.key.startsWith(prefix),
+      (other) =>
+        other.position === step.position &&
+        other.op !== "phase" &&
+        other.op !== "checkpoint" &&
+        other.key.startsWith(prefix),
     );
     journal.phases.set(step.position, { step, row, steps: inner });
   }
