@@ -313,7 +313,7 @@ describe("generated plants", () => {
       ),
       { seed: 3402, numRuns: 10, endOnFailure: true },
     );
-  });
+  }, 300_000);
 });
 
 describe("environment variables that run programs", () => {
