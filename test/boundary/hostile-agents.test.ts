@@ -149,7 +149,7 @@ describe("refs outside the run", () => {
     for (const ref of ["refs/heads/main", "refs/heads/other", "refs/heads/keep", "refs/tags/planted"])
       expect(refEvents[0]?.payload.path).toContain(ref);
     expect(refEvents[0]?.payload.restored).toBe(true);
-  }, 60_000);
+  });
 
   it("in place: the same, the checked-out branch being the run's own", async () => {
     const box = shellAgent(
@@ -166,7 +166,7 @@ describe("refs outside the run", () => {
     expect(refEvents.map((e) => e.payload.path)).toEqual([
       "refs/heads/keep, refs/heads/other, refs/heads/other2, refs/tags/planted",
     ]);
-  }, 60_000);
+  });
 });
 
 const isRoot = process.getuid?.() === 0;
@@ -192,7 +192,7 @@ describe("special files, links and kind changes", () => {
       // mknod needs root (the tests run as root here and in CI); skipped otherwise.
       ...(isRoot ? ["src/zero added special_file true"] : []),
     ]);
-  }, 60_000);
+  });
 
   it("breaks a hard link to a file outside the repository, and removes a symlink out", async () => {
     const secretName = outsideName();
@@ -209,7 +209,7 @@ describe("special files, links and kind changes", () => {
       "docs/passwd added outside_writes true",
       "src/linked.txt added hard_link true",
     ]);
-  }, 60_000);
+  });
 
   it("puts a file back where a folder took its place, and a folder where a file did", async () => {
     const box = shellAgent(
@@ -224,7 +224,7 @@ describe("special files, links and kind changes", () => {
       "docs modified outside_writes true",
       "notes/todo.txt modified outside_writes true",
     ]);
-  }, 60_000);
+  });
 
   it("in place, node_modules is summarised: a planted file and a FIFO are removed, a deleted file reported", async () => {
     const box = shellAgent(
@@ -241,7 +241,7 @@ describe("special files, links and kind changes", () => {
       "node_modules/dep/gone.js deleted outside_writes false",
       "node_modules/dep/pipe added outside_writes true",
     ]);
-  }, 60_000);
+  });
 
   it("removes 100,000 new files outside the boundary as one breach, and keeps 100,000 inside it", async () => {
     const box = shellAgent(
@@ -317,5 +317,5 @@ describe("credentials next to the repository and in the home folder", () => {
       },
     );
     expect(grep.stdout).toBe("");
-  }, 60_000);
+  });
 });

@@ -121,5 +121,5 @@ describe("sssf db rebuild cannot bring a secret back", () => {
     expect(leaks).toEqual([]);
     const [session] = sb.query<{ request: string }>("SELECT request FROM sessions");
     expect(session?.request).toMatch(/^do it anthropic \[redacted:anthropic-api-key\]/);
-  }, 60_000);
+  });
 });

@@ -77,5 +77,5 @@ describePostgres("sssf db load and rebuild into a PostgreSQL trace", () => {
     expect(await counts(pg)).toEqual(loaded);
     const ids = await pg.query<{ adw_id: string }>("SELECT adw_id FROM sessions ORDER BY adw_id");
     expect(ids.map((r) => r.adw_id).sort()).toEqual([localId, sharedId].sort());
-  }, 60_000);
+  });
 });

@@ -46,7 +46,7 @@ describe("claude_code runtime failures", () => {
     expect(tool.error).toContain('"browser"');
     expect(tool.error).toContain("read, bash, edit, write, grep, find, ls");
     expect(observer.pids).toEqual([]);
-  }, 60_000);
+  });
 
   it("reports model_unknown when the endpoint does not serve the model", async () => {
     world = await createClaudeWorld({
@@ -127,5 +127,5 @@ describe("claude_code runtime failures", () => {
     });
     expect(missing?.[0]).toMatchObject({ ok: false, item: "binary" });
     expect(world.calls()).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -89,5 +89,5 @@ describe("gemini doctor", () => {
       { ok: false, item: "binary", detail: expect.stringContaining("no-such-gemini-binary not found") },
     ]);
     expect(world.calls()).toEqual([]);
-  }, 60_000);
+  });
 });

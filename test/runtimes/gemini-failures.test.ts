@@ -74,7 +74,7 @@ describe("gemini runtime failures", () => {
 
     expect(observer.pids).toEqual([]);
     expect(world.calls()).toEqual([]);
-  }, 60_000);
+  });
 
   it("accepts a model the user declared in gemini's settings", async () => {
     world = await createGeminiWorld();

@@ -126,7 +126,7 @@ describe("opencode runtime", () => {
     expect(tool.error).toContain("read, bash, edit, write, grep, find, ls");
     expect(observer.pids).toEqual([]);
     expect(world.server.requests()).toEqual([]);
-  }, 60_000);
+  });
 
   it("doctor finds the binary, its version, the model and its credentials", async () => {
     world = await createOpencodeWorld();
@@ -143,5 +143,5 @@ describe("opencode runtime", () => {
     expect(existsSync(path.join(world.configDir, "node_modules"))).toBe(true);
     expect(world.server.requests()).toEqual([]);
     expect(world.server.egress()).toEqual([]);
-  }, 60_000);
+  });
 });
