@@ -196,6 +196,7 @@ export class RunEngine implements Run {
     owner: string,
     options: PhaseOptions,
     body: (row: PhaseRow, durable: DurablePhase, position: number) => R | Promise<R>,
+    claim?: (row: PhaseRow) => () => void,
   ): Promise<R> {
     this.throwIfAborted();
     const { durable: run } = this.options;
@@ -226,12 +227,14 @@ export class RunEngine implements Run {
     });
     this.phases.push(row);
     durable.begin(row);
+    // Claimed before the first await (the checkpoint): a sibling phase started meanwhile is refused.
+    const release = claim?.(row);
     const result = await tracePhase(this.lifecycle, row, () =>
       this.scope.inPhase(row.id, async () => {
         if (kind !== "engineer") await this.checkpointBefore(row, durable, identity.position);
         return body(row, durable, identity.position);
       }),
-    );
+    ).finally(release);
     // A host keeps the phase's work first: a journaled phase is one whose work another host finds.
     await this.options.host?.phaseCompleted?.(row);
     durable.completed(row);
@@ -435,36 +438,42 @@ export class RunEngine implements Run {
     const runtime = this.options.resolveRuntime(agent);
     // Refused before the phase starts: the sibling holding the agent keeps its session to itself.
     this.scope.assertAgentFree(agent.name, name);
-    return this.runPhase("agent", name, agent.name, options, (row, durable) => {
-      const agentContext = this.agentContextOf(agent, runtime);
-      const handle: AgentPhase = {
-        name,
-        number: row.number,
-        owner: agent.name,
-        log: this.logger(row),
-        call: async <T extends OutputType>(
-          callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T },
-        ) => {
-          const envelope = await this.scope.whileCalling(agent.name, name, () =>
-            callAgent(
-              {
-                run: this.callRun,
-                agent: agentContext,
-                phase: {
-                  ...this.phaseCallContext(row, agent, callOptions.gates, options.retries, durable),
-                  budget: options.budget,
+    return this.runPhase(
+      "agent",
+      name,
+      agent.name,
+      options,
+      (row, durable) => {
+        const agentContext = this.agentContextOf(agent, runtime);
+        const handle: AgentPhase = {
+          name,
+          number: row.number,
+          owner: agent.name,
+          log: this.logger(row),
+          call: async <T extends OutputType>(
+            callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T },
+          ) => {
+            const envelope = await this.scope.whileCalling(agent.name, name, () =>
+              callAgent(
+                {
+                  run: this.callRun,
+                  agent: agentContext,
+                  phase: {
+                    ...this.phaseCallContext(row, agent, callOptions.gates, options.retries, durable),
+                    budget: options.budget,
+                  },
                 },
-              },
-              callOptions,
-            ),
-          );
-          this.lastEnvelope = envelope;
-          return envelope as EnvelopeOf<T>;
-        },
-      };
-      const release = this.scope.claimAgent(agent.name, row);
-      return new Promise<R>((resolve) => resolve(body(handle))).finally(release);
-    });
+                callOptions,
+              ),
+            );
+            this.lastEnvelope = envelope;
+            return envelope as EnvelopeOf<T>;
+          },
+        };
+        return body(handle);
+      },
+      (row) => this.scope.claimAgent(agent.name, row),
+    );
   }
 
   private agentContextOf(agent: AgentConfig, runtime: Runtime): AgentCallContext {
