@@ -52,6 +52,8 @@ export async function openPage(
   browser: Browser,
 ): Promise<{ page: Page; dialogs: string[]; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // Four test files share two cores: give every wait the suite's room rather than playwright's 30 s.
+  page.setDefaultTimeout(90_000);
   const dialogs: string[] = [];
   const errors: string[] = [];
   page.on("dialog", (dialog) => {
@@ -73,7 +75,7 @@ export async function until<T>(
   read: () => Promise<T>,
   accept: (value: T) => boolean,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
