@@ -154,6 +154,17 @@ describe("secret families (generated, fixed seed)", () => {
     }
   });
 
+  it("hands on at once a piece that cannot end inside a secret, so the live view does not wait for the next", () => {
+    for (const text of ["no match", "# sandbox", "done\n", "exit 1", "a.md: ok"]) {
+      const stored: string[] = [];
+      new JoinedRedactor().push(text, (redacted) => stored.push(redacted));
+      expect(stored, text).toEqual([text]);
+    }
+    const held: string[] = [];
+    new JoinedRedactor().push("key: wJalrXUtnF", (redacted) => held.push(redacted));
+    expect(held).toEqual([]);
+  });
+
   it("leaves two clean outputs as they were", () => {
     const stored: string[] = [];
     const joined = new JoinedRedactor();
