@@ -43,7 +43,8 @@ export interface EnvelopeCandidate {
 /**
  * Every object of `text` that is not nested in another, in document order (the door's grammar:
  * docs/envelopes-and-gates.md, and `scan-objects.ts`): bare, in ```json fences or wrapped in prose;
- * only the last 1000 count. Scanning is eager, parsing lazy (`read()`). A closed object whose keys, at
+ * only the last 1000 count, but `statuses`, when given, receives what every object states for
+ * `status` (see {@link EnvelopeCandidate.stated}). Scanning is eager, parsing lazy (`read()`). A closed object whose keys, at
  * every depth, are double-quoted strings, none given twice in its object, is parsed as JSON; when
  * JSON.parse rejects it (single-quoted values, bare-word values, trailing or missing commas, raw tabs
  * or newlines in strings: the scanner's grammar admits nothing else) it gets one `jsonrepair` attempt,
@@ -54,9 +55,15 @@ export interface EnvelopeCandidate {
  *
  * @example envelopeCandidates('Done: {"status": "success"}')[0]?.read().value // { status: "success" }
  */
-export function envelopeCandidates(text: string): EnvelopeCandidate[] {
+export function envelopeCandidates(text: string, statuses?: Set<string>): EnvelopeCandidate[] {
   const budget = { left: repairBudget };
-  return scanObjects(text)
+  // What every object of the reply states for `status`, those beyond the last 1000 included.
+  const note =
+    statuses &&
+    ((object: ScannedObject) => {
+      for (const value of statedValues(text, object, "status")) statuses.add(value);
+    });
+  return scanObjects(text, note)
     .slice(-maxParsedObjects)
     .map((object) => {
       let content: CandidateContent | undefined;

@@ -34,7 +34,8 @@ export type LocatedEnvelope<E> = ParseEnvelopeResult<E> & { start: number; end: 
  * if (found.ok) console.log(reply.slice(found.start, found.end)); // the envelope exactly as written
  */
 export function locateEnvelope<T extends OutputType>(text: string, type: T): LocatedEnvelope<EnvelopeOf<T>> {
-  const candidates = envelopeCandidates(text);
+  const everyStatus = new Set<string>();
+  const candidates = envelopeCandidates(text, everyStatus);
   const last = candidates.at(-1);
   if (last === undefined) {
     return {
@@ -49,7 +50,7 @@ export function locateEnvelope<T extends OutputType>(text: string, type: T): Loc
   const report = finalReport(candidates, fields);
   if (report !== undefined) {
     const judged = judge(report, type);
-    const ambiguous = ambiguities(text, candidates, report, fields);
+    const ambiguous = ambiguities(text, candidates, report, fields, everyStatus);
     if (ambiguous.length === 0) return judged;
     const own = judged.ok ? [] : judged.problems;
     return {
@@ -115,6 +116,7 @@ function ambiguities(
   candidates: EnvelopeCandidate[],
   report: EnvelopeCandidate,
   fields: Set<string>,
+  everyStatus: ReadonlySet<string>,
 ): EnvelopeProblem[] {
   const problems: EnvelopeProblem[] = [];
   const named = new Map<string, Set<string>>();
@@ -136,13 +138,16 @@ function ambiguities(
     if (!isReport(candidate, fields)) continue;
     for (const value of candidate.stated("status")) if (!statuses.has(value)) statuses.set(value, candidate);
   }
-  if (statuses.size > 1) {
-    const values = [...statuses.keys()].map((value) => JSON.stringify(value)).join(" and ");
+  // Objects too many to keep (a report, then a thousand others, then a template) still state theirs.
+  const stated = new Set([...everyStatus, ...statuses.keys()]);
+  if (stated.size > 1) {
+    const values = [...stated].map((value) => JSON.stringify(value)).join(" and ");
     const places = [...new Set(statuses.values())];
+    const count = places.length > 1 ? String(places.length) : "the reply's";
     const where =
-      places.length === 1
+      places.length === 1 && statuses.size === stated.size
         ? `${objectAt(text, report)} gives it as ${values}`
-        : `${places.length} reports give it as ${values} (${places.map((place) => objectAt(text, place)).join(", ")})`;
+        : `${count} reports give it as ${values} (${places.map((place) => objectAt(text, place)).join(", ")})`;
     problems.push({
       path: "status",
       message: `is ambiguous: ${where}; end the reply with exactly one JSON object, the report that is true, and quote no other`,

@@ -74,12 +74,21 @@ type ReadOutcome =
  * the rules). Linear time, within two budgets of twice the text's length each: the extents of malformed
  * objects (once spent, the next malformed object is taken to reach the end and scanning stops), and
  * the reading of braces that turn out to be prose (once spent, JS-style braces are prose unread).
- * Keeps at most the newest 1000 objects plus up to 64 older ones whose extent covers them. Never throws.
+ * Keeps at most the newest 1000 objects plus up to 64 older ones whose extent covers them; `onObject`
+ * sees every object found, in order. Never throws.
  *
  * @example scanObjects('Note { this. {"status": "success"}')[0] // { start: 13, end: 34, style: "json", closed: true, … }
  */
-export function scanObjects(text: string): ScannedObject[] {
-  const kept = new KeptObjects();
+export function scanObjects(text: string, onObject?: (object: ScannedObject) => void): ScannedObject[] {
+  const objects = new KeptObjects();
+  // Every object found passes `onObject`, also those the bound on kept objects later drops.
+  const kept = {
+    add(object: ScannedObject): void {
+      onObject?.(object);
+      objects.add(object);
+    },
+    list: () => objects.list(),
+  };
   const stack = new Uint8Array(maxDepth);
   let skipBudget = 2 * text.length + 65_536;
   let proseBudget = 2 * text.length + 65_536;

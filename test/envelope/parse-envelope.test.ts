@@ -73,6 +73,16 @@ describe("parseEnvelope", () => {
     }
   });
 
+  it("hears a report's status however many objects follow it", () => {
+    const others = Array.from({ length: 1500 }, (_, i) => `{"port": ${i}}`).join("\n");
+    const text = `{"status": "fail", "summary": "broke"}\n${others}\n{"status": "success", "summary": "template"}`;
+    const result = parseEnvelope(text, GenericOutput);
+    expect(result.ok).toBe(false);
+    expect(problemsOf(result).at(-1)?.message).toMatch(
+      /^is ambiguous: .*"fail"|^is ambiguous: .*"success" and "fail"/,
+    );
+  });
+
   it("finds the final report however many keys it has", () => {
     const keys = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
     const final = JSON.stringify({ ...keys, status: "fail", summary: "broke" });
