@@ -23,7 +23,7 @@ import type {
   TraceRecord,
 } from "../trace/events.js";
 import { readLinesSync } from "../trace/jsonl-lines.js";
-import { phaseId } from "../trace/rows.js";
+import { newPhaseRow, phaseId } from "../trace/rows.js";
 import type { AgentMapEntry } from "./agent-map.js";
 
 /** The reader of a runtime's raw_output.jsonl, by `coding_agent`; undefined when it has none. */
@@ -456,26 +456,21 @@ function addUsage(phase: PhaseRow, send: RecordedSend): void {
 }
 
 function recoveredPhase(adwId: string, prompt: PromptFile, owner: string, startedAt: string): PhaseRow {
-  return {
-    id: phaseId(adwId, prompt.number),
-    adw_id: adwId,
+  const row = newPhaseRow({
+    adwId,
     number: prompt.number,
     name: prompt.phase,
     kind: "agent",
     owner,
     description: "",
+    startedAt: new Date(0),
+  });
+  // The time as the file wrote it, not as a Date would print it again.
+  return {
+    ...row,
     status: "fail",
     started_at: startedAt,
-    ended_at: null,
-    duration_ms: null,
     error: "rebuilt from the session files: no accepted envelope of this phase is on file",
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cost_usd: 0,
-    context_tokens: null,
-    replayed_at: null,
   };
 }
 
