@@ -14,7 +14,6 @@ const suites = {
   "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
   "boundary-linked": () => import("./boundary-linked.mjs"),
   resume: () => import("./resume.mjs"),
-  "sqlite-drivers": () => import("./sqlite-drivers.mjs"),
   "run-overhead": () => import("./run-overhead.mjs"),
   "git-spawns": () => import("./git-spawns.mjs"),
   cluster: () => import("./cluster.mjs"),

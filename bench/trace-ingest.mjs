@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { execRuntime } from "../dist/runtimes/exec/index.js";
 import { columnNames, newId, openTraceDb, Tracer } from "../dist/trace/index.js";
-import { sqliteDriver } from "../dist/trace/sqlite.js";
+
 import { benchRepo, cli, fmt, GIT_IDENTITY, median, percentile, root, scratch } from "./lib.mjs";
 
 const EVENTS = 200_000;
@@ -197,7 +197,7 @@ function ceilingChild(count) {
     const stored = db.prepare("SELECT count(*) AS n FROM events").get().n;
     db.close();
     if (stored !== count) throw new Error(`ceiling: ${stored} rows stored of ${count}`);
-    console.log(JSON.stringify({ driver: sqliteDriver(), perSecond: count / (ms / 1000) }));
+    console.log(JSON.stringify({ perSecond: count / (ms / 1000) }));
   } finally {
     cleanup();
   }

@@ -14,10 +14,10 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-// Loaded at run time from node_modules: a native addon, tsx (it registers loader hooks by URL), yaml
+// Loaded at run time from node_modules: tsx (it registers loader hooks by URL), yaml
 // (required only when a config text is new to the config cache) and jsonrepair (only for a reply that
 // needs repairing), so a run does not compile them.
-const EXTERNAL = ["better-sqlite3", "tsx", "tsx/*", "@restatedev/restate-sdk", "yaml", "jsonrepair"];
+const EXTERNAL = ["tsx", "tsx/*", "@restatedev/restate-sdk", "yaml", "jsonrepair"];
 
 // CommonJS dependencies call require() for Node's built-ins; an ES bundle has none.
 const ESM_BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
@@ -82,7 +82,7 @@ const common = {
   absWorkingDir: root,
   bundle: true,
   platform: "node",
-  target: "node20.12",
+  target: "node22.13",
   sourcemap: "linked",
   logLevel: "warning",
 };

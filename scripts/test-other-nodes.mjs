@@ -1,15 +1,17 @@
-// The end-to-end tests, and the tests of what differs most between drivers and Nodes (the trace, the
-// lifecycle and its reaper, resume, sixteen runs at once on one repository), again on Node 24 and
-// Node 22, what users run (the suite itself runs on this machine's Node). Each Node comes from the package registry (`node-<platform>-<arch>`, a plain binary,
-// no install script) into node_modules/.cache/sssf-node<major>; there the trace uses node:sqlite, so this
-// also tests the driver that needs no compiler. A leg is skipped, saying so, when the machine's Node is
-// already that major or when SSSF_SKIP_NODE<major>=1 (SSSF_SKIP_NODE24=1, SSSF_SKIP_NODE22=1).
+// The end-to-end tests, and the tests of what differs most between Nodes (the trace on node:sqlite, the
+// lifecycle and its reaper, resume, sixteen runs at once on one repository), again on Node 22 and
+// Node 26: users run 22, 24 and 26, and the whole suite runs on Node 24 (the `node` dev dependency,
+// which npm scripts find first on PATH). Each other Node comes from the package registry
+// (`node-<platform>-<arch>`, a plain binary, no install script) into node_modules/.cache/sssf-node<major>,
+// and is first on the leg's PATH, so the agents and scripts the tests start run on it too. A leg is
+// skipped, saying so, when this Node is already that major or when SSSF_SKIP_NODE<major>=1
+// (SSSF_SKIP_NODE22=1, SSSF_SKIP_NODE26=1).
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const MAJORS = [24, 22];
+const MAJORS = [22, 26];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const platform = process.platform === "win32" ? "win" : process.platform;
 const binaryPackage = `node-${platform}-${process.arch}`;
@@ -74,7 +76,7 @@ async function leg(major) {
   const binary = nodeBinary(major);
   if (binary === null) return 1;
   const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
-  console.log(`test-node${major}: ${LEG_TESTS.join(" ")} on Node ${version} (node:sqlite)`);
+  console.log(`test-node${major}: ${LEG_TESTS.join(" ")} on Node ${version}`);
   mkdirSync(path.join(root, "test-artifacts"), { recursive: true });
   const logFile = path.join(root, `test-artifacts/vitest-node${major}.log`);
   const log = createWriteStream(logFile);
@@ -92,7 +94,7 @@ async function leg(major) {
       stdio: ["ignore", "pipe", "pipe"],
       env: {
         ...process.env,
-        SSSF_SQLITE_DRIVER: "node:sqlite",
+        PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH ?? ""}`,
         SSSF_VITEST_JSON: `test-artifacts/vitest-node${major}.json`,
       },
     },

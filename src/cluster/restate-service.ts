@@ -26,24 +26,8 @@ export interface RunTimeouts {
   runMs: number;
 }
 
-/** Node 20 has no `Promise.withResolvers`, which the SDK uses. */
-function polyfillWithResolvers(): void {
-  const P = Promise as unknown as { withResolvers?: unknown };
-  if (typeof P.withResolvers === "function") return;
-  P.withResolvers = <T>() => {
-    let resolve!: (value: T | PromiseLike<T>) => void;
-    let reject!: (reason?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
-}
-
-/** Loads the SDK (only `sssf worker` needs it) with what it needs on Node 20. */
+/** Loads the SDK: only `sssf worker` needs it. */
 export async function loadRestateSdk(): Promise<typeof Restate> {
-  polyfillWithResolvers();
   return importModule<typeof Restate>("@restatedev/restate-sdk");
 }
 

@@ -1,12 +1,9 @@
 /**
- * The one SQLite API sssf uses, over whichever driver this Node has: the built-in `node:sqlite`
- * (Node 22.13+, nothing to compile) or better-sqlite3 (Node 20, an optional peer dependency). The
- * surface is better-sqlite3's subset the code needs, so both drivers answer the same calls the same way.
+ * The one SQLite API sssf uses, over Node's built-in `node:sqlite` (Node 22.13+, nothing to compile):
+ * prepared statements with positional binding and `pluck`, `pragma`, nested `transaction`.
  */
 
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { SssfError } from "../errors/sssf-error.js";
 
 /** A bound parameter: positional values, or one object of named values (`@name` without the `@`). */
@@ -52,9 +49,6 @@ export interface OpenSqliteOptions {
   fileMustExist?: boolean;
 }
 
-/** Which driver backs the connections of this process. */
-export type SqliteDriver = "node:sqlite" | "better-sqlite3";
-
 interface NodeSqliteStatement {
   get(...params: Param[]): unknown;
   all(...params: Param[]): unknown[];
@@ -74,11 +68,6 @@ interface NodeSqliteDatabase {
 type NodeSqliteModule = {
   DatabaseSync: new (file: string, options?: { readOnly?: boolean; open?: boolean }) => NodeSqliteDatabase;
 };
-
-type BetterSqliteConstructor = new (
-  file: string,
-  options?: { readonly?: boolean; fileMustExist?: boolean; nativeBinding?: unknown },
-) => TraceDb;
 
 /** `node:sqlite` without its ExperimentalWarning (Node 22 prints one on first load), or null. */
 function loadNodeSqlite(): NodeSqliteModule | null {
@@ -100,72 +89,19 @@ function loadNodeSqlite(): NodeSqliteModule | null {
   }
 }
 
-function loadBetterSqlite(): BetterSqliteConstructor | null {
-  try {
-    return createRequire(import.meta.url)("better-sqlite3") as BetterSqliteConstructor;
-  } catch {
-    return null;
-  }
-}
+let nodeSqlite: NodeSqliteModule | undefined;
 
-/**
- * better-sqlite3's addon, loaded from where its build puts it: given to each connection, it spares the
- * `bindings` package's search of a dozen paths. Null when it is elsewhere (then that search finds it).
- */
-function loadBetterSqliteAddon(): unknown {
-  try {
-    const require = createRequire(import.meta.url);
-    const root = path.dirname(require.resolve("better-sqlite3/package.json"));
-    const addon = path.join(root, "build", "Release", "better_sqlite3.node");
-    return existsSync(addon) ? require(addon) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The driver: `SSSF_SQLITE_DRIVER` when set (for measuring both), else node:sqlite where it exists. */
-function pickDriver(): {
-  driver: SqliteDriver;
-  nodeSqlite: NodeSqliteModule | null;
-  better: BetterSqliteConstructor | null;
-} {
-  const wanted = process.env.SSSF_SQLITE_DRIVER;
-  if (wanted !== undefined && wanted !== "" && wanted !== "node:sqlite" && wanted !== "better-sqlite3")
-    throw new SssfError(
-      "usage",
-      `SSSF_SQLITE_DRIVER: expected "node:sqlite" or "better-sqlite3", got "${wanted}"`,
-    );
-  const nodeSqlite = wanted === "better-sqlite3" ? null : loadNodeSqlite();
-  if (nodeSqlite) return { driver: "node:sqlite", nodeSqlite, better: null };
-  const better = wanted === "node:sqlite" ? null : loadBetterSqlite();
-  if (better) return { driver: "better-sqlite3", nodeSqlite: null, better };
-  throw new SssfError(
-    "usage",
-    wanted === "node:sqlite"
-      ? `SSSF_SQLITE_DRIVER=node:sqlite: this Node (${process.version}) has no node:sqlite (Node 22.13 or later has it)`
-      : `No SQLite driver: Node ${process.version} has no node:sqlite (Node 22.13 or later has it) and better-sqlite3 is not installed; upgrade Node, or run "npm install better-sqlite3"`,
-  );
-}
-
-let picked: ReturnType<typeof pickDriver> | undefined;
-let betterAddon: unknown;
-
-/** The driver of this process, chosen on first use. Throws SssfError("usage") when there is none. */
-export function sqliteDriver(): SqliteDriver {
-  picked ??= pickDriver();
-  return picked.driver;
-}
-
-/**
- * What another thread of this process needs to open its own connection with the same driver: the
- * driver's name and, for better-sqlite3, the file `require` loads it from.
- */
-export function sqliteDriverSource(): { driver: SqliteDriver; modulePath: string | null } {
-  const driver = sqliteDriver();
-  return {
-    driver,
-    modulePath: driver === "better-sqlite3" ? createRequire(import.meta.url).resolve("better-sqlite3") : null,
-  };
+/** node:sqlite, loaded on first use. Throws SssfError("usage") on a Node without it (before 22.13). */
+function sqliteModule(): NodeSqliteModule {
+  nodeSqlite ??=
+    loadNodeSqlite() ??
+    (() => {
+      throw new SssfError(
+        "usage",
+        `Node ${process.version} has no node:sqlite: sssf needs Node 22.13 or later (node --version)`,
+      );
+    })();
+  return nodeSqlite;
 }
 
 let cutsAtNul: boolean | undefined;
@@ -178,10 +114,8 @@ let cutsAtNul: boolean | undefined;
  */
 export function nodeSqliteCutsAtNul(): boolean {
   if (cutsAtNul === undefined) {
-    const nodeSqlite = loadNodeSqlite();
-    if (nodeSqlite === null) cutsAtNul = false;
-    else {
-      const db = new nodeSqlite.DatabaseSync(":memory:");
+    {
+      const db = new (sqliteModule().DatabaseSync)(":memory:");
       try {
         const row = db.prepare("SELECT 'a' || char(0) || 'b' AS text").get() as { text?: unknown };
         cutsAtNul = row.text !== "a\0b";
@@ -198,7 +132,7 @@ function readableText(value: Param): Param {
   return typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\uFFFD") : value;
 }
 
-/** A statement of node:sqlite with better-sqlite3's conventions: an array binds positionally, `pluck`. */
+/** A statement of node:sqlite where an array binds positionally, with `pluck`. */
 class NodeStatement implements TraceStatement {
   #plucked = false;
   #column: string | undefined;
@@ -249,7 +183,7 @@ class NodeStatement implements TraceStatement {
   }
 }
 
-/** A node:sqlite connection with better-sqlite3's `pragma`, `transaction`, `name`, `open`, `readonly`. */
+/** A node:sqlite connection with `pragma`, nested `transaction`, `name`, `open`, `readonly`. */
 class NodeDatabase implements TraceDb {
   readonly name: string;
   readonly readonly: boolean;
@@ -329,26 +263,17 @@ class NodeDatabase implements TraceDb {
 export const BUSY_TIMEOUT_MS = 30_000;
 
 /**
- * Opens `file` with this process's driver. Throws SssfError("usage") when Node has no driver, and what
- * the driver throws (a missing file with `fileMustExist` or `readonly`, a file that is not a database).
+ * Opens `file` with node:sqlite. Throws SssfError("usage") when Node has no node:sqlite, and what
+ * it throws (a missing file with `fileMustExist` or `readonly`, a file that is not a database).
  */
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): TraceDb {
-  picked ??= pickDriver();
   const readonly = options.readonly === true;
-  let db: TraceDb;
-  if (picked.better) {
-    if (betterAddon === undefined) betterAddon = loadBetterSqliteAddon();
-    const binding = betterAddon === null ? {} : { nativeBinding: betterAddon };
-    db = new picked.better(file, { readonly, fileMustExist: options.fileMustExist === true, ...binding });
-  } else {
-    if ((options.fileMustExist === true || readonly) && file !== ":memory:" && !existsSync(file))
-      throw new SssfError("usage", `unable to open database file: ${file} does not exist`);
-    const { DatabaseSync } = picked.nodeSqlite as NodeSqliteModule;
-    db = new NodeDatabase(new DatabaseSync(file, { readOnly: readonly }), file, readonly);
-  }
+  if ((options.fileMustExist === true || readonly) && file !== ":memory:" && !existsSync(file))
+    throw new SssfError("usage", `unable to open database file: ${file} does not exist`);
+  const { DatabaseSync } = sqliteModule();
+  const db: TraceDb = new NodeDatabase(new DatabaseSync(file, { readOnly: readonly }), file, readonly);
   // First, before any statement that reads the file: node:sqlite waits for no lock by default (a second
-  // process's WAL recovery or checkpoint fails the next statement with "database is locked"), and
-  // better-sqlite3 for 5 s; both wait as long here. A connection-level pragma: it takes no lock itself.
+  // process's WAL recovery or checkpoint fails the next statement with "database is locked"). A connection-level pragma: it takes no lock itself.
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
@@ -377,8 +302,7 @@ const PRIMARY_CODES: Readonly<Record<number, string>> = {
 };
 
 /**
- * The SQLite result code of a driver's error as better-sqlite3 names it (`SQLITE_BUSY`,
- * `SQLITE_CONSTRAINT_NOTNULL`…; node:sqlite's gives the primary code only), or undefined for an error
+ * The SQLite result code of an error (`SQLITE_BUSY`…; node:sqlite gives the primary code only), or undefined for an error
  * that is not SQLite's. Never throws.
  */
 export function sqliteErrorCode(error: unknown): string | undefined {

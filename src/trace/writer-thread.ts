@@ -14,7 +14,7 @@ import { workerThreads } from "../util/lazy-builtins.js";
 import { ROWS_PER_STATEMENT, upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
-import { nodeSqliteCutsAtNul, sqliteDriverSource } from "./sqlite.js";
+import { nodeSqliteCutsAtNul } from "./sqlite.js";
 
 /** What the thread reports of one batch. */
 export type BatchAnswer =
@@ -41,9 +41,9 @@ interface WireAnswer {
 // The thread, as a script (a bundled or a tsx-run sssf loads it the same way): Node and the driver only.
 const SCRIPT = `
 const { workerData } = require("node:worker_threads");
-const { port, signal, file, driver, modulePath, tables, busyRetryMs, busyTimeoutMs, nulAsReplacement } = workerData;
+const { port, signal, file, tables, busyRetryMs, busyTimeoutMs, nulAsReplacement } = workerData;
 let db = null;
-const run = driver === "better-sqlite3" ? (s, v) => s.run(v) : (s, v) => s.run(...v);
+const run = (s, v) => s.run(...v);
 const statements = new Map();
 function statement(table, rows) {
   const key = table + ":" + rows;
@@ -54,14 +54,9 @@ function statement(table, rows) {
 function open() {
   // The main thread's connection created and migrated the file; a file gone since is not recreated.
   if (!require("node:fs").existsSync(file)) throw new Error("trace database " + file + " is gone");
-  if (driver === "better-sqlite3") {
-    const Database = require(modulePath);
-    db = new Database(file, { fileMustExist: true });
-  } else {
-    const emit = process.emitWarning;
-    process.emitWarning = (w, ...rest) => { if (!/SQLite is an experimental/i.test(String(w && w.message || w))) emit.call(process, w, ...rest); };
-    try { db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(file); } finally { process.emitWarning = emit; }
-  }
+  const emit = process.emitWarning;
+  process.emitWarning = (w, ...rest) => { if (!/SQLite is an experimental/i.test(String(w && w.message || w))) emit.call(process, w, ...rest); };
+  try { db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(file); } finally { process.emitWarning = emit; }
   db.exec("PRAGMA busy_timeout = " + busyTimeoutMs + "; PRAGMA synchronous = NORMAL");
   db.prepare("SELECT 1 FROM events LIMIT 0").all();
 }
@@ -280,7 +275,6 @@ export class WriterThread {
     onAnswer: (answer: BatchAnswer) => void,
     options: { busyTimeoutMs: number; busyRetryMs?: number },
   ) {
-    const { driver, modulePath } = sqliteDriverSource();
     const tables: Record<string, { columns: readonly string[]; sql: Record<number, string> }> = {};
     for (const table of TRACE_TABLES) {
       const sql: Record<number, string> = { [ROWS_PER_STATEMENT]: upsertSql(table, ROWS_PER_STATEMENT) };
@@ -298,13 +292,11 @@ export class WriterThread {
         port: port2,
         signal: this.#signal,
         file,
-        driver,
-        modulePath,
         tables,
         busyRetryMs: options.busyRetryMs ?? 250,
         busyTimeoutMs: Math.max(0, Math.floor(options.busyTimeoutMs)),
         // As the main connection binds them (sqlite.ts): where node:sqlite reads text up to a NUL only.
-        nulAsReplacement: driver === "node:sqlite" && nodeSqliteCutsAtNul(),
+        nulAsReplacement: nodeSqliteCutsAtNul(),
       },
       transferList: [port2],
       // The parent's stdio: a warning the thread prints reaches the user as the main thread's would.

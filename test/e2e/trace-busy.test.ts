@@ -15,11 +15,9 @@ afterEach(() => {
 });
 
 // Another process holding the trace file exclusively for a while (a second sssf migrating, recovering
-// the WAL or checkpointing): better-sqlite3 when this Node can load it, else node:sqlite.
+// the WAL or checkpointing).
 const LOCKER = `
-let db;
-try { db = new (require(require("node:path").join(process.argv[2], "node_modules/better-sqlite3")))(process.argv[1]); }
-catch { db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(process.argv[1]); }
+const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(process.argv[1]);
 db.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; SELECT count(*) FROM sessions");
 process.stdout.write("locked\\n");
 setTimeout(() => { db.exec("COMMIT"); db.close(); process.stdout.write("released\\n"); }, Number(process.argv[3]));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { nodeSqliteCutsAtNul, openSqlite, sqliteDriver, type TraceDb } from "../../src/trace/sqlite.js";
+import { nodeSqliteCutsAtNul, openSqlite, type TraceDb } from "../../src/trace/sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const cliPath = path.join(repoRoot, "dist/cli/main.js");
@@ -128,7 +128,7 @@ export function collect(child: ChildProcess): Promise<CliResult> {
  * NUL, sssf stores each NUL as U+FFFD (src/trace/sqlite.ts); everywhere else, unchanged.
  */
 export function asStored(text: string): string {
-  return sqliteDriver() === "node:sqlite" && nodeSqliteCutsAtNul() ? text.replaceAll("\0", "\uFFFD") : text;
+  return nodeSqliteCutsAtNul() ? text.replaceAll("\0", "\uFFFD") : text;
 }
 
 /** The adw_id the CLI printed on its first line. */
