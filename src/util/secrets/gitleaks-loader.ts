@@ -1,5 +1,5 @@
 /**
- * Turns gitleaks' rules (data in gitleaks-rules.ts, in gitleaks' own Go RE2 syntax) into JavaScript
+ * Turns gitleaks' rules (data in gitleaks-rules.json, in gitleaks' own Go RE2 syntax) into JavaScript
  * detectors, and finds their secrets in a text the way gitleaks does: a rule runs only when one of its
  * keywords is in the text; its secret is its `secretGroup`, else its first non-empty capture group,
  * else the whole match; a secret below the rule's Shannon entropy, or allowed by the global or the
