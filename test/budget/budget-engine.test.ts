@@ -12,7 +12,7 @@ import {
   GEMINI_TEST_MODEL,
   type GeminiWorld,
   geminiBinary,
-} from "../runtimes/gemini-world.js";
+} from "../runtimes/gemini/gemini-world.js";
 
 let repo: Repo | undefined;
 let world: GeminiWorld | undefined;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { asked, PAIR } from "../resume/pi-pair.js";
-import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
+import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi/pi-world.js";
 import { ClusterWorld } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.

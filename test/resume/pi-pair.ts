@@ -1,4 +1,4 @@
-import { chatMessages, messageText, type PiWorld } from "../runtimes/pi-world.js";
+import { chatMessages, messageText, type PiWorld } from "../runtimes/pi/pi-world.js";
 
 /** Two pi agents in a row, ALPHA then BETA (the resume and cluster tests with real pi). */
 export const PAIR = `import { defineWorkflow, GenericOutput } from "sssf";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { cliPath, collect, envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
-import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi-world.js";
+import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi/pi-world.js";
 import { asked, PAIR } from "./pi-pair.js";
 
 let world: PiWorld | undefined;

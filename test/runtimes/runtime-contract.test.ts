@@ -11,7 +11,8 @@ const NOT_CLI = new Set(["exec"]);
 /** The runtime id of each contract call in the test files here (the `id` the call names first). */
 function contractCalls(): Map<string, string[]> {
   const calls = new Map<string, string[]>();
-  for (const file of readdirSync(here).filter((name) => name.endsWith(".test.ts"))) {
+  const files = readdirSync(here, { recursive: true, encoding: "utf8" });
+  for (const file of files.filter((name) => name.endsWith(".test.ts"))) {
     const text = readFileSync(path.join(here, file), "utf8");
     for (const match of text.matchAll(/describeRuntimeContract\(\{\s*id:\s*"([^"]+)"/g)) {
       const id = match[1] ?? "";

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { adwIdFrom, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
-import { piBinary } from "../runtimes/pi-world.js";
+import { piBinary } from "../runtimes/pi/pi-world.js";
 
 let sb: Sandbox;
 const servers: ChildProcess[] = [];
