@@ -103,6 +103,10 @@ function providerView(requests) {
   const shares = [];
   let repeated = 0;
   let mismatched = 0;
+  // The prompt as a provider renders it: tools first, then the messages (pi's body puts tools last).
+  let previousPrompt = Buffer.alloc(0);
+  let promptRepeated = 0;
+  let promptTotal = 0;
   for (const request of generations) {
     const body = Buffer.from(JSON.stringify(request.body));
     if (body.length !== request.bytes) mismatched++;
@@ -111,6 +115,10 @@ function providerView(requests) {
     shares.push(prefix / body.length);
     repeated += prefix;
     previous = body;
+    const prompt = Buffer.from(JSON.stringify([request.body.tools ?? [], request.body.messages ?? []]));
+    promptRepeated += commonPrefix(previousPrompt, prompt);
+    promptTotal += prompt.length;
+    previousPrompt = prompt;
   }
   const total = bytes.reduce((sum, b) => sum + b, 0);
   return {
@@ -120,6 +128,7 @@ function providerView(requests) {
     prefixShare: repeated / total,
     medianPrefixShare: median(shares),
     uncached: total - repeated,
+    promptPrefixShare: promptRepeated / promptTotal,
     mismatched,
   };
 }
@@ -210,6 +219,18 @@ export async function run() {
       ),
       figure("restart_uncached_bytes", "cold restart: bytes no prompt cache covers", r.uncached, "B"),
       figure("uncached_bytes_ratio", "  uncached bytes, correction ÷ restart", c.uncached / r.uncached, "×"),
+      figure(
+        "correction_prompt_prefix_share",
+        "same-session correction: prefix share, tools then messages",
+        c.promptPrefixShare,
+        "share",
+      ),
+      figure(
+        "restart_prompt_prefix_share",
+        "cold restart: prefix share, tools then messages",
+        r.promptPrefixShare,
+        "share",
+      ),
     ];
   } finally {
     cleanup();
