@@ -14,11 +14,11 @@ import { median, piRepo, printFigures, root, scratch, sssf, startFakeModel } fro
 
 /** A marker of the task's prompt that no correction message repeats. */
 const MARK = "BENCH-TASK-7";
-const REQUEST = `${MARK}: read src/engine.ts, write a summary of it to WORK.md and a list of its risks to NOTES.md.`;
+const REQUEST = `${MARK}: read docs/guide.md, write a summary of it to WORK.md and a list of its risks to NOTES.md.`;
 const JSON_FIX = "Your reply could not be accepted";
 const GATE_FIX = "Gate `artifactsExist` failed";
-// The file the agent reads: a real source file of sssf (a tool result of realistic size).
-const SOURCE = readFileSync(path.join(root, "src/engine/run-engine.ts"), "utf8");
+// The file the agent reads: the head of sssf's README, a tool result of realistic size.
+const GUIDE = readFileSync(path.join(root, "README.md"), "utf8").slice(0, 24_000);
 
 const WORKFLOW = `import { defineWorkflow, GenericOutput, gates } from "sssf";
 export default defineWorkflow({
@@ -37,17 +37,17 @@ const envelope = (artifacts) =>
   `Done.\n\n\`\`\`json\n${JSON.stringify(
     {
       status: "success",
-      summary: "Summarised src/engine.ts and listed its risks",
+      summary: "Summarised docs/guide.md and listed its risks",
       artifacts,
       notes_for_next_agent: "WORK.md has the summary, NOTES.md the risks.",
     },
     null,
     2,
   )}\n\`\`\``;
-const SUMMARY = `# src/engine.ts\n\n${"The engine runs a workflow's phases in order and records each in the trace. ".repeat(20)}\n`;
+const SUMMARY = `# docs/guide.md\n\n${"sssf runs a workflow's phases in order and records each in the trace. ".repeat(20)}\n`;
 const RISKS = `# Risks\n\n${"- a phase that never ends holds the run until its timeout.\n".repeat(15)}`;
 
-const read = { match: first(MARK), tool: { name: "read", args: { path: "src/engine.ts" } } };
+const read = { match: first(MARK), tool: { name: "read", args: { path: "docs/guide.md" } } };
 const writeWork = { match: then(MARK), writeFile: { path: "WORK.md", content: SUMMARY } };
 const writeNotes = (match) => ({ match, writeFile: { path: "NOTES.md", content: RISKS } });
 /** The first final reply: prose, no envelope. */
@@ -140,7 +140,7 @@ async function strategy(dir, name, script, limits, attempts) {
     const repo = path.join(dir, name);
     await piRepo(repo, path.join(dir, `${name}-pi`), fake.url, {
       agents: ["builder"],
-      files: { "src/engine.ts": SOURCE, "adws/adw_one.ts": WORKFLOW },
+      files: { "docs/guide.md": GUIDE, "adws/adw_one.ts": WORKFLOW },
       config: { limits },
     });
     const runs = [];
