@@ -1,7 +1,8 @@
 // `npm run bench [name…]`: runs the benchmarks and prints their figures with the targets.
 // Targets are goals, not assertions; on a shared machine compare medians and ratios.
+// `--json`: nothing but one JSON object on stdout, the figures by key (by benchmark when several run).
 import { cpus, loadavg } from "node:os";
-import { fmt } from "./lib.mjs";
+import { figuresObject, fmt } from "./lib.mjs";
 
 const suites = {
   "engine-overhead": () => import("./engine-overhead.mjs"),
@@ -20,25 +21,37 @@ const suites = {
   "pg-trace": () => import("./pg-trace.mjs"),
   sandbox: () => import("./sandbox.mjs"),
   redaction: () => import("./redaction.mjs"),
+  correction: () => import("./correction.mjs"),
+  realistic: () => import("./realistic.mjs"),
+  flood: () => import("./flood.mjs"),
 };
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const wanted = args.filter((arg) => arg !== "--json");
 const unknown = wanted.filter((name) => !(name in suites));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(", ")} (available: ${Object.keys(suites).join(", ")})`);
   process.exit(2);
 }
-console.log(
-  `node ${process.version} · ${cpus().length} cores · load ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
-for (const name of wanted.length ? wanted : Object.keys(suites)) {
-  const { run } = await suites[name]();
-  console.log(`\n${name}`);
-  for (const figure of await run()) {
-    const target = figure.target ? `   (target ${figure.target} ${figure.unit})` : "";
-    const digits = figure.unit === "events/s" || Number.isInteger(figure.value) ? 0 : 2;
-    console.log(`  ${figure.label}: ${fmt(figure.value, digits)} ${figure.unit}${target}`);
+const names = wanted.length ? wanted : Object.keys(suites);
+if (json) {
+  const results = {};
+  for (const name of names) results[name] = figuresObject(await (await suites[name]()).run());
+  console.log(JSON.stringify(names.length === 1 ? results[names[0]] : results));
+} else {
+  console.log(
+    `node ${process.version} · ${cpus().length} cores · load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  for (const name of names) {
+    const { run } = await suites[name]();
+    console.log(`\n${name}`);
+    for (const figure of await run()) {
+      const target = figure.target ? `   (target ${figure.target} ${figure.unit})` : "";
+      const digits = figure.unit === "events/s" || Number.isInteger(figure.value) ? 0 : 2;
+      console.log(`  ${figure.label}: ${fmt(figure.value, digits)} ${figure.unit}${target}`);
+    }
   }
 }

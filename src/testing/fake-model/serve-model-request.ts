@@ -53,15 +53,18 @@ export async function serveModelRequest(
 ): Promise<void> {
   const url = new URL(target, "http://127.0.0.1");
   const bodyText = await readBody(req);
+  const received = new Date().toISOString();
   const body = parseBody(bodyText);
   const record = (api: FakeApi | null, step: LoggedRequest["step"], status: number | null) =>
     context.log.addRequest({
       kind: "request",
       time: new Date().toISOString(),
+      received,
       method: req.method ?? "GET",
       path: target,
       headers: pickHeaders(req.headers),
       body,
+      bytes: Buffer.byteLength(bodyText),
       api,
       step,
       status,

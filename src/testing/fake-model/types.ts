@@ -92,12 +92,16 @@ export interface LoggedRequest {
   kind: "request";
   /** ISO time the request was answered (or, for a hang, accepted). */
   time: string;
+  /** ISO time its body had been read: `time` − `received` is how long the client waited on the model. */
+  received: string;
   method: string;
   /** Path and query as received (an absolute-URI request through the proxy is reduced to its path). */
   path: string;
   headers: LoggedHeaders;
   /** The parsed JSON body, the raw text when it is not JSON, or null when empty. */
   body: unknown;
+  /** Size of the body as received, in bytes (what a provider bills and caches by). */
+  bytes: number;
   /** The wire API the route belongs to, or null (model list, unknown route). */
   api: FakeApi | null;
   /**
