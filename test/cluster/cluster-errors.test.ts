@@ -5,10 +5,11 @@ import { openSqlite } from "../../src/trace/sqlite.js";
 import { sleep, waitFor } from "../helpers/wait.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, freePort } from "./cluster-world.js";
+import { ClusterWorld, freePort, sharedRestate } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+const restate = sharedRestate();
 let world: ClusterWorld | undefined;
 afterEach(async () => {
   await world?.cleanup();
@@ -19,7 +20,7 @@ const turns = { first: [replyTurn("planned")], second: [replyTurn("built")], thi
 
 describe("cluster commands refuse bad input with one line naming the flag", () => {
   it("run --engine: no ingress, an unknown engine, local-only flags, cluster-only flags without it", async () => {
-    world = new ClusterWorld(turns);
+    world = new ClusterWorld(turns, { restate });
     const noIngress = await world.cliWith({ SSSF_RESTATE_INGRESS: "" }, [
       "run",
       "three",
@@ -55,7 +56,7 @@ describe("cluster commands refuse bad input with one line naming the flag", () =
   });
 
   it("worker: no shared trace, no pool, a remote that cannot be cloned", async () => {
-    world = new ClusterWorld(turns);
+    world = new ClusterWorld(turns, { restate });
     const env = { SSSF_DB: "", SSSF_POOL: "" };
     const noDb = await world.cliWith(env, [
       "worker",
@@ -112,7 +113,7 @@ describe("cluster commands refuse bad input with one line naming the flag", () =
 
 describe("a run the cluster cannot start", () => {
   it("a base commit that was never pushed fails the run at once, saying so, instead of retrying", async () => {
-    world = new ClusterWorld(turns);
+    world = new ClusterWorld(turns, { restate });
     await world.start(1);
     writeFileSync(path.join(world.dir, "local.txt"), "not pushed\n");
     git(world.dir, ["add", "local.txt"]);
@@ -135,7 +136,7 @@ describe("a run the cluster cannot start", () => {
 
 describe("a run whose commit the cluster cannot run", () => {
   it("a config naming prompts the commit lacks (left untracked here) fails the run at once, naming them", async () => {
-    world = new ClusterWorld(turns);
+    world = new ClusterWorld(turns, { restate });
     await world.start(1);
     // Here the prompts exist (the CLI's own checks pass); the pushed commit does not hold them.
     writeFileSync(path.join(world.dir, ".gitignore"), "adws/adw_data/\n");
@@ -157,11 +158,14 @@ describe("a run whose commit the cluster cannot run", () => {
 
 describe("a worker whose trace is unavailable for a while", () => {
   it("waits and retries: the run completes and the trace holds every event its session file has", async () => {
-    world = new ClusterWorld({
-      first: [replyTurn("planned")],
-      second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 1500 }],
-      third: [replyTurn("reviewed")],
-    });
+    world = new ClusterWorld(
+      {
+        first: [replyTurn("planned")],
+        second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 1500 }],
+        third: [replyTurn("reviewed")],
+      },
+      { restate },
+    );
     await world.start(1);
     const submitted = await world.cli(["run", "three", "add", "--engine", "restate", "--detach"]);
     const adwId = submitted.stdout.trim();

@@ -3,10 +3,11 @@ import { envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { asked, PAIR } from "../resume/pi-pair.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi/pi-world.js";
-import { ClusterWorld } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+const restate = sharedRestate();
 let cluster: ClusterWorld | undefined;
 let pi: PiWorld | undefined;
 afterEach(async () => {
@@ -26,7 +27,7 @@ describe("the cluster with real pi against the fake model", () => {
       ],
     });
     const w = pi;
-    cluster = new ClusterWorld({ first: [], second: [], third: [] });
+    cluster = new ClusterWorld({ first: [], second: [], third: [] }, { restate });
     const prompts: Record<string, string> = {};
     for (const name of ["first", "second"]) {
       prompts[`adws/adw_data/prompt_engineering/${name}/system.md`] =

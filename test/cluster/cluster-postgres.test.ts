@@ -5,9 +5,10 @@ import type { TraceRecord } from "../../src/trace/events.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate } from "./cluster-world.js";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+const restate = sharedRestate();
 let world: ClusterWorld | undefined;
 let database: TestDatabase | undefined;
 afterEach(async () => {
@@ -64,7 +65,7 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
         second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
         third: [replyTurn("reviewed")],
       },
-      { trace: database.url },
+      { restate, trace: database.url },
     );
     await world.start(3);
     const adwId = "0e0e0e0e";
@@ -139,7 +140,7 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
         second: [{ delay_ms: 5_000, ...writeTurn("src/feature.js", "built") }],
         third: [replyTurn("reviewed")],
       },
-      { trace: database.url },
+      { restate, trace: database.url },
     );
     await world.start(1);
     const adwId = "0d0d0d0d";

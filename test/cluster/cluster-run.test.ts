@@ -5,10 +5,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cliPath } from "../helpers/sandbox.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+const restate = sharedRestate();
 let world: ClusterWorld | undefined;
 afterEach(async () => {
   await world?.cleanup();
@@ -17,11 +18,14 @@ afterEach(async () => {
 
 describe("sssf run --engine restate", () => {
   it("runs the repo's workflow on a worker, pushes its branch and ends as the CLI shows", async () => {
-    world = new ClusterWorld({
-      first: [replyTurn("planned")],
-      second: [writeTurn("src/feature.js", "built")],
-      third: [replyTurn("reviewed")],
-    });
+    world = new ClusterWorld(
+      {
+        first: [replyTurn("planned")],
+        second: [writeTurn("src/feature.js", "built")],
+        third: [replyTurn("reviewed")],
+      },
+      { restate },
+    );
     await world.start(1);
     const result = await world.cli(["run", "three", "add a feature", "--engine", "restate"]);
     expect(result.code, `${result.stdout}\n${result.stderr}\n${world.logs()}`).toBe(0);
@@ -62,7 +66,10 @@ describe("sssf run --engine restate", () => {
 
 describe("a run that commits nothing", () => {
   it("pushes no branch; what it left uncommitted is kept on the remote as its wip ref; --yes approves on the worker", async () => {
-    world = new ClusterWorld({ first: [writeTurn("scratch.txt", "noted")], second: [], third: [] });
+    world = new ClusterWorld(
+      { first: [writeTurn("scratch.txt", "noted")], second: [], third: [] },
+      { restate },
+    );
     await world.start(1);
     const result = await world.cli(["run", "gate", "look", "--engine", "restate", "--yes", "--json"]);
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -80,13 +87,16 @@ describe("a run that commits nothing", () => {
 
 describe("failover", () => {
   it("kill -9 of the worker mid-phase: another worker re-runs that phase from the last phase's work, the phases before it are not re-run", async () => {
-    world = new ClusterWorld({
-      // Left uncommitted by the first phase: the worker taking over must start from it.
-      first: [writeTurn("notes.md", "planned")],
-      // The first attempt's build hangs until its worker is killed; the next one builds.
-      second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
-      third: [replyTurn("reviewed")],
-    });
+    world = new ClusterWorld(
+      {
+        // Left uncommitted by the first phase: the worker taking over must start from it.
+        first: [writeTurn("notes.md", "planned")],
+        // The first attempt's build hangs until its worker is killed; the next one builds.
+        second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
+        third: [replyTurn("reviewed")],
+      },
+      { restate },
+    );
     await world.start(3);
     // Followed from the terminal that submitted it, through the failover.
     const follow = world.cli([
@@ -167,11 +177,14 @@ async function waitFor(check: () => boolean, ms = 120_000): Promise<void> {
 
 describe("a worker that falls silent", () => {
   it("stopped (SIGSTOP, as a lost host): the pool cuts its connections after its silence, another worker takes the run over", async () => {
-    world = new ClusterWorld({
-      first: [replyTurn("planned")],
-      second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
-      third: [replyTurn("reviewed")],
-    });
+    world = new ClusterWorld(
+      {
+        first: [replyTurn("planned")],
+        second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
+        third: [replyTurn("reviewed")],
+      },
+      { restate },
+    );
     await world.start(2);
     const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
     const adwId = submitted.stdout.trim();
@@ -226,11 +239,14 @@ describe("a worker that falls silent", () => {
 
 describe("a Restate restart", () => {
   it("kill -9 and restart of restate-server mid-phase: the run completes, nothing runs twice", async () => {
-    world = new ClusterWorld({
-      first: [replyTurn("planned")],
-      second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 3000 }],
-      third: [replyTurn("reviewed")],
-    });
+    world = new ClusterWorld(
+      {
+        first: [replyTurn("planned")],
+        second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 3000 }],
+        third: [replyTurn("reviewed")],
+      },
+      { restate },
+    );
     await world.start(2);
     const submitted = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--detach"]);
     const adwId = submitted.stdout.trim();
@@ -258,7 +274,7 @@ describe("a Restate restart", () => {
 
 describe("engineer approval on the cluster", () => {
   it("sssf approve from another checkout resolves the durable promise, kept for the worker that takes the run over", async () => {
-    world = new ClusterWorld({ first: [replyTurn("the plan")], second: [], third: [] });
+    world = new ClusterWorld({ first: [replyTurn("the plan")], second: [], third: [] }, { restate });
     await world.start(2);
     const submitted = await world.cli(["run", "gate", "ship it", "--engine", "restate", "--detach"]);
     expect(submitted.code, submitted.stderr).toBe(0);

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScriptedTurn } from "../../src/testing/scripted-turn.js";
 import { envelopeJson } from "../helpers/sandbox.js";
-import { ClusterWorld } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate } from "./cluster-world.js";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+const restate = sharedRestate();
 let world: ClusterWorld | undefined;
 afterEach(async () => {
   await world?.cleanup();
@@ -65,7 +66,7 @@ describe("a run on a worker does what the same run does locally", () => {
         second: [...once.second, ...turns().second],
         third: [...once.third, ...turns().third],
       },
-      { config: { limits: { max_cost_usd: 0.5 } }, agents: { second: { writes: ["src/**"] } } },
+      { restate, config: { limits: { max_cost_usd: 0.5 } }, agents: { second: { writes: ["src/**"] } } },
     );
     await world.start(1);
     const local = await world.cli(["run", "three", "add a feature", "--adw-id", "1a1a1a1a"]);

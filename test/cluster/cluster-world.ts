@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScriptedTurn } from "../../src/testing/index.js";
@@ -8,167 +7,12 @@ import { openTraceDb } from "../../src/trace/database.js";
 import type { TraceDb } from "../../src/trace/sqlite.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
 import { isPostgresUrl, traceMayExist } from "../../src/trace/trace-location.js";
-import { type CliResult, cliPath, collect, repoRoot, Sandbox } from "../helpers/sandbox.js";
-import { sleep } from "../helpers/wait.js";
+import { type CliResult, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
 import { THREE, USER } from "../resume/resume-world.js";
 import { GIT_ENV, git } from "../worktree/worktree-world.js";
+import { ExitedEarly, freePort, Proc, QUIET_ENV, RestateServer, until } from "./restate-server.js";
 
-/** The restate-server binary of the npm package (devDependency). */
-const RESTATE_SERVER = path.join(
-  repoRoot,
-  `node_modules/@restatedev/restate-server-${process.platform}-${process.arch === "x64" ? "x64" : process.arch}/bin/restate-server`,
-);
-
-/** Never phone home from a test. */
-export const QUIET_ENV = { RESTATE_DISABLE_TELEMETRY: "true", DO_NOT_TRACK: "1", SCARF_ANALYTICS: "false" };
-
-/** A free port on 127.0.0.1 (closed again at once; the caller binds it next). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  ms = 120_000,
-  proc?: Proc,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (
-      await Promise.resolve()
-        .then(check)
-        .catch(() => false)
-    )
-      return;
-    // A process that died will never answer: say so now, with what it printed, not after the timeout.
-    if (proc !== undefined && !proc.alive) throw new ExitedEarly(what, proc);
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** The process a test waited for exited before it was ready. */
-class ExitedEarly extends Error {
-  constructor(what: string, proc: Proc) {
-    const how = proc.child.signalCode ?? `code ${proc.child.exitCode}`;
-    super(`${what} exited (${how}) before it was ready; it printed:\n${proc.out.slice(-4000)}`);
-  }
-}
-
-/** A child process whose output is kept for when a test fails. */
-export class Proc {
-  out = "";
-  constructor(
-    readonly name: string,
-    readonly child: ChildProcess,
-  ) {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      this.out += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      this.out += chunk.toString();
-    });
-  }
-  get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-  kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-    if (!this.alive) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.child.once("exit", () => resolve());
-      this.child.kill(signal);
-    });
-  }
-}
-
-/** Restate's server on free loopback ports, in its own folder (kept across a restart). */
-export class RestateServer {
-  proc: Proc | null = null;
-  baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
-  ingressPort = 0;
-  adminPort = 0;
-  fabricPort = 0;
-
-  get ingress(): string {
-    return `http://127.0.0.1:${this.ingressPort}`;
-  }
-  get admin(): string {
-    return `http://127.0.0.1:${this.adminPort}`;
-  }
-
-  /**
-   * Starts the server and waits until its admin API and ingress answer. A first start takes fresh
-   * ports (and a fresh folder) again when the server exits early: another test may bind a port between
-   * `freePort` closing it and the server binding it. A restart keeps the ports the workers know.
-   */
-  async start(): Promise<void> {
-    const first = this.ingressPort === 0;
-    for (let attempt = 1; ; attempt++) {
-      if (first) {
-        this.ingressPort = await freePort();
-        this.adminPort = await freePort();
-        this.fabricPort = await freePort();
-      }
-      const proc = this.#spawn();
-      try {
-        await until("restate-server", async () => (await fetch(`${this.admin}/health`)).ok, 120_000, proc);
-        await until(
-          "restate ingress",
-          async () => (await fetch(`${this.ingress}/restate/health`)).ok,
-          120_000,
-          proc,
-        );
-        return;
-      } catch (error) {
-        if (!first || !(error instanceof ExitedEarly) || attempt === 3) throw error;
-        rmSync(this.baseDir, { recursive: true, force: true });
-        this.baseDir = mkdtempSync(path.join(tmpdir(), "sssf-restate-"));
-      }
-    }
-  }
-
-  #spawn(): Proc {
-    // restate-server leaves an empty invoker-* folder in TMPDIR per start: keep them in its own folder.
-    const scratch = path.join(this.baseDir, "tmp");
-    mkdirSync(scratch, { recursive: true });
-    const child = spawn(
-      RESTATE_SERVER,
-      ["--no-logo", "--listen-mode", "tcp", "--base-dir", this.baseDir, "--node-name", "n1"],
-      {
-        env: {
-          ...process.env,
-          ...QUIET_ENV,
-          RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${this.ingressPort}`,
-          RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${this.adminPort}`,
-          RESTATE_BIND_ADDRESS: `127.0.0.1:${this.fabricPort}`,
-          RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${this.fabricPort}`,
-          RESTATE_LOG_FILTER: "warn",
-          TMPDIR: scratch,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    this.proc = new Proc("restate-server", child);
-    return this.proc;
-  }
-
-  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-    await this.proc?.kill(signal);
-  }
-
-  cleanup(): void {
-    rmSync(this.baseDir, { recursive: true, force: true });
-  }
-}
+export { freePort, Proc, RestateServer, sharedRestate } from "./restate-server.js";
 
 const ASK = `import { defineWorkflow, GenericOutput } from "sssf";
 export default defineWorkflow({
@@ -196,7 +40,9 @@ export class ClusterWorld {
   readonly remote = path.join(this.scratch, "remote.git");
   /** The shared trace: a SQLite file here, or the PostgreSQL URL the constructor was given. */
   readonly dbPath: string;
-  readonly restate = new RestateServer();
+  readonly restate: RestateServer;
+  /** False when the file shares one server ({@link sharedRestate}): cleanup then leaves it running. */
+  readonly #ownsRestate: boolean;
   pool: Proc | null = null;
   poolUrl = "";
   readonly workers: Proc[] = [];
@@ -209,8 +55,12 @@ export class ClusterWorld {
       config?: Record<string, unknown>;
       /** Per agent, fields added to its roster entry (writes…). */
       agents?: Partial<Record<"first" | "second" | "third", Record<string, unknown>>>;
+      /** The file's shared server ({@link sharedRestate}); a world of its own starts one otherwise. */
+      restate?: RestateServer;
     } = {},
   ) {
+    this.restate = options.restate ?? new RestateServer();
+    this.#ownsRestate = options.restate === undefined;
     this.dbPath = options.trace ?? path.join(this.scratch, "trace.db");
     mkdirSync(path.join(this.dir, "adws"), { recursive: true });
     writeFileSync(path.join(this.dir, "adws/adw_three.ts"), THREE);
@@ -270,7 +120,8 @@ export class ClusterWorld {
 
   /** Restate, the pool and `workers` workers, each in its own folder, all live in the pool. */
   async start(workers: number, slots = 2): Promise<void> {
-    await this.restate.start();
+    // A shared server is up already (unless a test of the file killed it and did not restart it).
+    if (this.restate.proc?.alive !== true) await this.restate.start();
     // Like restate-server's, the pool's port may be taken before it binds it: a fresh one then.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
@@ -389,8 +240,10 @@ export class ClusterWorld {
 
   async cleanup(): Promise<void> {
     await Promise.all([...this.workers, this.pool].map((p) => p?.kill("SIGKILL")));
-    await this.restate.stop("SIGKILL");
-    this.restate.cleanup();
+    if (this.#ownsRestate) {
+      await this.restate.stop("SIGKILL");
+      this.restate.cleanup();
+    } else await this.restate.killUnfinished();
     this.sb.cleanup();
     rmSync(this.scratch, { recursive: true, force: true });
   }

@@ -37,8 +37,9 @@ export async function sendThroughHooks(context: CallContext, input: SendInput): 
   // Kept only for a hook whose settle reads them.
   const keep = open.some((hook) => hook.readsToolCalls !== false);
   const watch = (call: ToolCall) => {
-    if (keep) toolCalls.push(call);
-    for (const hook of open) hook.onToolCall?.(call);
+    const seen = readOnly(call);
+    if (keep) toolCalls.push(seen);
+    for (const hook of open) hook.onToolCall?.(seen);
   };
   let result: AgentSendResult;
   try {
@@ -48,14 +49,26 @@ export async function sendThroughHooks(context: CallContext, input: SendInput): 
     await settleAll(context, open, { kind: "threw", error, toolCalls }).catch(() => null);
     throw error;
   }
-  return { result, failure: await settleAll(context, open, { kind: "result", result, toolCalls }) };
+  const outcome = { kind: "result", result: Object.freeze({ ...result }), toolCalls } as const;
+  return { result, failure: await settleAll(context, open, outcome) };
+}
+
+/**
+ * What a hook is shown is read-only (docs/send-hooks.md): a hook watches a send, it cannot rewrite the
+ * call the trace and the terminal print, nor the reply the phase judges. Its `args` are frozen at the
+ * top level in place: they are traced after the hooks saw them.
+ */
+function readOnly(call: ToolCall): ToolCall {
+  if (typeof call.args === "object" && call.args !== null) Object.freeze(call.args);
+  return Object.freeze({ ...call });
 }
 
 async function settleAll(
   context: CallContext,
   open: readonly OpenSendHook[],
-  outcome: SendOutcome,
+  shown: SendOutcome,
 ): Promise<string | null> {
+  const outcome = Object.freeze({ ...shown, toolCalls: Object.freeze([...shown.toolCalls]) });
   const failures: string[] = [];
   let firstError: unknown;
   for (const hook of open) {
