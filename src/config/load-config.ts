@@ -11,7 +11,7 @@ import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
 import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
 import { problemsBeyondSchema } from "./config-repair.js";
 import { resolveConfig } from "./config-resolve.js";
-import { type ConfigWire, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
+import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
 
 export {
