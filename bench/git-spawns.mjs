@@ -102,7 +102,7 @@ export async function run() {
         label: "git spawns of one sssf run prompt in a worktree",
         value: prompt.length,
         unit: "spawns",
-        target: "≤ 13",
+        target: "≤ 18",
       },
       { label: "git spawns of one commit code phase", value: commit.length, unit: "spawns", target: "≤ 8" },
       {

@@ -7,7 +7,6 @@ import { figuresObject, fmt } from "./lib.mjs";
 const suites = {
   "engine-overhead": () => import("./engine-overhead.mjs"),
   "trace-ingest": () => import("./trace-ingest.mjs"),
-  "cli-startup": () => import("./cli-startup.mjs"),
   "sessions-list": () => import("./sessions-list.mjs"),
   "stream-memory": () => import("./stream-memory.mjs"),
   "ui-open": () => import("./ui-open.mjs"),

@@ -1,23 +1,19 @@
 // Builds dist/ as one CommonJS bundle, dist/cli/sssf.js (src/bundle.ts: the program and every entry
 // point, each module loaded when first used), so the CLI, the library a workflow imports and the
-// scripts share one copy of each class and schema, and the CLI can start it from a code cache. Each
+// scripts share one copy of each class and schema. Each
 // entry point's own file (dist/index.js…) is a small ES module re-exporting its part of the bundle; the
 // scripted agent, a program of its own, is a bundle apart. tsc writes only the declarations (.d.ts).
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-// Loaded at run time from node_modules: tsx (it registers loader hooks by URL), yaml
-// (required only when a config text is new to the config cache) and jsonrepair (only for a reply that
-// needs repairing), so a run does not compile them.
-const EXTERNAL = ["tsx", "tsx/*", "@restatedev/restate-sdk", "yaml", "jsonrepair"];
+// Loaded at run time from node_modules: tsx (it registers loader hooks by URL), the Restate SDK (only
+// `sssf worker` needs it) and jsonrepair (only for a reply that needs repairing).
+const EXTERNAL = ["tsx", "tsx/*", "@restatedev/restate-sdk", "jsonrepair"];
 
 // CommonJS dependencies call require() for Node's built-ins; an ES bundle has none.
 const ESM_BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";
@@ -27,19 +23,6 @@ const require = __sssfCreateRequire(import.meta.url);`;
 const CJS_BANNER = `var __sssfImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`;
 
 const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version;
-
-/** The build's id: a hash of every source file and of the lockfile (what the config cache keys on). */
-function buildId() {
-  const hash = createHash("sha256");
-  const files = readdirSync(path.join(root, "src"), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
-    .sort();
-  for (const file of [...files, path.join(root, "package-lock.json")]) {
-    hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
-  }
-  return hash.digest("hex").slice(0, 32);
-}
 
 /**
  * zod's messages in English only: its other 60-odd locales are 0.5 MB of source that every start of
@@ -86,7 +69,7 @@ const common = {
   sourcemap: "linked",
   logLevel: "warning",
 };
-const define = { __SSSF_VERSION__: JSON.stringify(version), __SSSF_BUILD_ID__: JSON.stringify(buildId()) };
+const define = { __SSSF_VERSION__: JSON.stringify(version) };
 
 /**
  * Each entry point's export names, as esbuild sees them (an ES build that is not written); `entries`
@@ -152,30 +135,17 @@ const builtinsOnce = {
   },
 };
 
-/** src/util/import-module.ts stays a file of its own beside the bundle (dist/cli/import-module.js). */
-const importModuleOutside = {
-  name: "import-module-outside",
-  setup(esbuild) {
-    const file = path.join(root, "src/util/import-module.ts");
-    esbuild.onResolve({ filter: /\/import-module\.js$/ }, (args) =>
-      path.resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts")) === file
-        ? { path: "./import-module.js", external: true }
-        : undefined,
-    );
-  },
-};
-
 // The bundle: CommonJS, in dist/cli (whose package.json says so).
 mkdirSync(path.join(root, "dist/cli"), { recursive: true });
 writeFileSync(path.join(root, "dist/cli/package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
-const bundled = await build({
+await build({
   ...common,
   entryPoints: ["src/bundle.ts"],
   outfile: "dist/cli/sssf.js",
   format: "cjs",
   external: EXTERNAL,
   banner: { js: CJS_BANNER },
-  // The version is read once here, not from package.json at every start; the build id keys the caches.
+  // The version is read once here, not from package.json at every start.
   define: { ...define, "import.meta.url": "__sssfImportMetaUrl" },
   // import.meta.resolve is only reached from src/ (tsx, vitest), never from this build.
   logOverride: { "empty-import-meta": "silent" },
@@ -184,8 +154,7 @@ const bundled = await build({
   // less to scan on a start (the source map, in a clone, still points into src/).
   charset: "ascii",
   minifyWhitespace: true,
-  metafile: true,
-  plugins: [englishZod, importModuleOutside, builtinsOnce],
+  plugins: [englishZod, builtinsOnce],
 });
 const bundleText = readFileSync(path.join(root, "dist/cli/sssf.js"));
 const nonAscii = bundleText.findIndex((byte) => byte > 0x7f);
@@ -196,25 +165,6 @@ if (nonAscii >= 0) {
   );
   process.exit(1);
 }
-// A function restored from V8's code cache cannot run its own import(): every one goes through
-// src/util/import-module.ts, left outside the bundle.
-const dynamic = Object.values(bundled.metafile.outputs)
-  .flatMap((output) => output.imports)
-  .filter((imported) => imported.kind === "dynamic-import");
-if (dynamic.length > 0) {
-  console.error(
-    `bundle: import() in the bundle (${dynamic.map((d) => d.path).join(", ")}); use importModule (src/util/import-module.ts)`,
-  );
-  process.exit(1);
-}
-await build({
-  ...common,
-  entryPoints: ["src/util/import-module.ts"],
-  outfile: "dist/cli/import-module.js",
-  format: "cjs",
-  bundle: false,
-});
-
 // The entry points are the ones src/bundle.ts lists, each written as dist/<its path>.js.
 const { entryNames } = createRequire(import.meta.url)(path.join(root, "dist/cli/sssf.js"));
 const names = await exportNames(entryNames);
@@ -236,8 +186,7 @@ await build({
   plugins: [englishZod],
 });
 
-// The bin, dist/cli/main.js, as CommonJS: Node starts it without initialising its ES module loader,
-// which only the program needs; a prerendered `--help` never does.
+// The bin, dist/cli/main.js, as CommonJS: it checks the Node version and requires the bundle.
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
@@ -256,22 +205,3 @@ await build({
     },
   ],
 });
-
-// `sssf --help` as commander prints it to a pipe in a folder with no workflows of its own: printed
-// from this file by a later `sssf --help` that would print the same (src/cli/prerendered-help.ts).
-const empty = mkdtempSync(path.join(tmpdir(), "sssf-help-"));
-const env = { ...process.env };
-for (const name of ["FORCE_COLOR", "CLICOLOR_FORCE", "NO_COLOR"]) delete env[name];
-// The build's own `--help` leaves nothing in the user's cache folder.
-env.SSSF_CACHE_DIR = "";
-const help = spawnSync(process.execPath, [path.join(root, "dist/cli/main.js"), "--help"], {
-  cwd: empty,
-  env,
-  encoding: "utf8",
-});
-rmSync(empty, { recursive: true, force: true });
-if (help.status !== 0 || help.stdout === "") {
-  console.error(`bundle: sssf --help failed (exit ${help.status}): ${help.stderr}`);
-  process.exit(1);
-}
-writeFileSync(path.join(root, "dist/cli/help.txt"), help.stdout);

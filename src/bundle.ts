@@ -2,8 +2,7 @@
  * The one module the build makes of sssf (`dist/cli/sssf.js`, CommonJS): the program and every entry
  * point, each loaded when first asked for. The files of `dist/` that package.json and the benchmarks
  * name (`dist/index.js`, `dist/zod.js`…) are small ES modules re-exporting `entry(name)` from here, so
- * the CLI, the library a workflow imports and a script all share one copy of each class and schema,
- * and the CLI can start it from V8's code cache (src/cli/code-cache.ts).
+ * the CLI, the library a workflow imports and a script all share one copy of each class and schema.
  */
 
 /** Each entry point, as its path under src/ without `.ts`, and how to load it. */

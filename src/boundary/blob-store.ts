@@ -3,9 +3,9 @@
  * runs, read them back to restore. Every call runs in `cwd` (any directory inside the work tree).
  */
 
-import { lstatSync } from "node:fs";
-import { repoFacts } from "../code/git-facts.js";
-import { looseObjectDir, writeLooseBlob } from "../code/loose-objects.js";
+import { lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { mapLimited } from "../code/map-limited.js";
 import { runGitBytes } from "../code/run-git.js";
 import { readRegularFile } from "../code/safe-read.js";
@@ -36,26 +36,14 @@ async function hashBatch(cwd: string, files: readonly string[]): Promise<string[
 /** Paths per `git hash-object` process. */
 const BATCH = 4000;
 
-/** Files up to this size are read by sssf itself and written as loose objects (where it may write them). */
-const HERE_UP_TO_BYTES = 64 * 1024 * 1024;
-
 /**
- * Writes the bytes of each regular file (absolute paths; a symlink, FIFO, socket, device or folder is
- * never read and never stored) into the object database, and maps each stored path to its blob id.
- * Files are read by this process as `readRegularFile` reads them (no link followed, no more bytes than
- * `lstat` said) and written as loose objects (src/code/loose-objects.ts) where git would write them the
- * same way; otherwise, and for files over 64 MiB, they go through `git hash-object -w --no-filters
- * --stdin-paths` once `lstat` said they are regular files (big lists in batches, two processes at a
- * time; a failing batch is split in halves until the bad path is alone). Never rejects.
+ * Writes the files at `files` (paths git may read) as blobs, big lists in batches, two processes at a
+ * time; a failing batch is split in halves until the bad path is alone. Ids by path. Never rejects.
  */
-export async function storeBlobs(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
+async function hashAll(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
   const stored = new Map<string, string>();
-  const regular = files.filter(
-    (file) => !file.includes("\n") && lstatSync(file, { throwIfNoEntry: false })?.isFile() === true,
-  );
-  const rest = await storeHere(cwd, regular, stored);
   const batches: string[][] = [];
-  for (let i = 0; i < rest.length; i += BATCH) batches.push(rest.slice(i, i + BATCH));
+  for (let i = 0; i < files.length; i += BATCH) batches.push(files.slice(i, i + BATCH));
   const store = async (batch: string[]): Promise<void> => {
     const ids = await hashBatch(cwd, batch);
     if (ids !== null) {
@@ -71,44 +59,76 @@ export async function storeBlobs(cwd: string, files: readonly string[]): Promise
 }
 
 /**
- * Stores the regular files of `files` up to 64 MiB as loose objects without git, recording their ids
- * in `stored`; resolves to the files left for git (too big, or every file when this repository's
- * objects are git's alone to write). A file that vanished, changed kind or cannot be read is left out.
+ * Contents this process has read, written as blobs by git: each is staged as a file of a private
+ * folder (mode 0700) and `git hash-object -w --no-filters --stdin-paths` reads those copies, so git
+ * never opens a path of the tree an agent could have swapped for a link since it was read.
  */
-async function storeHere(cwd: string, files: readonly string[], stored: Map<string, string>) {
-  if (files.length === 0) return files;
-  const facts = await repoFacts(cwd);
-  const objects = facts === null ? null : looseObjectDir(facts);
-  if (facts === null || objects === null) return files;
-  const forGit: string[] = [];
+export class ContentBatch {
+  #dir: string | null = null;
+  readonly #files: string[] = [];
+
+  /** Stages `content`; returns its index in `store`'s answer, or -1 when it could not be staged. Never throws. */
+  add(content: Buffer): number {
+    try {
+      this.#dir ??= mkdtempSync(path.join(tmpdir(), "sssf-blobs-"));
+      const file = path.join(this.#dir, String(this.#files.length));
+      writeFileSync(file, content, { mode: 0o600 });
+      this.#files.push(file);
+      return this.#files.length - 1;
+    } catch {
+      return -1;
+    }
+  }
+
+  /**
+   * Writes every staged content into `cwd`'s object database and empties the batch: ids by index, null
+   * where git refused. Never rejects.
+   */
+  async store(cwd: string): Promise<(string | null)[]> {
+    try {
+      const ids = this.#files.length === 0 ? new Map<string, string>() : await hashAll(cwd, this.#files);
+      return this.#files.map((file) => ids.get(file) ?? null);
+    } finally {
+      if (this.#dir !== null) rmSync(this.#dir, { recursive: true, force: true });
+      this.#dir = null;
+      this.#files.length = 0;
+    }
+  }
+}
+
+/** Files up to this size are read by sssf itself and handed to git as a copy; bigger ones by path. */
+const READ_UP_TO_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Writes the bytes of each regular file (absolute paths; a symlink, FIFO, socket, device or folder is
+ * never read and never stored) into the object database, and maps each stored path to its blob id.
+ * Files up to 64 MiB are read by this process as `readRegularFile` reads them (no link followed, no
+ * more bytes than `lstat` said) and git stores that copy (`ContentBatch`); bigger ones go to `git
+ * hash-object -w --no-filters --stdin-paths` once `lstat` said they are regular files. A file that
+ * vanished, changed kind or cannot be read is left out. Never rejects.
+ */
+export async function storeBlobs(cwd: string, files: readonly string[]): Promise<Map<string, string>> {
+  const batch = new ContentBatch();
+  const staged: [string, number][] = [];
+  const big: string[] = [];
   for (const file of files) {
+    if (file.includes("\n")) continue;
     const stat = lstatSync(file, { throwIfNoEntry: false });
     if (stat === undefined || !stat.isFile()) continue;
-    if (stat.size > HERE_UP_TO_BYTES) {
-      forGit.push(file);
+    if (stat.size > READ_UP_TO_BYTES) {
+      big.push(file);
       continue;
     }
     const content = readRegularFile(file, stat);
-    if (content === null) continue; // swapped, grown or unreadable since it was listed
-    try {
-      stored.set(file, writeLooseBlob(objects, facts.format, content));
-    } catch {
-      forGit.push(file); // the object folder refused this process: git may know better
-    }
+    if (content !== null) staged.push([file, batch.add(content)]);
   }
-  return forGit;
-}
-
-/** Writes `content` (already read) as a blob; null when the object database refuses it. Never throws. */
-export async function storeContent(cwd: string, content: Buffer): Promise<string | null> {
-  const facts = await repoFacts(cwd);
-  const objects = facts === null ? null : looseObjectDir(facts);
-  if (facts === null || objects === null) return null;
-  try {
-    return writeLooseBlob(objects, facts.format, content);
-  } catch {
-    return null;
+  const ids = await batch.store(cwd);
+  const stored = await hashAll(cwd, big);
+  for (const [file, index] of staged) {
+    const id = ids[index];
+    if (id !== undefined && id !== null) stored.set(file, id);
   }
+  return stored;
 }
 
 /** The exact content of blob `oid`, or null when the object database lacks it. Never rejects. */

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { blobId, type ObjectFormat } from "../code/fingerprint.js";
 import { readRegularFile } from "../code/safe-read.js";
-import { readBlob, storeBlobs, storeContent, type TreeEntry } from "./blob-store.js";
+import { ContentBatch, readBlob, type TreeEntry } from "./blob-store.js";
 import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
 import { diffRoot, kindName, type RootChange } from "./root-diff.js";
 import { isSummarised, MAX_WALKED, type Walk, type WalkedEntry, walkRoot } from "./root-walk.js";
@@ -70,30 +70,24 @@ export async function checkpointInside(options: InsideOptions): Promise<InsideCh
   const { root, judge, head, stored } = options;
   const before = walkRoot(root, skipOf(options.exclude), options.previous);
   if (head === null) return { before, head };
-  const viaGit: string[] = [];
+  // Each content is read here, no link followed; git stores that copy (one process per 4000).
+  const batch = new ContentBatch();
+  const staged: [WalkedEntry, number][] = [];
   for (const [relative, entry] of before.entries) {
     if (entry.kind !== "file" || entry.oid !== null || entry.size > options.storeUpTo) continue;
     if (isSummarised(relative) || judge(relative) === null) continue;
-    const absolute = path.join(root, relative);
-    const content = readRegularFile(absolute, entry);
+    const content = readRegularFile(path.join(root, relative), entry);
     if (content === null) continue;
     const oid = blobId(head.format, content);
     entry.oid = oid;
     if (head.tree.get(relative)?.oid === oid || stored.has(oid)) continue;
-    if ((await storeContent(root, content)) === oid) stored.add(oid);
-    else viaGit.push(relative);
+    staged.push([entry, batch.add(content)]);
   }
-  if (viaGit.length > 0) {
-    const ids = await storeBlobs(
-      root,
-      viaGit.map((relative) => path.join(root, relative)),
-    );
-    for (const relative of viaGit) {
-      const entry = before.entries.get(relative) as WalkedEntry;
-      const id = ids.get(path.join(root, relative));
-      if (id === entry.oid) stored.add(id);
-      else entry.oid = null;
-    }
+  const ids = await batch.store(root);
+  for (const [entry, index] of staged) {
+    const id = ids[index];
+    if (id !== undefined && id !== null && id === entry.oid) stored.add(id);
+    else entry.oid = null;
   }
   return { before, head };
 }

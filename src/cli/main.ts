@@ -1,15 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `sssf` binary. A plain `sssf --help` is printed from the build's rendering without loading the
- * program at all. On a Node before 22.13 it says so and ends. Otherwise it turns on Node's compile cache (a start after the first skips compiling
- * the bundle) and loads the program.
- * The build ships this file as CommonJS (scripts/bundle.mjs): Node then starts it without its ES module
- * loader, which only the program needs. From src/ (tsx) it is an ES module importing the program.
+ * The `sssf` binary. On a Node before 22.13 it says so and ends. Otherwise it turns on Node's compile
+ * cache (a start after the first skips compiling the bundle) and loads the program.
+ * The build ships this file as CommonJS requiring the bundle (scripts/bundle.mjs); from src/ (tsx) it
+ * is an ES module importing the program.
  */
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { printPrerenderedHelp } from "./prerendered-help.js";
 
 interface Program {
   runCli(argv: readonly string[]): Promise<void>;
@@ -24,7 +22,7 @@ if (major < 22 || (major === 22 && minor < 13)) {
     `sssf: needs Node 22.13 or later; this is Node ${process.version} (${process.execPath})\n`,
   );
   process.exitCode = 1;
-} else if (!printPrerenderedHelp(process.argv, here)) {
+} else {
   module.enableCompileCache?.();
   const loading: Promise<Program> = built
     ? Promise.resolve().then(() => require(path.join(here, "sssf.js")) as Program)

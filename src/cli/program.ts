@@ -3,25 +3,26 @@ import { Command, CommanderError } from "commander";
 import { UsageError } from "../errors/usage-error.js";
 import { packageVersion } from "../util/package-root.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
-import { clusterSpec } from "./cluster/cluster-spec.js";
-import type { CommandSpec } from "./command-spec.js";
-import { approvalSpec } from "./commands/approval-spec.js";
-import { cleanSpec } from "./commands/clean-spec.js";
-import { completionSpec } from "./commands/completion-spec.js";
-import { dbSpec } from "./commands/db-spec.js";
-import { demoSpec } from "./commands/demo-spec.js";
-import { doctorSpec } from "./commands/doctor-spec.js";
-import { fakeModelSpec } from "./commands/fake-model-spec.js";
-import { initSpec } from "./commands/init-spec.js";
-import { killSpec } from "./commands/kill-spec.js";
-import { listWorkflowsSpec } from "./commands/list-workflows-spec.js";
-import { psSpec } from "./commands/ps-spec.js";
-import { resumeSpec } from "./commands/resume-spec.js";
-import { runSpec } from "./commands/run-spec.js";
-import { tailSpec } from "./commands/tail-spec.js";
-import { traceListsSpec } from "./commands/trace-lists-spec.js";
-import { uiSpec } from "./commands/ui-spec.js";
+import { registerPool } from "./cluster/pool-command.js";
+import { registerWorker } from "./cluster/worker-command.js";
+import { registerWorkers } from "./cluster/workers-command.js";
+import { registerApproval } from "./commands/approval.js";
+import { registerClean } from "./commands/clean.js";
+import { registerCompletion } from "./commands/completion.js";
+import { registerDb } from "./commands/db.js";
+import { registerDemo } from "./commands/demo.js";
+import { registerDoctor } from "./commands/doctor.js";
+import { registerFakeModel } from "./commands/fake-model.js";
+import { registerKill } from "./commands/kill.js";
+import { registerListWorkflows } from "./commands/list-workflows.js";
+import { registerPs } from "./commands/ps.js";
+import { registerResume } from "./commands/resume.js";
+import { registerRun } from "./commands/run.js";
+import { registerTail } from "./commands/tail.js";
+import { registerTraceLists } from "./commands/trace-lists.js";
+import { registerUi } from "./commands/ui.js";
 import { prepareHelp, topHelpAfter } from "./help-text.js";
+import { registerInit } from "./init/init-command.js";
 import { jsonError, reportError } from "./report-error.js";
 
 /** Global flags every command accepts. */
@@ -45,36 +46,29 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-/** Every command, in the order `sssf --help` lists them; each loads its module only when it runs. */
-const COMMANDS: readonly CommandSpec[] = [
-  runSpec,
-  resumeSpec,
-  clusterSpec,
-  approvalSpec,
-  initSpec,
-  listWorkflowsSpec,
-  traceListsSpec,
-  tailSpec,
-  psSpec,
-  killSpec,
-  dbSpec,
-  cleanSpec,
-  doctorSpec,
-  fakeModelSpec,
-  demoSpec,
-  uiSpec,
-  completionSpec,
-];
-
-/**
- * The specs a start registers: only the one owning the command `argv` names, since building every
- * other command's options and help is a twentieth of a short run; else all of them (help, an unknown
- * command's suggestions, a global flag before the command, a command that lists the others).
- */
-function specsFor(argv: readonly string[]): readonly CommandSpec[] {
-  const spec = COMMANDS.find((candidate) => candidate.names.includes(argv[2] ?? ""));
-  return spec === undefined || spec.listsOthers ? COMMANDS : [spec];
-}
+// Every command, in the order `sssf --help` lists them.
+for (const register of [
+  registerRun,
+  registerResume,
+  registerPool,
+  registerWorker,
+  registerWorkers,
+  registerApproval,
+  registerInit,
+  registerListWorkflows,
+  registerTraceLists,
+  registerTail,
+  registerPs,
+  registerKill,
+  registerDb,
+  registerClean,
+  registerDoctor,
+  registerFakeModel,
+  registerDemo,
+  registerUi,
+  registerCompletion,
+])
+  register(program);
 
 /**
  * The arguments as commander should see them: `-V` before any command is `-v` (both print the
@@ -103,7 +97,6 @@ function cwdArgument(args: readonly string[]): string {
 /** Runs the command `rawArgv` names (`process.argv`'s shape); its outcome is `process.exitCode`. */
 export async function runCli(rawArgv: readonly string[]): Promise<void> {
   const argv = normalizedArgv(rawArgv);
-  for (const spec of specsFor(argv)) spec.register(program);
   try {
     if (helpRequested(argv)) await prepareHelp(cwdArgument(argv));
     await program.parseAsync(argv);

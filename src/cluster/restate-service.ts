@@ -11,7 +11,6 @@
 
 import type * as Restate from "@restatedev/restate-sdk";
 import { isSssfError, type SssfErrorCode } from "../errors/sssf-error.js";
-import { importModule } from "../util/import-module.js";
 import {
   answerPromise,
   ClusterAnswer,
@@ -28,7 +27,7 @@ export interface RunTimeouts {
 
 /** Loads the SDK: only `sssf worker` needs it. */
 export async function loadRestateSdk(): Promise<typeof Restate> {
-  return importModule<typeof Restate>("@restatedev/restate-sdk");
+  return import("@restatedev/restate-sdk");
 }
 
 /** Bad input from a caller is final: Restate must not retry it. */

@@ -12,7 +12,7 @@
  * removed first. The listing is kept while none of the files it came from changed (their dev, inode,
  * size, mtime and ctime); a config with `include.path` or `includeIf` is listed again for every command.
  *
- * `run-git.ts` applies this to every command, through the launcher shell or not; nothing else in src/
+ * `run-git.ts` applies this to every command; nothing else in src/
  * starts git (test/code/git-spawn-sites.test.ts).
  */
 import { type BigIntStats, existsSync, readFileSync, statSync } from "node:fs";

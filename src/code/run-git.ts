@@ -6,7 +6,6 @@
  */
 import { type ExecFileException, execFile, execFileSync } from "node:child_process";
 import { GitError, type GitFailure } from "../errors/git-error.js";
-import { type Launched, launchGit, NotLaunched } from "./git-launcher.js";
 import { CONFIG_LISTING_ARGS, safeGitCommand, safeGitCommandSync } from "./git-safety.js";
 
 /** Output of a listing or a diff over a whole run can be large; keep it bounded but generous. */
@@ -42,8 +41,8 @@ export async function runGit(
 
 /**
  * `runGit` for exact bytes (blob contents): resolves to stdout as a Buffer, rejects with a `GitError`.
- * git is started by the launcher shell (`git-launcher.ts`) where there is one, else by sssf itself;
- * either way under `git-safety.ts`'s rule (no program named by config or environment runs).
+ * git is started by sssf itself, under `git-safety.ts`'s rule (no program named by config or
+ * environment runs).
  */
 export async function runGitBytes(
   cwd: string,
@@ -62,43 +61,8 @@ export async function runGitBytes(
   return execute(cwd, safe.args, safe.env, options.input ?? "", options.maxBuffer ?? MAX_BUFFER, options);
 }
 
-/** Runs `git args` under exactly `env`: from the launcher shell where there is one, else directly. */
-async function execute(
-  cwd: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  input: string,
-  maxBuffer: number,
-  options: GitOptions,
-): Promise<Buffer> {
-  const launched = launchGit({ cwd, args, env, input, maxBuffer });
-  if (launched === null) return startGit(cwd, args, env, input, maxBuffer, options);
-  let result: Launched;
-  try {
-    result = await launched;
-  } catch (error) {
-    if (error instanceof NotLaunched) return startGit(cwd, args, env, input, maxBuffer, options);
-    throw gitError(cwd, args, null, "", error as Error, options);
-  }
-  if (result.startError !== undefined) throw gitError(cwd, args, null, "", result.startError, options);
-  const stderr = result.stderr.toString("utf8");
-  if (result.overflow) {
-    const cause = Object.assign(new RangeError("stdout maxBuffer length exceeded"), {
-      code: "ERR_CHILD_PROCESS_STDIO_MAXBUFFER",
-    });
-    throw gitError(cwd, args, null, stderr, cause, options);
-  }
-  if (result.code === 0) return result.stdout;
-  const cause = new Error(
-    result.signal === null
-      ? `Command failed: git ${args.join(" ")}`
-      : `Command failed: git ${args.join(" ")} (killed by ${result.signal})`,
-  );
-  throw gitError(cwd, args, result.code, stderr, cause, options);
-}
-
-/** git started by this process. */
-function startGit(
+/** `git args` started under exactly `env`, stdin given or empty. */
+function execute(
   cwd: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,

@@ -344,10 +344,7 @@ function buildConfigWireSchema() {
 
 let wireSchema: ReturnType<typeof buildConfigWireSchema> | undefined;
 
-/**
- * The whole YAML file's strict schema (every section optional except `agents`), built on first use:
- * a run whose config comes from the config cache never builds it.
- */
+/** The whole YAML file's strict schema (every section optional except `agents`), built on first use. */
 export function configWireSchema(): ReturnType<typeof buildConfigWireSchema> {
   wireSchema ??= buildConfigWireSchema();
   return wireSchema;

@@ -6,13 +6,12 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
-import { requireOnce } from "../util/require-once.js";
 import { configIssueMessage, zodIssueProblems } from "../util/zod-issues.js";
-import { cachedConfig, keepConfig } from "./config-cache.js";
 import { problemsBeyondSchema } from "./config-repair.js";
 import { resolveConfig } from "./config-resolve.js";
-import { type ConfigWire, configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
+import { configWireSchema, DEFAULT_CONFIG_PATH } from "./config-schema.js";
 import type { SssfConfig } from "./config-types.js";
 
 export {
@@ -51,15 +50,8 @@ function readConfigText(file: string, explicit: boolean): string {
   }
 }
 
-// The YAML parser loads (from node_modules, not the bundle) only when the config text is new to the cache.
-const loadYaml = requireOnce<typeof import("yaml")>("yaml");
-
-/**
- * YAML text to a plain value, or every syntax problem with its line and column. `cacheable`: parsed
- * without a problem or a warning, so the value may be kept in the config cache.
- */
-function parseYaml(text: string): { value: unknown; problems: ConfigProblem[]; cacheable: boolean } {
-  const { LineCounter, parseDocument } = loadYaml();
+/** YAML text to a plain value, or every syntax problem with its line and column. */
+function parseYaml(text: string): { value: unknown; problems: ConfigProblem[] } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
@@ -67,16 +59,15 @@ function parseYaml(text: string): { value: unknown; problems: ConfigProblem[]; c
       const { line, col } = lineCounter.linePos(error.pos[0]);
       return { path: "", message: `line ${line}, column ${col}: ${error.message}` };
     });
-    return { value: undefined, problems, cacheable: false };
+    return { value: undefined, problems };
   }
   try {
-    return { value: document.toJS(), problems: [], cacheable: document.warnings.length === 0 };
+    return { value: document.toJS(), problems: [] };
   } catch (error) {
     // Unresolvable aliases surface only when converting.
     return {
       value: undefined,
       problems: [{ path: "", message: (error as Error).message }],
-      cacheable: false,
     };
   }
 }
@@ -121,18 +112,12 @@ export function loadConfig(options: LoadConfigOptions): SssfConfig {
   const text = readConfigText(file, options.configPath !== undefined);
   const context = { repoRoot, file, knownRuntimes: options.knownRuntimes };
 
-  // A text this build validated before: the wire value it made, no YAML parser or schema to load.
-  const cached = cachedConfig(text);
-  if (cached?.wire !== undefined) return resolved(file, resolveConfig(cached.wire as ConfigWire, context));
-
-  // A text parsed before (by another build, or refused by the schema) needs no YAML parser either.
-  const parsed = cached ? { value: cached.value, problems: [], cacheable: true } : parseYaml(text);
+  const parsed = parseYaml(text);
   if (parsed.problems.length > 0) throw new ConfigError(file, parsed.problems);
   const shapeProblem = topLevelProblem(parsed.value);
   if (shapeProblem) throw new ConfigError(file, [shapeProblem]);
 
   const result = configWireSchema().safeParse(parsed.value, { reportInput: true, error: configIssueMessage });
-  if (parsed.cacheable) keepConfig(text, parsed.value, result.success ? result.data : undefined);
   if (!result.success) {
     const schemaProblems = zodIssueProblems(result.error.issues, {
       wording: "config",

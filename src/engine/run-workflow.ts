@@ -4,7 +4,6 @@ import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import { committedLinks } from "../boundary/write-boundary-links.js";
-import { warmLooseObjects } from "../code/loose-objects.js";
 import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
@@ -361,8 +360,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // Another process may have started this session between the first look and the lock.
     if ((session.existing === undefined) !== (onRecord === undefined))
       plan = await planWorkspace({ ...wanted, existing: session.existing });
-    // While git adds the worktree, the thread would wait: load what the first checkpoint needs.
-    if (minted !== undefined) setImmediate(warmLooseObjects);
     const workspace = await opening.open(plan);
     // The first boundary checkpoint lists the symlinks committed at the worktree's start: git lists
     // them while the session is set up, instead of after that checkpoint's `git status`.

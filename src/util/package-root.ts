@@ -41,13 +41,5 @@ export function packageVersion(): string {
   return String(manifest.version);
 }
 
-// Set by the bundler to a hash of the sources and the lockfile the build was made from.
-declare const __SSSF_BUILD_ID__: string | undefined;
-
-/** The build's id (changes with any source or dependency), or null when run from src/. */
-export function buildId(): string | null {
-  return typeof __SSSF_BUILD_ID__ === "string" ? __SSSF_BUILD_ID__ : null;
-}
-
 /** Whether this code runs from the built bundles in `dist/` (not from `src/` under tsx or vitest). */
 export const runsFromDist = (): boolean => import.meta.url.endsWith(".js");

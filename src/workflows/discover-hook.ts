@@ -9,7 +9,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { register } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { importModule } from "../util/import-module.js";
 import { packageRoot, runsFromDist } from "../util/package-root.js";
 
 /**
@@ -85,8 +84,8 @@ export function registerWorkflowLoader(repoRoot: string): Promise<void> {
   registered ??= (async () => {
     const targets = sssfEntryUrls();
     // Loaded before the hooks exist: the same modules, without a trip through the loader thread each.
-    if (targets.sssf) await importModule(targets.sssf);
-    const tsx = await importModule<typeof import("tsx/esm/api")>("tsx/esm/api");
+    if (targets.sssf) await import(targets.sssf);
+    const tsx = await import("tsx/esm/api");
     const tsconfig = path.join(repoRoot, "tsconfig.json");
     tsx.register({ tsconfig: existsSync(tsconfig) ? tsconfig : false });
     register(`data:text/javascript,${encodeURIComponent(RESOLVE_HOOK_SOURCE)}`, {

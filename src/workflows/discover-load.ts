@@ -5,7 +5,6 @@
 import { pathToFileURL } from "node:url";
 import type { Workflow } from "../api/run-api.js";
 import { ConfigError, type ConfigProblem } from "../errors/config-error.js";
-import { importModule } from "../util/import-module.js";
 import { describeLoadError } from "./discover-errors.js";
 import type { RepoWorkflowFile } from "./discover-files.js";
 import { registerWorkflowLoader } from "./discover-hook.js";
@@ -36,7 +35,7 @@ export async function loadRepoWorkflow(entry: RepoWorkflowFile, repoRoot: string
   }
   let namespace: Record<string, unknown>;
   try {
-    namespace = await importModule(pathToFileURL(entry.file).href);
+    namespace = (await import(pathToFileURL(entry.file).href)) as Record<string, unknown>;
   } catch (error) {
     throw workflowFileError(entry.file, [
       { path: "", message: describeLoadError(error, entry.file, entry.relativePath) },

@@ -7,8 +7,6 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { repoFacts } from "../code/git-facts.js";
-import { deleteLooseRef } from "../code/loose-ref-delete.js";
 import { runGit, runGitSync } from "../code/run-git.js";
 import { GitError } from "../errors/git-error.js";
 import type { CheckoutInfo } from "./worktree.js";
@@ -284,12 +282,9 @@ export function branchCommitsSync(
 
 /**
  * Deletes the local `branch` only while it still points at `tip` (`update-ref -d` with the old value),
- * so a commit that lands meanwhile keeps it. A loose branch is deleted by this process, as git would
- * (`deleteLooseRef`); anything else by git. Rejects with a GitError when git refuses.
+ * so a commit that lands meanwhile keeps it. Rejects with a GitError when git refuses.
  */
 export async function deleteBranchAt(dir: string, branch: string, tip: string): Promise<void> {
-  const facts = await repoFacts(dir);
-  if (facts !== null && deleteLooseRef(facts, `refs/heads/${branch}`, tip)) return;
   await gitOrThrow(dir, [
     "update-ref",
     "-m",

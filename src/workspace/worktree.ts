@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   forgetRepoFacts,
@@ -254,9 +254,7 @@ export async function uncommittedPaths(worktree: string, ignore: readonly string
 
 /**
  * `git worktree remove` (with `--force` when asked: uncommitted changes are then lost), locked and
- * retried like `addWorktree`. Rejects like it. A forced removal of a worktree git recorded here and
- * nobody locked is done by this process, as git would do it: the folder, then its record in
- * `<common dir>/worktrees/` (`removeRecordedWorktree`); anything else is git's.
+ * retried like `addWorktree`. Rejects like it.
  */
 export async function removeWorktree(
   repo: GitRepo,
@@ -266,39 +264,8 @@ export async function removeWorktree(
 ): Promise<void> {
   const args = ["worktree", "remove", ...(force ? ["--force"] : []), "--", worktree];
   await withWorktreeLock(repo.commonDir, () =>
-    force && removeRecordedWorktree(repo, worktree)
-      ? Promise.resolve("")
-      : retryTransient(() => gitOrThrow(repo.topLevel, args), retry),
+    retryTransient(() => gitOrThrow(repo.topLevel, args), retry),
   ).finally(() => forgetRepoFacts(worktree));
-}
-
-/**
- * Removes a linked worktree without a git process: its folder, then its record. Only for one whose
- * `.git` file names a record in this repository's `worktrees/` that is not locked; false (nothing
- * removed) otherwise, and false when a removal failed, leaving the rest to git. Call it under the
- * worktree lock.
- */
-function removeRecordedWorktree(repo: GitRepo, worktree: string): boolean {
-  let record: string;
-  try {
-    const pointer = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(path.join(worktree, ".git"), "utf8"));
-    if (pointer === null) return false;
-    record = path.resolve(worktree, pointer[1] as string);
-  } catch {
-    return false;
-  }
-  const records = path.join(repo.commonDir, "worktrees");
-  if (path.dirname(record) !== records || existsSync(path.join(record, "locked"))) return false;
-  try {
-    // The record must name this folder back, or it is another worktree's.
-    const back = readFileSync(path.join(record, "gitdir"), "utf8").trim();
-    if (realpathSync.native(path.dirname(back)) !== realpathSync.native(worktree)) return false;
-    rmSync(worktree, { recursive: true, force: true });
-    rmSync(record, { recursive: true, force: true });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Drops the records of worktrees whose folders are gone, locked and retried like `addWorktree`. Rejects like it. */

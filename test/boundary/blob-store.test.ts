@@ -1,10 +1,10 @@
-import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readBlob, storeBlobs } from "../../src/boundary/blob-store.js";
-import { forgetAllRepoFacts, repoFacts } from "../../src/code/git-facts.js";
-import { looseObjectDir } from "../../src/code/loose-objects.js";
+import { ContentBatch, readBlob, storeBlobs } from "../../src/boundary/blob-store.js";
+import { forgetAllRepoFacts } from "../../src/code/git-facts.js";
 import { git, initRepo, makeTempDir, removeTempDir } from "../code/fixtures.js";
 
 let dir: string;
@@ -36,20 +36,11 @@ function looseFiles(): string[] {
 }
 
 describe("storeBlobs", () => {
-  it("writes small files as loose objects, without git, that git reads back byte for byte under its own ids", async () => {
+  it("writes files as blobs that git reads back byte for byte under its own ids", async () => {
     initRepo(dir, { "seed.txt": "seed\n" });
     const bytes = Buffer.from([0, 1, 2, 255, 10, 13, 0x80]);
     const files = put({ "a.txt": "hello\n", "bin.dat": bytes, empty: "", "nested/ü.md": "ü\r\n" });
-    await repoFacts(dir);
-    // Without a git to run: every id below comes from this process.
-    const pathBefore = process.env.PATH;
-    process.env.PATH = path.join(dir, "no-git-here");
-    let ids: Map<string, string>;
-    try {
-      ids = await storeBlobs(dir, files);
-    } finally {
-      process.env.PATH = pathBefore;
-    }
+    const ids = await storeBlobs(dir, files);
     expect(ids.size).toBe(4);
     for (const file of files) {
       const oid = ids.get(file) as string;
@@ -120,22 +111,6 @@ describe("storeBlobs", () => {
     git(dir, "fsck", "--no-dangling");
   });
 
-  it("leaves a shared repository's objects, and a relocated object folder, to git", () => {
-    git(dir, "init", "-q", "--shared=group", "-b", "main");
-    expect(looseObjectDir({ commonDir: path.join(dir, ".git") })).toBeNull();
-    const plain = makeTempDir("blobs-plain");
-    try {
-      git(plain, "init", "-q");
-      const facts = { commonDir: path.join(plain, ".git") };
-      expect(looseObjectDir(facts)).toBe(path.join(plain, ".git/objects"));
-      expect(looseObjectDir(facts, { GIT_OBJECT_DIRECTORY: path.join(dir, "elsewhere") })).toBeNull();
-      git(plain, "config", "extensions.compatObjectFormat", "sha256");
-      expect(looseObjectDir(facts)).toBeNull();
-    } finally {
-      removeTempDir(plain);
-    }
-  });
-
   it("stores a shared repository's files through git, with git's modes", async () => {
     git(dir, "init", "-q", "--shared=group", "-b", "main");
     const [file] = put({ "a.txt": "shared\n" });
@@ -143,5 +118,38 @@ describe("storeBlobs", () => {
     expect(oid).toBe(gitId(file as string));
     // git widened the object's mode for the group; a file this process wrote would not be.
     expect(statSync(path.join(dir, ".git/objects", oid.slice(0, 2), oid.slice(2))).mode & 0o040).toBe(0o040);
+  });
+});
+
+describe("ContentBatch", () => {
+  it("stores the bytes this process read, whatever the tree holds now, and answers by index", async () => {
+    initRepo(dir);
+    const [file] = put({ "a.txt": "read before\n" });
+    const batch = new ContentBatch();
+    const first = batch.add(Buffer.from("read before\n"));
+    // The path becomes a link to something else before git runs: git never opens the path.
+    writeFileSync(path.join(dir, "elsewhere.txt"), "not this\n");
+    rmSync(file as string);
+    symlinkSync("elsewhere.txt", file as string);
+    const second = batch.add(Buffer.from([0, 255, 10]));
+    const ids = await batch.store(dir);
+    expect(ids).toHaveLength(2);
+    const want = execFileSync("git", ["hash-object", "--stdin"], { cwd: dir, input: "read before\n" });
+    expect(ids[first]).toBe(want.toString().trim());
+    expect(await readBlob(dir, ids[first] as string)).toEqual(Buffer.from("read before\n"));
+    expect(await readBlob(dir, ids[second] as string)).toEqual(Buffer.from([0, 255, 10]));
+    // Emptied: a second store writes nothing.
+    expect(await batch.store(dir)).toEqual([]);
+  });
+
+  it("answers null for every content when git refuses (no repository)", async () => {
+    const batch = new ContentBatch();
+    batch.add(Buffer.from("x\n"));
+    const outside = makeTempDir("blobs-outside");
+    try {
+      expect(await batch.store(outside)).toEqual([null]);
+    } finally {
+      removeTempDir(outside);
+    }
   });
 });

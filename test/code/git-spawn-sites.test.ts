@@ -8,7 +8,7 @@ import { repoRoot } from "../helpers/sandbox.js";
  * other file in src/ may start git itself (directly, through a shell, or by a path ending in /git).
  */
 const src = path.join(repoRoot, "src");
-const ALLOWED = new Set(["code/run-git.ts", "code/git-launcher.ts"]);
+const ALLOWED = new Set(["code/run-git.ts"]);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -37,7 +37,7 @@ function offenders(files: { name: string; text: string }[]): string[] {
 }
 
 describe("git is started in one place", () => {
-  it("no file in src/ but run-git.ts (and its launcher shell) starts a git process", () => {
+  it("no file in src/ but run-git.ts starts a git process", () => {
     const files = filesUnder(src).map((file) => ({
       name: path.relative(src, file).split(path.sep).join("/"),
       text: readFileSync(file, "utf8"),
@@ -46,10 +46,7 @@ describe("git is started in one place", () => {
     expect(offenders(files)).toEqual([]);
   });
 
-  it("the launcher starts git only from the command line run-git hands it", () => {
-    const launcher = readFileSync(path.join(src, "code/git-launcher.ts"), "utf8");
-    // Its one git: the command line built from a GitCommand (whose env run-git made safe).
-    expect(launcher.match(/`git \$\{/g)?.length).toBe(1);
+  it("run-git starts git only with the arguments and environment git-safety made", () => {
     const runGit = readFileSync(path.join(src, "code/run-git.ts"), "utf8");
     expect(runGit).toContain("safeGitCommand(");
     expect(runGit).toContain("safeGitCommandSync(");

@@ -6,19 +6,16 @@ import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/sandbox.js";
 
 /** Runs `code` as an ES module importing the built `dist/` (`dist` is its folder URL); returns what it printed. */
-function withDist(code: string, env: Record<string, string> = {}): string {
+function withDist(code: string): string {
   const dist = new URL(`file://${path.join(repoRoot, "dist")}/`).href;
   return execFileSync(
     process.execPath,
     ["--input-type=module", "-e", `const dist = ${JSON.stringify(dist)};\n${code}`],
-    {
-      encoding: "utf8",
-      env: { ...process.env, ...env },
-    },
+    { encoding: "utf8" },
   );
 }
 
-describe("the libraries the bundle leaves in node_modules, loaded only when needed", () => {
+describe("the libraries a built sssf parses with", () => {
   it("jsonrepair mends a reply that is almost JSON", () => {
     const out = withDist(`
       const { parseEnvelope } = await import(dist + "envelope/parse-envelope.js");
@@ -29,7 +26,7 @@ describe("the libraries the bundle leaves in node_modules, loaded only when need
     expect(JSON.parse(out)).toMatchObject({ status: "success", summary: "ok", artifacts: [] });
   });
 
-  it("yaml parses a config the cache does not hold, with its anchors, comments and block strings", () => {
+  it("the bundled yaml parses a config with its anchors, comments and block strings", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "sssf-externals-"));
     try {
       const config = path.join(dir, "adws/adw_sssf_config/sssf.config.yaml");
@@ -42,14 +39,11 @@ describe("the libraries the bundle leaves in node_modules, loaded only when need
         mkdirSync(path.join(dir, "adws/adw_data/prompt_engineering/planner"), { recursive: true });
         writeFileSync(path.join(dir, "adws/adw_data/prompt_engineering/planner", file), "{{prompt}}\n");
       }
-      const out = withDist(
-        `
+      const out = withDist(`
         const { loadConfig, BUILTIN_RUNTIME_IDS } = await import(dist + "index.js");
         const config = loadConfig({ cwd: ${JSON.stringify(dir)}, knownRuntimes: BUILTIN_RUNTIME_IDS });
         console.log(JSON.stringify(config.agents.map((a) => [a.name, a.codingAgent, a.purpose])));
-      `,
-        { SSSF_CACHE_DIR: "" },
-      );
+      `);
       expect(JSON.parse(out)).toEqual([["planner", "exec", "plans\nthe work\n"]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -121,12 +121,11 @@ describe("--help", () => {
     for (const { code } of EXIT_CODES) expect(result.stdout).toMatch(new RegExp(`\\n {2}${code}\\s`));
   });
 
-  it("sssf --help printed from the build's rendering is commander's help, and a repo's workflows bring commander back", async () => {
-    const prerendered = await sb.run(["--help"]);
+  it("sssf --help is sssf help, with forced colour too, and lists a repo's workflows", async () => {
+    const flag = await sb.run(["--help"]);
     const commander = await sb.run(["help"]);
-    expect(readFileSync(path.join(repoRoot, "dist/cli/help.txt"), "utf8")).toBe(prerendered.stdout);
-    expect(prerendered.stdout).toBe(commander.stdout);
-    // Forced colour: commander renders it (with its escapes or not), never the file.
+    expect(flag.stdout).toBe(commander.stdout);
+    // Forced colour: commander renders it (with its escapes or not).
     const coloured = await sb.run(["--help"], { FORCE_COLOR: "1" });
     expect(coloured.code).toBe(0);
     expect(coloured.stdout).toContain("Workflows (");

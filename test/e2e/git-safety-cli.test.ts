@@ -224,20 +224,13 @@ function checkRun(world: CliWorld, extra: NodeJS.ProcessEnv = {}): void {
 }
 
 describe("sssf's own git through the CLI runs no planted program", () => {
-  it.each([
-    ["from the launcher shell", "1"],
-    ["started directly (SSSF_GIT_LAUNCHER=0)", "0"],
-  ])(
-    "every key in the repository's config, hooks in .git/hooks and core.hooksPath: git %s",
-    (_how, launcher) => {
-      const world = makeCliWorld(NAMES, "tree");
-      plantHooks(world, path.join(world.repo, ".git/hooks"));
-      plantHooks(world, world.hooksPathDir, "hooks-path.");
-      plant(world, "local", programKeys(world, NAMES));
-      checkRun(world, { SSSF_GIT_LAUNCHER: launcher });
-    },
-    300_000,
-  );
+  it("every key in the repository's config, hooks in .git/hooks and core.hooksPath", () => {
+    const world = makeCliWorld(NAMES, "tree");
+    plantHooks(world, path.join(world.repo, ".git/hooks"));
+    plantHooks(world, world.hooksPathDir, "hooks-path.");
+    plant(world, "local", programKeys(world, NAMES));
+    checkRun(world);
+  }, 300_000);
 
   it("generated names, locations and subsets of keys", () => {
     const driverName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,9}$/);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/sandbox.js";
 import { decodeAnthropic } from "./decode-replies.js";
 
-const COMMAND = path.join(repoRoot, "src/cli/commands/fake-model-command.ts");
+const COMMAND = path.join(repoRoot, "src/cli/commands/fake-model.ts");
 // The command module as `sssf fake-model` runs it, without needing a build.
 const RUNNER = `import { fakeModelCommand } from ${JSON.stringify(COMMAND)}; process.exitCode = await fakeModelCommand(JSON.parse(process.argv[1]));`;
 

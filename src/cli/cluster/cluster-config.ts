@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { Option } from "commander";
 import { DEFAULT_CONFIG_PATH } from "../../config/config-schema.js";
 import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
@@ -38,3 +39,7 @@ export function optionalConfig(options: { config?: string; cwd?: string }): Sssf
 export function logLine(who: string): (line: string) => void {
   return (line) => process.stderr.write(`${new Date().toISOString()} ${who}: ${line}\n`);
 }
+
+/** `--listen <host:port>` of the pool and the worker, with its default. */
+export const listenOption = (fallback: string): Option =>
+  new Option("--listen <host:port>", `where to listen (default ${fallback}; port 0 picks a free one)`);

@@ -1,6 +1,8 @@
+import type { Command } from "commander";
 import { startPool } from "../../cluster/pool-server.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
-import { logLine, optionalConfig, parseListen } from "./cluster-config.js";
+import { listenOption, logLine, optionalConfig, parseListen } from "./cluster-config.js";
 import { clusterUrl } from "./cluster-urls.js";
 
 export interface PoolCommandOptions {
@@ -35,4 +37,22 @@ export async function poolCommand(options: PoolCommandOptions): Promise<number> 
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf pool`: the address Restate calls (docs/cluster.md). */
+export function registerPool(program: Command): void {
+  program
+    .command("pool")
+    .description("the address Restate calls: hands each run to a live worker with a free slot")
+    .addOption(listenOption("127.0.0.1:9081"))
+    .option(
+      "--admin <url>",
+      "Restate's admin URL, where the pool registers (default $SSSF_RESTATE_ADMIN, then engine.restate.admin)",
+    )
+    .option("--advertise <url>", "the URL Restate reaches the pool at (default http://<listen>)")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await poolCommand(options);
+    });
 }

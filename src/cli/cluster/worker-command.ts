@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { Command } from "commander";
 import type { EngineerAnswer } from "../../api/run-api.js";
 import { awaitAnswer } from "../../cluster/restate-http.js";
 import { WorkerRepo } from "../../cluster/worker-repo.js";
@@ -9,8 +10,9 @@ import { openTraceDb } from "../../trace/database.js";
 import { displayTraceLocation, traceLocation } from "../../trace/trace-location.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
-import { logLine, optionalConfig, parseCount, parseListen } from "./cluster-config.js";
+import { listenOption, logLine, optionalConfig, parseCount, parseListen } from "./cluster-config.js";
 import { clusterUrl } from "./cluster-urls.js";
 
 export interface WorkerCommandOptions {
@@ -122,4 +124,36 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf worker`: runs the cluster's runs on this machine (docs/cluster.md). */
+export function registerWorker(program: Command): void {
+  program
+    .command("worker")
+    .description(
+      "run the cluster's runs on this machine: joins the pool, keeps a clone, pushes each run's branch",
+    )
+    .requiredOption("--remote <git-url>", "the repository's shared git remote (cloned once into --work-dir)")
+    .requiredOption(
+      "--work-dir <dir>",
+      "where the worker keeps its clone, its runs' checkouts and their session files",
+    )
+    .option("--pool <url>", "the pool's URL (default $SSSF_POOL, then engine.restate.pool)")
+    .option(
+      "--ingress <url>",
+      "Restate's ingress, for engineer answers (default $SSSF_RESTATE_INGRESS, then engine.restate.ingress)",
+    )
+    .option("--db <file>", "the trace every worker, the CLI and the UI share (default $SSSF_DB)")
+    .option("--slots <n>", "how many runs at once (default 2)")
+    .option(
+      "--run-timeout <seconds>",
+      "Restate's inactivity and abort timeouts: longer than the longest run (default 86400)",
+    )
+    .addOption(listenOption("127.0.0.1:0"))
+    .option("--advertise <url>", "the URL the pool reaches this worker at (default http://<listen>)")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await workerCommand(options);
+    });
 }

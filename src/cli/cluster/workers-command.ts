@@ -1,7 +1,9 @@
+import type { Command } from "commander";
 import type { PoolWorker } from "../../cluster/cluster-wire.js";
 import { httpRequest, replyMessage } from "../../cluster/restate-http.js";
 import { SssfError } from "../../errors/sssf-error.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 import { optionalConfig } from "./cluster-config.js";
 import { clusterUrl } from "./cluster-urls.js";
@@ -54,4 +56,18 @@ function workerLine(worker: PoolWorker): string {
     return `${worker.id}  gone  ${worker.url}  ${runs === "" ? "was idle" : `was running ${runs}`}  ${seen}`;
   const state = worker.draining ? "draining" : "live";
   return `${worker.id}  ${state}  ${worker.url}  ${worker.runs.length}/${worker.slots} slots  ${runs || "idle"}  ${seen}`;
+}
+
+/** `sssf workers`: the cluster's workers and their runs (docs/cluster.md). */
+export function registerWorkers(program: Command): void {
+  program
+    .command("workers")
+    .description("list the cluster's workers and the runs they execute")
+    .option("--pool <url>", "the pool's URL (default $SSSF_POOL, then engine.restate.pool)")
+    .option("--json", "print the list as JSON")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await workersCommand(options);
+    });
 }

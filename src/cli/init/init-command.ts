@@ -1,10 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/config-schema.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { BUILTIN_RUNTIME_IDS } from "../../runtimes/builtins.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { defaultAgents, defaultPrompts, sddAgents } from "../../workflows/prompts/default-prompts.js";
+import { cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
@@ -115,4 +117,21 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf init`. */
+export function registerInit(program: Command): void {
+  program
+    .command("init")
+    .description("write the roster, prompts, detected quality suites and .gitignore lines (never overwrites)")
+    .addOption(cwdOption())
+    .option(
+      "--coding-agent <id>",
+      "runtime every agent uses: pi, claude_code, codex, gemini or opencode (default pi)",
+    )
+    .option("--model <id>", "model every agent uses (default: the coding agent's own choice)")
+    .option("--sdd", "also write the sdd workflow's eight agents and their prompts (docs/sdd.md)")
+    .action(async (options) => {
+      process.exitCode = await initCommand(options);
+    });
 }

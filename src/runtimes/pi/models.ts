@@ -8,7 +8,6 @@ import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { importModule } from "../../util/import-module.js";
 import type { PiInstall } from "./install.js";
 
 /** One model pi can run. */
@@ -46,7 +45,7 @@ function builtinModels(file: string): Promise<PiModelRef[]> {
   const url = `${pathToFileURL(file).href}?mtime=${statSync(file).mtimeMs}`;
   let loading = builtinCache.get(url);
   if (loading === undefined) {
-    loading = importModule(url).then((module) => {
+    loading = (import(url) as Promise<Record<string, unknown>>).then((module) => {
       const table: unknown = (module as { MODELS?: unknown }).MODELS;
       if (typeof table !== "object" || table === null) throw new Error(`${file} exports no MODELS table`);
       return Object.entries(table as Record<string, unknown>).flatMap(([provider, models]) =>

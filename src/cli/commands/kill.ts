@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { reapRun } from "../../session/reaper.js";
 import { runLiveness } from "../../session/run-liveness.js";
@@ -7,6 +8,7 @@ import type { SessionRow } from "../../trace/events.js";
 import { getSession } from "../../trace/queries.js";
 import { processAlive } from "../../util/process-group.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, type ReadTrace } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -109,4 +111,21 @@ export async function killCommand(adwId: string, options: KillOptions): Promise<
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf kill <adw_id>`. */
+export function registerKill(program: Command): void {
+  program
+    .command("kill")
+    .description(
+      "stop a live run from another terminal: SIGTERM to its sssf, which stops its agents and finalizes; a run whose sssf is gone is closed as interrupted",
+    )
+    .argument("<adw_id>", "session id")
+    .option("--timeout <seconds>", "how long to wait for the run to finalize", "60")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (adwId: string, options) => {
+      process.exitCode = await killCommand(adwId, options);
+    });
 }

@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { DEFAULT_CONFIG_PATH, DEFAULT_DATA_DIR } from "../../config/load-config.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { type CleanEntry, cleanWorktrees } from "../../workspace/run-workspace-clean.js";
 import { loadConfig } from "../builtin-plugins.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 
 export interface CleanCommandOptions {
@@ -66,4 +68,20 @@ export async function cleanCommand(options: CleanCommandOptions): Promise<number
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf clean`. */
+export function registerClean(program: Command): void {
+  program
+    .command("clean")
+    .description(
+      "remove the worktrees of finished runs, and their branches that hold no commit (branches with commits are kept)",
+    )
+    .option("--dry-run", "say what would be removed, remove nothing")
+    .option("--force", "also remove worktrees with uncommitted changes (those changes are lost)")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await cleanCommand(options);
+    });
 }

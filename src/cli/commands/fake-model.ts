@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { fakeModelEnv } from "../../testing/fake-model/fake-model-env.js";
 import { createFakeModelServer } from "../../testing/fake-model/fake-model-server.js";
@@ -125,4 +126,21 @@ export async function fakeModelCommand(options: FakeModelCommandOptions): Promis
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf fake-model`. */
+export function registerFakeModel(program: Command): void {
+  program
+    .command("fake-model")
+    .description("serve a scripted fake model API (and an egress trap) on 127.0.0.1 for testing agent CLIs")
+    .option("--script <file>", "JSON script of steps to play (default: every request gets the echo reply)")
+    .option("--port <n>", "port to listen on (default 0: a free port)")
+    .option("--log <file>", "append every request and egress attempt to this JSONL file")
+    .option(
+      "--pi-dir <dir>",
+      "write pi's agent dir (models.json, settings.json) here and keep it (default: a temp dir removed on exit)",
+    )
+    .action(async (options) => {
+      process.exitCode = await fakeModelCommand(options);
+    });
 }

@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import type { EventType } from "../../trace/events.js";
 import { EVENT_TYPES } from "../../trace/events.js";
@@ -10,9 +11,11 @@ import {
   listSessionsJson,
 } from "../../trace/queries.js";
 import { jsonTerminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { agentText, formatCost, formatDuration, formatTokens, table } from "../format.js";
 import { openReadDb, type ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
+import { tailCommand } from "./tail.js";
 
 interface ListOptions extends ReadOptions {
   json?: boolean;
@@ -163,5 +166,40 @@ export async function listCommand(
     }
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
+  }
+}
+
+/** `sssf sessions`, and `sssf phases|events|envelopes <adw_id>`: listings of the trace. */
+export function registerTraceLists(program: Command): void {
+  for (const [name, description, needsId] of [
+    ["sessions", "list sessions, newest first", false],
+    ["phases", "list the phases of a session", true],
+    ["events", "list the trace events of a session", true],
+    ["envelopes", "list every envelope attempt of a session", true],
+  ] as const) {
+    const command = program.command(name).description(description);
+    if (needsId) command.argument("<adw_id>", "session id");
+    command
+      .option("--json", "print JSON instead of a table")
+      .addOption(dbOption())
+      .addOption(configOption())
+      .addOption(cwdOption());
+    if (name === "sessions")
+      command
+        .option("--limit <n>", "at most this many sessions", "50")
+        .option("--all", "include archived sessions");
+    if (name === "events")
+      command
+        .option("--type <type>", "only events of this type (tool_call, error, …)")
+        .option("--follow", "print the run as sssf tail --from-start does and follow it until it ends");
+    command.action(async (...args: unknown[]) => {
+      const adwId = needsId ? (args[0] as string) : undefined;
+      const options = (needsId ? args[1] : args[0]) as Record<string, unknown>;
+      if (name === "events" && options.follow === true && adwId !== undefined) {
+        process.exitCode = await tailCommand(adwId, { ...options, fromStart: true });
+        return;
+      }
+      process.exitCode = await listCommand(name, adwId, options);
+    });
   }
 }

@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { displayTraceLocation, traceLocation, traceMayExist } from "../../trace/trace-location.js";
 import type { ColorScheme } from "../../ui/server/api-types.js";
 import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import type { ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -127,4 +129,19 @@ export async function uiCommand(options: UiOptions): Promise<number> {
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf ui`. */
+export function registerUi(program: Command): void {
+  program
+    .command("ui")
+    .description("serve the live trace viewer on 127.0.0.1 (sessions, runs as waterfalls, phase detail)")
+    .option("--port <n>", "port to listen on (default 4477 or the next free one; 0 = any free port)")
+    .option("--host <host>", "interface to bind (default 127.0.0.1; anything else exposes the trace)")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await uiCommand(options);
+    });
 }

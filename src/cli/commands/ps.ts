@@ -1,5 +1,7 @@
+import type { Command } from "commander";
 import { listLiveRuns } from "../../session/live-runs.js";
 import { jsonTerminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { agentText, formatDuration, table } from "../format.js";
 import { openReadTrace, type ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
@@ -47,4 +49,20 @@ export async function psCommand(options: PsOptions): Promise<number> {
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf ps`. */
+export function registerPs(program: Command): void {
+  program
+    .command("ps")
+    .description(
+      "list the live runs on this host: workflow, current phase, agents with their pids, elapsed time",
+    )
+    .option("--json", "print JSON instead of a table")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await psCommand(options);
+    });
 }

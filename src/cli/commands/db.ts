@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import type { Runtime } from "../../runtimes/runtime.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
@@ -8,6 +9,7 @@ import { openTraceDb } from "../../trace/database.js";
 import { loadSessions, rebuildDatabase } from "../../trace/rebuild.js";
 import { displayTraceLocation, isPostgresUrl, traceMayExist } from "../../trace/trace-location.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { type ReadOptions, tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
@@ -110,4 +112,28 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf db rebuild` and `sssf db load`. */
+export function registerDb(program: Command): void {
+  const db = program.command("db").description("trace database maintenance");
+  db.command("rebuild")
+    .description("recreate the trace database from the session files (the old one is kept as a backup)")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await dbRebuildCommand(options);
+    });
+  db.command("load")
+    .description(
+      "add the session files of a folder (a cluster worker's <work-dir>/sessions) to the trace database as it is",
+    )
+    .argument("<sessions-dir>", "a folder of <adw_id>/events.jsonl session folders")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (sessionsDir: string, options) => {
+      process.exitCode = await dbLoadCommand(sessionsDir, options);
+    });
 }

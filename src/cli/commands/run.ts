@@ -1,39 +1,18 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { runWorkflow } from "../../engine/run-workflow.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { configOption, cwdOption, type RunCommandOptions, readPromptArgument } from "../cli-options.js";
+import { clusterRunCommand } from "../cluster/cluster-run-command.js";
+import { runHelpAfter } from "../help-text.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
 import { reportError } from "../report-error.js";
 import { createRunReporter } from "../run-reporter.js";
 import { buildRunSummary, printRunSummary } from "../run-summary.js";
-
-export interface RunCommandOptions {
-  agent?: string;
-  adwId?: string;
-  config?: string;
-  cwd?: string;
-  /** `--in-place`: work in the checkout instead of a worktree of its own. */
-  inPlace?: boolean;
-  /** `--base REF`: where the run's branch starts (default HEAD). */
-  base?: string;
-  /** `--merge`: fast-forward the base branch once the run is accepted. */
-  merge?: boolean;
-  carryDirty?: boolean;
-  /** `--yes`: approve every question of an engineer phase instead of waiting for `sssf approve`. */
-  yes?: boolean;
-  /** `--fake-script FILE`: run against a fake model server playing FILE, offline (docs/fake-model.md). */
-  fakeScript?: string;
-  /** `--json`: one JSON summary (or error) on stdout at the end; progress on stderr (docs/json-output.md). */
-  json?: boolean;
-  /** `--engine`: `local` here; `restate` goes to the cluster command (docs/cluster.md). */
-  engine?: string;
-  /** `--ingress`, `--detach`: only with `--engine restate`. */
-  ingress?: string;
-  detach?: boolean;
-}
 
 /** A local run refuses the cluster's flags, and an engine it does not know. */
 function checkLocalEngine(options: RunCommandOptions): void {
@@ -45,14 +24,6 @@ function checkLocalEngine(options: RunCommandOptions): void {
   ] as const)
     if (value !== undefined && value !== false)
       throw new UsageError(`${flag}: only with --engine restate (docs/cluster.md)`, flag);
-}
-
-/** A prompt argument that names an existing file is read from it. */
-export function readPromptArgument(value: string, cwd: string): string {
-  const candidate = path.resolve(cwd, value);
-  if (value.length < 4096 && existsSync(candidate) && statSync(candidate).isFile())
-    return readFileSync(candidate, "utf8");
-  return value;
 }
 
 /**
@@ -129,4 +100,54 @@ export async function runCommand(
     const signal = interrupted();
     return signal === null ? code : signalExitCode(signal);
   }
+}
+
+/** `sssf run <workflow> <prompt>`. */
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("run a workflow on a request")
+    .argument("<workflow>", "workflow name (sssf run prompt …)")
+    .argument("<prompt>", "the request, or a path to a file holding it")
+    .option("--agent <name>", "agent to use for workflows that take one (prompt)")
+    .option("--adw-id <id>", "join an existing session (agents resume) or name a new one")
+    .option(
+      "--in-place",
+      "work in the checkout itself instead of a worktree on branch sssf/<workflow>/<adw_id>",
+    )
+    .option("--base <ref>", "commit-ish the run's branch starts from (default HEAD)")
+    .option(
+      "--carry-dirty",
+      "bring the checkout's uncommitted changes (modified, staged, deleted, untracked) into the new worktree, as a commit of sssf's own before the first phase",
+    )
+    .option("--merge", "fast-forward the base branch to the run's branch when the run is accepted")
+    .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
+    .option(
+      "--fake-script <file>",
+      "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
+    )
+    .option(
+      "--engine <engine>",
+      "where the run executes: local (this process, the default) or restate (a worker of the cluster, docs/cluster.md)",
+    )
+    .option(
+      "--ingress <url>",
+      "--engine restate: Restate's ingress (default $SSSF_RESTATE_INGRESS, then engine.restate.ingress)",
+    )
+    .option("--detach", "--engine restate: print the run's adw_id once submitted, instead of following it")
+    .option(
+      "--json",
+      "print one JSON summary on stdout at the end (errors too); progress goes to stderr (docs/json-output.md)",
+    )
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .addHelpText("after", () => runHelpAfter())
+    .action(async (workflow: string, prompt: string, options) => {
+      const engine = (options as { engine?: string }).engine ?? "local";
+      if (engine === "restate") {
+        process.exitCode = await clusterRunCommand(workflow, prompt, options);
+        return;
+      }
+      process.exitCode = await runCommand(workflow, prompt, { ...options, engine });
+    });
 }

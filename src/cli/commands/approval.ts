@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { answeredBy, answerRequest, liveRequests } from "../../approval/approval-answer.js";
 import { type ApprovalRequest, approvalsDir } from "../../approval/approval-files.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import type { ClusterQuestion } from "../cluster/cluster-approval.js";
 import { tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
@@ -152,5 +154,28 @@ export async function approvalCommand(
     return 0;
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
+  }
+}
+
+/** `sssf approve <adw_id>` and `sssf reject <adw_id>`. */
+export function registerApproval(program: Command): void {
+  for (const [name, description] of [
+    ["approve", "approve the phase of a running session that waits for the engineer"],
+    ["reject", "reject the phase of a running session that waits for the engineer (--reason required)"],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .argument("<adw_id>", "session id")
+      .option(
+        "--reason <text>",
+        name === "reject" ? "why (required; the workflow sees it)" : "why (optional)",
+      )
+      .option("--phase <name|number>", "which phase, when several of the session wait at once")
+      .addOption(configOption())
+      .addOption(cwdOption())
+      .action(async (adwId: string, options) => {
+        process.exitCode = await approvalCommand(name, adwId, options);
+      });
   }
 }

@@ -1,9 +1,11 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { handedOver } from "../../session/handed-over.js";
 import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
+import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
 import { reportError } from "../report-error.js";
 import { createTailPrinter } from "../tail-printer.js";
@@ -111,4 +113,22 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     process.removeListener("SIGINT", onSigint);
     db?.close();
   }
+}
+
+/** `sssf tail <adw_id>`: follow a run from another terminal. */
+export function registerTail(program: Command): void {
+  program
+    .command("tail")
+    .description(
+      "follow a run from another terminal: its lines so far as sssf run prints them, then each new one until it ends",
+    )
+    .argument("<adw_id>", "session id")
+    .option("--from-start", "print the whole run so far (default: its last --lines)")
+    .option("--lines <n>", "how many lines of the run so far to print first", "20")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (adwId: string, options) => {
+      process.exitCode = await tailCommand(adwId, options);
+    });
 }

@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { sssfInvocation } from "../../demo/demo-hints.js";
 import { DEMO_MODEL } from "../../demo/demo-pi.js";
 import { DEMO_REQUEST } from "../../demo/demo-story-files.js";
@@ -105,4 +106,17 @@ export async function demoCommand(options: DemoCommandOptions): Promise<number> 
   } finally {
     interrupt.dispose();
   }
+}
+
+/** `sssf demo`. */
+export function registerDemo(program: Command): void {
+  program
+    .command("demo")
+    .description("run simple-sdlc in a scratch repo through the real pi CLI against the bundled fake model")
+    .option("--dir <dir>", "where to create the scratch repo: empty or absent (default: a new temp folder)")
+    .action(async (options) => {
+      // The trace hints name `sssf ui` only when this build has it.
+      const ui = program.commands.some((command) => command.name() === "ui");
+      process.exitCode = await demoCommand({ ...options, ui });
+    });
 }

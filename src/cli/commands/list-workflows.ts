@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import type { SssfConfig } from "../../config/config-types.js";
 import { DEFAULT_CONFIG_PATH } from "../../config/load-config.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { jsonTerminalSafe } from "../../util/terminal-text.js";
 import { listWorkflows } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 import { renderListing, type WorkflowListing, workflowRows } from "./list-workflows-rows.js";
 
@@ -47,4 +49,17 @@ export async function listWorkflowsCommand(options: ListWorkflowsOptions): Promi
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf list`: the workflows. */
+export function registerListWorkflows(program: Command): void {
+  program
+    .command("list")
+    .description("list every workflow (built-in and adws/adw_<name>.ts) with its phases, agents and suites")
+    .option("--json", "print JSON instead of text")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await listWorkflowsCommand(options);
+    });
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { readResumePlan } from "../../engine/durable/resume-plan.js";
 import { runWorkflow } from "../../engine/run-workflow.js";
 import { UsageError } from "../../errors/usage-error.js";
@@ -7,6 +8,7 @@ import { checkAdwId } from "../../session/adw-id.js";
 import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
 import { reportError } from "../report-error.js";
 import { createRunReporter } from "../run-reporter.js";
@@ -70,4 +72,26 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
     const signal = interrupted();
     return signal === null ? code : signalExitCode(signal);
   }
+}
+
+/** `sssf resume <adw_id>`. */
+export function registerResume(program: Command): void {
+  program
+    .command("resume")
+    .description("continue a run that crashed, was killed or failed, at its first unfinished phase")
+    .argument("<adw_id>", "the session to continue (sssf sessions lists them)")
+    .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
+    .option(
+      "--json",
+      "print one JSON summary on stdout at the end (errors too); progress goes to stderr (docs/json-output.md)",
+    )
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .addHelpText(
+      "after",
+      "\nPhases the run completed are answered from its trace (no agent called, no suite run, no commit\nredone) until the first phase that did not complete or whose prompt or inputs changed; from there\nthe workflow runs live. See docs/resume.md.",
+    )
+    .action(async (adwId: string, options) => {
+      process.exitCode = await resumeCommand(adwId, options);
+    });
 }

@@ -1,7 +1,9 @@
 import path from "node:path";
+import type { Command } from "commander";
 import type { RuntimeCheck } from "../../runtimes/runtime.js";
 import { jsonTerminalSafe, terminalSafe } from "../../util/terminal-text.js";
 import { loadConfig } from "../builtin-plugins.js";
+import { configOption, cwdOption } from "../cli-options.js";
 import { paint } from "../format.js";
 import { reportError } from "../report-error.js";
 import { agentSection, qualitySection, type Section, type SuiteCheck } from "./doctor-checks.js";
@@ -133,4 +135,18 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"), { json });
   }
+}
+
+/** `sssf doctor`. */
+export function registerDoctor(program: Command): void {
+  program
+    .command("doctor")
+    .description("check every agent's runtime, model, API-key variables and prompts, and the quality suites")
+    .option("--run-suites", "run each configured quality suite once in the checkout (passed or failed)")
+    .option("--json", "print every check as one JSON object on stdout (docs/json-output.md)")
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (options) => {
+      process.exitCode = await doctorCommand(options);
+    });
 }

@@ -1,8 +1,10 @@
 import path from "node:path";
 import type { Command } from "commander";
+import { Argument } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { listRepoWorkflowFiles } from "../../workflows/discover-files.js";
 import { builtinWorkflows } from "../../workflows/index.js";
+import { cwdOption } from "../cli-options.js";
 import { COMPLETION_SHELLS, type CompletionShell, completionScript } from "../completion.js";
 import { reportError } from "../report-error.js";
 
@@ -37,4 +39,21 @@ export async function completionCommand(
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   }
+}
+
+/** `sssf completion bash|zsh|fish`: a completion script generated from the program's own commands. */
+export function registerCompletion(program: Command): void {
+  program
+    .command("completion")
+    .description("print a shell completion script (commands, flags, workflow names)")
+    .addArgument(new Argument("[shell]", "the shell").choices(COMPLETION_SHELLS))
+    .option("--workflows", "print the workflow names one per line (what the scripts complete)")
+    .addOption(cwdOption())
+    .addHelpText(
+      "after",
+      "\nInstall:\n  bash  sssf completion bash > ~/.local/share/bash-completion/completions/sssf\n  zsh   sssf completion zsh > ~/.zfunc/_sssf   (with ~/.zfunc on fpath; or: source <(sssf completion zsh))\n  fish  sssf completion fish > ~/.config/fish/completions/sssf.fish",
+    )
+    .action(async (shell: string | undefined, options) => {
+      process.exitCode = await completionCommand(program, shell, options);
+    });
 }
