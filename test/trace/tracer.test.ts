@@ -33,7 +33,7 @@ function event(index: number, overrides: Partial<EventRow> = {}): TraceRecord {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits (up to 5 s) until `check` holds: the writer thread answers in its own time. */
+/** Waits (up to 5 s) until `check` holds: a timer-triggered flush lands in its own time. */
 async function eventually(check: () => boolean): Promise<void> {
   const until = Date.now() + 5_000;
   while (!check() && Date.now() < until) await sleep(10);
