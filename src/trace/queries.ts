@@ -21,7 +21,9 @@ import { cachedStatement } from "./statement-cache.js";
 import {
   GET_SESSION_SQL,
   LIST_EVENTS_SQL,
+  LIST_PHASES_SQL,
   LIST_SESSIONS_SQL,
+  LIST_STEPS_SQL,
   type ListEventsOptions,
   type ListSessionsOptions,
 } from "./store-queries.js";
@@ -72,8 +74,7 @@ export function getSession(db: TraceDb, adwId: string): SessionRow | undefined {
 
 /** The session's phases by number. */
 export function listPhases(db: TraceDb, adwId: string): PhaseRow[] {
-  const sql = "SELECT * FROM phases WHERE adw_id = ? ORDER BY number, started_at, id";
-  return cachedStatement(db, sql).all(adwId) as PhaseRow[];
+  return cachedStatement(db, LIST_PHASES_SQL).all(adwId) as PhaseRow[];
 }
 
 /** The session's events by `started_at`, then id. */
@@ -155,6 +156,5 @@ export function readSessionRow(dbPath: string, adwId: string): SessionRow | unde
 
 /** The session's journal of durable steps, every attempt, in the order they were written. */
 export function listSteps(db: TraceDb, adwId: string): StepRow[] {
-  const sql = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
-  return cachedStatement(db, sql).all(adwId) as StepRow[];
+  return cachedStatement(db, LIST_STEPS_SQL).all(adwId) as StepRow[];
 }

@@ -7,9 +7,11 @@ import { SssfError } from "../errors/index.js";
 import {
   type EventRow,
   type EventType,
+  type PhaseRow,
   PRIMARY_KEYS,
   type SessionRow,
   type SessionStatus,
+  type StepRow,
   TRACE_TABLES,
   type TraceTable,
   type TraceTables,
@@ -45,6 +47,10 @@ export const LIST_EVENTS_SQL = `SELECT * FROM events WHERE adw_id = @adwId AND (
 
 export const GET_SESSION_SQL = "SELECT * FROM sessions WHERE adw_id = ?";
 
+export const LIST_PHASES_SQL = "SELECT * FROM phases WHERE adw_id = ? ORDER BY number, started_at, id";
+
+export const LIST_STEPS_SQL = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
+
 /** Sessions, newest `started_at` first. */
 export async function listStoreSessions(
   db: TraceSql,
@@ -69,6 +75,16 @@ export async function listStoreEvents(
   options: ListEventsOptions = {},
 ): Promise<EventRow[]> {
   return db.all<EventRow>(LIST_EVENTS_SQL, { adwId, type: options.type ?? null, limit: options.limit ?? -1 });
+}
+
+/** The session's phases by number. */
+export async function listStorePhases(db: TraceSql, adwId: string): Promise<PhaseRow[]> {
+  return db.all<PhaseRow>(LIST_PHASES_SQL, [adwId]);
+}
+
+/** The session's journal of durable steps, every attempt, in the order they were written. */
+export async function listStoreSteps(db: TraceSql, adwId: string): Promise<StepRow[]> {
+  return db.all<StepRow>(LIST_STEPS_SQL, [adwId]);
 }
 
 /** Every row of `table` by primary key. SssfError("usage") for a name that is not a trace table. */
