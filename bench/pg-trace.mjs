@@ -1,13 +1,14 @@
 // The trace on PostgreSQL (docs/trace.md#postgresql) against the same trace on SQLite, in one process,
 // interleaved rounds, medians:
 // - ingest: 20,000 tool-call events through the Tracer (batched transactions, 100-row upserts);
-// - one statement's round trip through the bridge (worker thread + Atomics.wait), a one-row SELECT.
+// - one statement's round trip through the bridge (worker thread + Atomics.wait), a one-row SELECT,
+//   and the same through the asynchronous TraceStore (a `pg` pool, awaited).
 // Needs a server: SSSF_BENCH_POSTGRES_URL (or SSSF_TEST_POSTGRES_URL, as .ci/run sets it), a URL of a
 // user that may create databases; the benchmark creates and drops its own.
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { openTraceDb, Tracer } from "../dist/trace/index.js";
+import { openTraceDb, openTraceStore, Tracer } from "../dist/trace/index.js";
 import { median, scratch } from "./lib.mjs";
 
 const EVENTS = 20_000;
@@ -60,6 +61,18 @@ function roundTrip(location) {
   }
 }
 
+/** The same statement through the asynchronous TraceStore (awaited; on PostgreSQL a `pg` pool, no thread). */
+async function storeTrip(location) {
+  const store = await openTraceStore(location);
+  try {
+    const started = performance.now();
+    for (let i = 0; i < TRIPS; i++) await store.get("SELECT adw_id FROM sessions WHERE adw_id = ?", ["none"]);
+    return (performance.now() - started) / TRIPS;
+  } finally {
+    await store.close();
+  }
+}
+
 export async function run() {
   const admin = process.env.SSSF_BENCH_POSTGRES_URL || process.env.SSSF_TEST_POSTGRES_URL;
   if (!admin) {
@@ -74,14 +87,16 @@ export async function run() {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const { dir, cleanup } = scratch("pg-trace");
-  const sqlite = { ingest: [], trip: [] };
-  const postgres = { ingest: [], trip: [] };
+  const sqlite = { ingest: [], trip: [], store: [] };
+  const postgres = { ingest: [], trip: [], store: [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       sqlite.ingest.push(ingest(path.join(dir, "trace.db"), dir, `s${round}`));
       postgres.ingest.push(ingest(url.toString(), dir, `p${round}`));
       sqlite.trip.push(roundTrip(path.join(dir, "trace.db")));
       postgres.trip.push(roundTrip(url.toString()));
+      sqlite.store.push(await storeTrip(path.join(dir, "trace.db")));
+      postgres.store.push(await storeTrip(url.toString()));
     }
   } finally {
     cleanup();
@@ -96,6 +111,17 @@ export async function run() {
     {
       label: "one statement's round trip, PostgreSQL ÷ SQLite",
       value: median(postgres.trip) / median(sqlite.trip),
+      unit: "×",
+    },
+    {
+      label: "one statement's round trip through the async store, PostgreSQL",
+      value: median(postgres.store),
+      unit: "ms",
+    },
+    { label: "  the same, SQLite", value: median(sqlite.store), unit: "ms" },
+    {
+      label: "  PostgreSQL: async store ÷ the synchronous bridge",
+      value: median(postgres.store) / median(postgres.trip),
       unit: "×",
     },
   ];

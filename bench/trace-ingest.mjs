@@ -218,7 +218,6 @@ function ceiling(count = EVENTS) {
 export async function run() {
   const endToEnd = [];
   const toSendEnd = [];
-  const oneThread = [];
   const ceilings = [];
   const walls = [];
   let driver = "";
@@ -230,8 +229,6 @@ export async function run() {
     endToEnd.push(cliRun.perSecond);
     toSendEnd.push(cliRun.toSendEnd);
     walls.push(cliRun.wallMs);
-    // The same run with every insert on the main thread (sssf before the writer thread).
-    oneThread.push((await cliIngest(EVENTS, { SSSF_TRACE_THREAD: "0" })).perSecond);
   }
   const typical = await ingest(1_000, 5_000);
   const paced = await ingest(RATE);
@@ -250,12 +247,6 @@ export async function run() {
       target: "",
     },
     {
-      label: "  the same run, inserts on the main thread (SSSF_TRACE_THREAD=0)",
-      value: median(oneThread),
-      unit: "events/s",
-      target: "",
-    },
-    {
       label: `  ceiling: one prepared insert, one transaction, ${driver}, median of ${ROUNDS}`,
       value: median(ceilings),
       unit: "rows/s",
@@ -266,12 +257,6 @@ export async function run() {
       value: median(endToEnd) / median(ceilings),
       unit: "×",
       target: "≥ 0.6",
-    },
-    {
-      label: "  inserts on the main thread ÷ ceiling",
-      value: median(oneThread) / median(ceilings),
-      unit: "×",
-      target: "",
     },
     {
       label: "  sssf run wall time, median",

@@ -12,6 +12,7 @@ export { type ColumnDeclaration, columnNames, TABLE_COLUMNS } from "./columns.js
 export { createUpserter, type OpenTraceDbOptions, openTraceDb } from "./database.js";
 export * from "./events.js";
 export { newId } from "./ids.js";
+export { type OpenTraceStoreOptions, openTraceConnection, openTraceStore } from "./open-store.js";
 export {
   getSession,
   type ListEventsOptions,
@@ -28,5 +29,7 @@ export {
 } from "./queries.js";
 export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
 export { redactRecord } from "./redact-record.js";
-export { migrate, SCHEMA_VERSION } from "./schema.js";
+export { ForeignTraceError, migrate, SCHEMA_VERSION } from "./schema.js";
+export type { RunResult, SqlParams, TraceSql, TraceStore } from "./store.js";
+export { getStoreSession, listStoreEvents, listStoreSessions, readStoreTable } from "./store-queries.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

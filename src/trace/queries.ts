@@ -6,13 +6,11 @@ import {
   type AgentSessionRow,
   type EnvelopeRow,
   type EventRow,
-  type EventType,
   type GateResultRow,
   type PhaseRow,
   PRIMARY_KEYS,
   type ProcessRow,
   type SessionRow,
-  type SessionStatus,
   type StepRow,
   TRACE_TABLES,
   type TraceTable,
@@ -20,30 +18,26 @@ import {
 } from "./events.js";
 import type { TraceDb } from "./sqlite.js";
 import { cachedStatement } from "./statement-cache.js";
+import {
+  GET_SESSION_SQL,
+  LIST_EVENTS_SQL,
+  LIST_PHASES_SQL,
+  LIST_SESSIONS_SQL,
+  LIST_STEPS_SQL,
+  type ListEventsOptions,
+  type ListSessionsOptions,
+} from "./store-queries.js";
+
+export type { ListEventsOptions, ListSessionsOptions } from "./store-queries.js";
+
 import { traceMayExist } from "./trace-location.js";
 
 // Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
 // a database without the trace schema).
 
-/** Options of {@link listSessions}. */
-export interface ListSessionsOptions {
-  /** Most sessions to return (default: all). */
-  limit?: number;
-  /** Include archived sessions (default false). */
-  includeArchived?: boolean;
-  /** Only sessions with this status. */
-  status?: SessionStatus;
-}
-
 /** Sessions, newest `started_at` first. */
 export function listSessions(db: TraceDb, options: ListSessionsOptions = {}): SessionRow[] {
-  const statement = cachedStatement(
-    db,
-    `SELECT * FROM sessions
-     WHERE (@includeArchived = 1 OR archived = 0) AND (@status IS NULL OR status = @status)
-     ORDER BY started_at DESC, adw_id DESC LIMIT @limit`,
-  );
-  return statement.all({
+  return cachedStatement(db, LIST_SESSIONS_SQL).all({
     includeArchived: options.includeArchived === true ? 1 : 0,
     status: options.status ?? null,
     limit: options.limit ?? -1,
@@ -75,31 +69,21 @@ export function listSessionsJson(db: TraceDb, options: ListSessionsOptions = {})
 
 /** The session `adwId`, or undefined when there is none. */
 export function getSession(db: TraceDb, adwId: string): SessionRow | undefined {
-  return cachedStatement(db, "SELECT * FROM sessions WHERE adw_id = ?").get(adwId) as SessionRow | undefined;
+  return cachedStatement(db, GET_SESSION_SQL).get(adwId) as SessionRow | undefined;
 }
 
 /** The session's phases by number. */
 export function listPhases(db: TraceDb, adwId: string): PhaseRow[] {
-  const sql = "SELECT * FROM phases WHERE adw_id = ? ORDER BY number, started_at, id";
-  return cachedStatement(db, sql).all(adwId) as PhaseRow[];
-}
-
-/** Options of {@link listEvents}. */
-export interface ListEventsOptions {
-  /** Only events of this type. */
-  type?: EventType;
-  /** Most events to return, the earliest first (default: all). */
-  limit?: number;
+  return cachedStatement(db, LIST_PHASES_SQL).all(adwId) as PhaseRow[];
 }
 
 /** The session's events by `started_at`, then id. */
 export function listEvents(db: TraceDb, adwId: string, options: ListEventsOptions = {}): EventRow[] {
-  const statement = cachedStatement(
-    db,
-    `SELECT * FROM events WHERE adw_id = @adwId AND (@type IS NULL OR type = @type)
-     ORDER BY started_at, id LIMIT @limit`,
-  );
-  return statement.all({ adwId, type: options.type ?? null, limit: options.limit ?? -1 }) as EventRow[];
+  return cachedStatement(db, LIST_EVENTS_SQL).all({
+    adwId,
+    type: options.type ?? null,
+    limit: options.limit ?? -1,
+  }) as EventRow[];
 }
 
 /** The session's envelopes (every attempt) by `created_at`, then id. */
@@ -172,6 +156,5 @@ export function readSessionRow(dbPath: string, adwId: string): SessionRow | unde
 
 /** The session's journal of durable steps, every attempt, in the order they were written. */
 export function listSteps(db: TraceDb, adwId: string): StepRow[] {
-  const sql = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
-  return cachedStatement(db, sql).all(adwId) as StepRow[];
+  return cachedStatement(db, LIST_STEPS_SQL).all(adwId) as StepRow[];
 }

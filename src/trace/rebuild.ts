@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { SssfError } from "../errors/index.js";
-import { createUpserter, openTraceDb } from "./database.js";
 import { TRACE_TABLES, type TraceRecord } from "./events.js";
 import { readLinesSync } from "./jsonl-lines.js";
+import { openTraceStore } from "./open-store.js";
 import { redactRecord } from "./redact-record.js";
-import { checkTraceShape, ForeignTraceError } from "./schema.js";
-import { openSqlite, sqliteErrorCode } from "./sqlite.js";
+import { ForeignTraceError } from "./schema.js";
+import { sqliteErrorCode } from "./sqlite/driver.js";
+import { openSqliteStore } from "./sqlite/sqlite-store.js";
+import type { TraceSql, TraceStore } from "./store.js";
+import { checkStoreShape } from "./store-schema.js";
 import { isPostgresUrl } from "./trace-location.js";
 
 /**
@@ -77,31 +80,31 @@ function timestamp(): string {
  * SSSF's, say: it is never moved away from under it). A file that is not SQLite at all passes: that is
  * what a trace damaged past reading looks like, which a rebuild is for (it is moved aside, not changed).
  */
-function refuseForeign(dbPath: string): void {
+async function refuseForeign(dbPath: string): Promise<void> {
   if (!existsSync(dbPath)) return;
-  let db: ReturnType<typeof openSqlite> | undefined;
+  let db: TraceStore | undefined;
   try {
-    db = openSqlite(dbPath, { readonly: true, fileMustExist: true });
-    checkTraceShape(db);
+    db = openSqliteStore(dbPath, { readonly: true });
+    await checkStoreShape(db);
   } catch (error) {
     if (error instanceof ForeignTraceError && error.kind === "foreign_tables") throw error;
   } finally {
-    db?.close();
+    await db?.close();
   }
 }
 
 /** Moves the database (and any -wal/-shm beside it) out of the way; returns the backup path, or null. */
-function backUp(dbPath: string): string | null {
+async function backUp(dbPath: string): Promise<string | null> {
   const companions = ["", "-wal", "-shm"].filter((suffix) => existsSync(`${dbPath}${suffix}`));
   if (companions.length === 0) return null;
   if (existsSync(dbPath)) {
     try {
       // Fold the WAL into the main file so the backup is one self-contained file.
-      const db = openSqlite(dbPath, { fileMustExist: true });
+      const db = openSqliteStore(dbPath, { fileMustExist: true });
       try {
-        db.pragma("wal_checkpoint(TRUNCATE)");
+        await db.pragma("wal_checkpoint(TRUNCATE)");
       } finally {
-        db.close();
+        await db.close();
       }
     } catch {
       // A damaged file cannot be checkpointed; it is still moved aside, WAL and all, below.
@@ -126,16 +129,16 @@ function backUp(dbPath: string): string | null {
  * SssfError("usage") when `sessionsDir` does not exist (before touching the database), and file system or
  * SQLite errors otherwise. Run it while no sssf process writes to `dbPath`.
  * @example
- * rebuildDatabase({ sessionsDir: "adws/adw_data/sessions", dbPath: "adws/adw_data/sssf.db" });
+ * await rebuildDatabase({ sessionsDir: "adws/adw_data/sessions", dbPath: "adws/adw_data/sssf.db" });
  */
-export function rebuildDatabase(options: RebuildOptions): RebuildResult {
+export async function rebuildDatabase(options: RebuildOptions): Promise<RebuildResult> {
   const { sessionsDir, dbPath } = options;
   // A shared PostgreSQL trace holds every worker's sessions: add this host's files, never replace it.
   if (isPostgresUrl(dbPath)) return loadSessions(options);
   const sessions = sessionDirsIn(sessionsDir, dbPath, options.recover !== undefined);
-  refuseForeign(dbPath);
-  const backupPath = backUp(dbPath);
-  const result = { ...storeSessions(dbPath, sessions, options), backupPath };
+  await refuseForeign(dbPath);
+  const backupPath = await backUp(dbPath);
+  const result = { ...(await storeSessions(dbPath, sessions, options)), backupPath };
   if (result.sessions === 0)
     throw new SssfError(
       "usage",
@@ -150,9 +153,9 @@ export function rebuildDatabase(options: RebuildOptions): RebuildResult {
  * stores it, so loading the same files twice changes nothing, and sessions already there from other
  * folders stay. Same contract as `rebuildDatabase`, with no backup (nothing is replaced).
  */
-export function loadSessions(options: RebuildOptions): RebuildResult {
+export async function loadSessions(options: RebuildOptions): Promise<RebuildResult> {
   const sessions = sessionDirsIn(options.sessionsDir, options.dbPath, options.recover !== undefined);
-  return { ...storeSessions(options.dbPath, sessions, options), backupPath: null };
+  return { ...(await storeSessions(options.dbPath, sessions, options)), backupPath: null };
 }
 
 /** Record files that make a folder a session's, beside events.jsonl (docs/trace.md). */
@@ -194,31 +197,32 @@ function sessionDirsIn(sessionsDir: string, dbPath: string, others: boolean): st
 }
 
 /** Upserts every session's records into the trace at `dbPath`, in transactions, redacted. */
-function storeSessions(
+async function storeSessions(
   dbPath: string,
   sessionDirs: string[],
   options: RebuildOptions,
-): Omit<RebuildResult, "backupPath"> {
+): Promise<Omit<RebuildResult, "backupPath">> {
   const result = { sessions: 0, records: 0, skippedLines: 0, reports: [] as string[] };
-  const db = openTraceDb(dbPath);
+  const db = await openTraceStore(dbPath);
   try {
-    const upsertRow = createUpserter(db);
     // On PostgreSQL a failed statement aborts its transaction: each row gets a savepoint there.
-    const upsert = db.dialect === "postgres" ? db.transaction(upsertRow) : upsertRow;
+    const upsert = (tx: TraceSql, record: TraceRecord) =>
+      db.dialect === "postgres" ? tx.transaction((one) => one.upsert([record])) : tx.upsert([record]);
     let stored = 0;
     let skipped = 0;
-    const storeRecords = db.transaction((records: TraceRecord[]) => {
-      for (const record of records) {
-        try {
-          // Lines written before every column was redacted may hold a raw secret: never bring it back.
-          upsert(redactRecord(record));
-          stored += 1;
-        } catch (error) {
-          if (!isBadRow(error)) throw error;
-          skipped += 1;
+    const storeRecords = (records: TraceRecord[]) =>
+      db.transaction(async (tx) => {
+        for (const record of records) {
+          try {
+            // Lines written before every column was redacted may hold a raw secret: never bring it back.
+            await upsert(tx, redactRecord(record));
+            stored += 1;
+          } catch (error) {
+            if (!isBadRow(error)) throw error;
+            skipped += 1;
+          }
         }
-      }
-    });
+      });
     for (const dir of sessionDirs) {
       const adwId = path.basename(dir);
       const recovery = options.recover?.(adwId, dir);
@@ -237,16 +241,16 @@ function storeSessions(
           recovery?.saw(record);
           records.push(record);
           if (records.length === LINES_PER_TRANSACTION) {
-            storeRecords(records);
+            await storeRecords(records);
             records = [];
           }
         }
-      storeRecords(records);
+      await storeRecords(records);
       skipped += unreadable;
       if (recovery !== undefined) {
         const events = !hadFile ? "absent" : unreadable > 0 || skipped > before.skipped ? "cut" : "whole";
         const recovered = recovery.finish(events);
-        storeRecords(recovered.records);
+        await storeRecords(recovered.records);
         if (recovered.report !== null) result.reports.push(recovered.report);
       }
       if (stored > before.stored) result.sessions += 1;
@@ -254,7 +258,7 @@ function storeSessions(
     result.records = stored;
     result.skippedLines = skipped;
   } finally {
-    db.close();
+    await db.close();
   }
   return result;
 }

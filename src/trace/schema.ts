@@ -6,13 +6,13 @@ import { sqliteErrorCode, type TraceDb } from "./sqlite.js";
 type Migration = (db: TraceDb) => void;
 
 /** Session columns added by migration 2 (where a run worked: its worktree and branch). */
-const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as const;
+export const V2_SESSION_COLUMNS = ["worktree", "branch", "base_ref", "checkout"] as const;
 
 /** Envelope columns added by migration 3 (which envelope crossed its phase's boundary). */
-const V3_ENVELOPE_COLUMNS = ["accepted"] as const;
+export const V3_ENVELOPE_COLUMNS = ["accepted"] as const;
 
 /** Columns added by migration 4: who runs a session, which phases a resume replayed. */
-const V4_COLUMNS: { readonly [T in TraceTable]?: readonly string[] } = {
+export const V4_COLUMNS: { readonly [T in TraceTable]?: readonly string[] } = {
   sessions: ["pid", "host"],
   phases: ["replayed_at"],
 };
@@ -33,7 +33,7 @@ function createdColumns(table: TraceTable): [string, string][] {
  * The columns `table` has in a database at schema `version` (its creation's, then each later
  * migration's), or null when the table does not exist at that version.
  */
-function columnsAt(table: TraceTable, version: number): [string, string][] | null {
+export function columnsAt(table: TraceTable, version: number): [string, string][] | null {
   if (version < 1 || (LATER_TABLES.includes(table) && version < 4)) return null;
   if (LATER_TABLES.includes(table)) return Object.entries(TABLE_COLUMNS[table]);
   const added = new Set<string>([
@@ -46,13 +46,17 @@ function columnsAt(table: TraceTable, version: number): [string, string][] | nul
   return all.filter(([name]) => created.has(name) || added.has(name));
 }
 
-function createTableSql(table: TraceTable, columnList = createdColumns(table), ifNotExists = false): string {
+export function createTableSql(
+  table: TraceTable,
+  columnList = createdColumns(table),
+  ifNotExists = false,
+): string {
   const columns = columnList.map(([name, declaration]) => `  ${name} ${declaration}`);
   columns.push(`  PRIMARY KEY (${PRIMARY_KEYS[table].join(", ")})`);
   return `CREATE TABLE ${ifNotExists ? "IF NOT EXISTS " : ""}${table} (\n${columns.join(",\n")}\n);`;
 }
 
-const V1_INDEXES = [
+export const V1_INDEXES = [
   "CREATE INDEX idx_events_adw_started ON events (adw_id, started_at);",
   "CREATE INDEX idx_events_phase ON events (phase_id);",
   "CREATE INDEX idx_phases_adw_number ON phases (adw_id, number);",
@@ -63,7 +67,7 @@ const V1_INDEXES = [
 ];
 
 /** Sets `accepted` on envelope rows that predate it (null), by the rule the engine now records. */
-const ACCEPTED_BACKFILL = `UPDATE envelopes SET accepted = CASE WHEN valid = 1 AND status = 'success'
+export const ACCEPTED_BACKFILL = `UPDATE envelopes SET accepted = CASE WHEN valid = 1 AND status = 'success'
   AND NOT EXISTS (SELECT 1 FROM gate_results g WHERE g.envelope_id = envelopes.id AND g.ok = 0) THEN 1 ELSE 0 END
   WHERE accepted IS NULL;`;
 
@@ -108,7 +112,7 @@ const MIGRATIONS: readonly Migration[] = [
 /** Schema version this build of sssf writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-function ifNotExists(createIndex: string): string {
+export function ifNotExists(createIndex: string): string {
   return createIndex.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ");
 }
 
@@ -167,7 +171,7 @@ function columnsOf(db: TraceDb, table: string): Set<string> {
 const KNOWN_TABLES: ReadonlySet<string> = new Set<string>(TRACE_TABLES);
 
 /** Names for a message: the first three, then how many more. */
-function someOf(names: readonly string[]): string {
+export function someOf(names: readonly string[]): string {
   return names.length <= 3
     ? names.join(", ")
     : `${names.slice(0, 3).join(", ")} and ${names.length - 3} more`;

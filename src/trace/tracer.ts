@@ -1,14 +1,12 @@
-import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { createBatchUpserter } from "./batch-upsert.js";
 import { createUpserter } from "./database.js";
 import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
-import { EventsFile, parseRecordLines } from "./events-file.js";
+import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
-import { BUSY_TIMEOUT_MS, sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
-import { type BatchAnswer, encodeBatch, WriterThread } from "./writer-thread.js";
+import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
 
 /** Options of a {@link Tracer}. The tracer never closes `db`. */
 export interface TracerOptions {
@@ -27,28 +25,15 @@ export interface TracerOptions {
   /** Called after each committed transaction with its records (for latency measurements). */
   onCommit?: (records: readonly TraceRecord[]) => void;
   /**
-   * Where the inserts run: `"auto"` (default) moves them to a thread of their own once one flush holds
-   * {@link THREAD_MIN_BATCH} records (a flooding agent; never on PostgreSQL, an in-memory or read-only
-   * database, or with `SSSF_TRACE_THREAD=0`); `"never"` keeps them here; `"always"` starts the thread
-   * with the first flush (tests).
-   */
-  thread?: "auto" | "never" | "always";
-  /**
    * Write to the db only while the session's row names this owner (a cluster attempt,
    * `session-fence.ts`): checked inside every batch's transaction, and once a second while idle. Once
-   * fenced, records go to the events file only. Keeps the inserts on the caller's thread.
+   * fenced, records go to the events file only.
    */
   fence?: SessionFence;
 }
 
 /** How often a fenced tracer looks at its session's owner while it has nothing to write. */
 const FENCE_CHECK_MS = 1000;
-
-/** Records in one flush that move a tracer's inserts to their thread (a flood, not a run's trickle). */
-export const THREAD_MIN_BATCH = 500;
-
-/** Batches handed to the thread and not yet answered before `write` waits for it (bounds memory). */
-const MAX_IN_FLIGHT = 8;
 
 /** Counters of a {@link Tracer}: records stored in the db, flushes that stored them, slowest flush. */
 export interface TracerStats {
@@ -102,22 +87,7 @@ export class Tracer {
   #timer: NodeJS.Timeout | null = null;
   #deferredError: unknown = undefined;
   #lastBusyError: unknown = undefined;
-  /** The database file the thread would write, or null when this tracer's inserts stay here. */
-  #threadFile: string | null;
-  readonly #threadAlways: boolean;
-  #thread: WriterThread | null = null;
   readonly #db: TraceDb;
-  /**
-   * Batches the thread holds, by sequence number, in order: in the file, owed to the db. Kept as their
-   * lines' bytes (outside the JS heap: nothing for the collector to trace); the records only for
-   * `onCommit`, or when they never reached the file as bytes (held by a busy database).
-   */
-  readonly #owed = new Map<
-    number,
-    { lines: Buffer | null; records: TraceRecord[] | null; postedAt: number }
-  >();
-  /** The thread's first batch is held by a busy database. */
-  #blocked = false;
   readonly #fence: SessionFence | undefined;
   /** Another process owns the session: nothing more goes to the db. */
   #fenced = false;
@@ -158,20 +128,8 @@ export class Tracer {
       return result;
     });
     this.#file = new EventsFile(this.#eventsFile);
-    const mode =
-      fence !== undefined
-        ? "never"
-        : (options.thread ?? (process.env.SSSF_TRACE_THREAD === "0" ? "never" : "auto"));
     const db = options.db;
     this.#db = db;
-    const fileBacked =
-      db.dialect === undefined &&
-      !db.readonly &&
-      db.name !== "" &&
-      db.name !== ":memory:" &&
-      !db.name.startsWith("file:");
-    this.#threadFile = mode !== "never" && fileBacked ? path.resolve(db.name) : null;
-    this.#threadAlways = mode === "always";
     if (fence !== undefined) {
       this.#fenceTimer = setInterval(() => this.#lookAtOwner(), FENCE_CHECK_MS);
       this.#fenceTimer.unref();
@@ -231,16 +189,6 @@ export class Tracer {
     let failed = false;
     try {
       this.#flushNow();
-      if (this.#thread !== null) {
-        // An explicit flush tries a busy database again now, as the caller's thread would.
-        if (this.#blocked) {
-          this.#blocked = false;
-          this.#thread.retry();
-        }
-        this.#thread.waitFor(() => this.#owed.size === 0 || this.#blocked);
-        // A thread that could not write gave its batches back: store them here.
-        if (this.#thread === null && this.#pendingDb.length > 0) this.#flushNow();
-      }
     } catch (error) {
       thrown = error;
       failed = true;
@@ -265,7 +213,7 @@ export class Tracer {
         sleepSync(250);
         this.flush();
       }
-      if (this.#pendingDb.length > 0 || this.#owed.size > 0) {
+      if (this.#pendingDb.length > 0) {
         throw (
           this.#lastBusyError ?? new SssfError("internal", `Trace records of ${this.#eventsFile} not stored.`)
         );
@@ -275,8 +223,6 @@ export class Tracer {
       this.#timer = null;
       if (this.#fenceTimer !== null) clearInterval(this.#fenceTimer);
       this.#fenceTimer = null;
-      this.#thread?.close();
-      this.#thread = null;
       this.#file.close();
     }
   }
@@ -304,14 +250,6 @@ export class Tracer {
     const queued = this.#queue;
     this.#queue = [];
     const appended = this.#file.append(queued);
-    if (this.#thread === null && this.#threadFile !== null) {
-      const size = appended.records.length + this.#pendingDb.length;
-      if (size > 0 && (this.#threadAlways || size >= THREAD_MIN_BATCH)) this.#startThread(this.#threadFile);
-    }
-    if (this.#thread !== null) {
-      this.#handOver(appended.records, appended.lines, started);
-      return;
-    }
     if (this.#fenced) return;
     this.#afterFile(appended.records);
     if (this.#pendingDb.length === 0) return;
@@ -338,59 +276,6 @@ export class Tracer {
     this.#pendingDb = [];
     this.#record(result.stored, started);
     throw result.firstError ?? failure;
-  }
-
-  #startThread(file: string): void {
-    const busyTimeoutMs = Number(this.#db.pragma("busy_timeout", { simple: true }) ?? BUSY_TIMEOUT_MS);
-    this.#thread = new WriterThread(file, (answer) => this.#answered(answer), { busyTimeoutMs });
-    // Records a busy database held here go first.
-    if (this.#pendingDb.length > 0) {
-      const held = this.#pendingDb;
-      this.#pendingDb = [];
-      this.#handOver(held, null, performance.now());
-    }
-  }
-
-  /** Gives the thread `records` (in the file as `lines`); waits while it holds too many batches. */
-  #handOver(records: TraceRecord[], lines: Buffer | null, started: number): void {
-    const thread = this.#thread as WriterThread;
-    if (records.length > 0)
-      this.#owed.set(thread.post(encodeBatch(records)), {
-        lines: lines !== null && this.#onCommit === undefined ? lines : null,
-        records: lines !== null && this.#onCommit === undefined ? null : records,
-        postedAt: started,
-      });
-    if (this.#owed.size >= MAX_IN_FLIGHT)
-      thread.waitFor(() => this.#owed.size < MAX_IN_FLIGHT || this.#blocked || this.#thread === null);
-  }
-
-  /** The thread's answer about one batch. */
-  #answered(answer: BatchAnswer): void {
-    if (answer.kind === "busy") {
-      this.#blocked = true;
-      this.#lastBusyError = answer.error;
-      return;
-    }
-    this.#blocked = false;
-    if (answer.kind === "fatal") {
-      // The thread cannot write: every batch it holds comes back here, in order, for the next flush.
-      const back = [...this.#owed.values()].flatMap(
-        (batch) => batch.records ?? parseRecordLines((batch.lines as Buffer).toString("utf8")),
-      );
-      this.#owed.clear();
-      this.#pendingDb = back.concat(this.#pendingDb);
-      this.#thread?.close();
-      this.#thread = null;
-      this.#threadFile = null;
-      this.#schedule();
-      return;
-    }
-    const batch = this.#owed.get(answer.seq);
-    this.#owed.delete(answer.seq);
-    if (batch === undefined) return;
-    this.#record(answer.stored, batch.postedAt);
-    if (answer.error !== undefined) this.#deferredError ??= answer.error;
-    else if (batch.records !== null) this.#onCommit?.(batch.records);
   }
 
   /** True (and a retry scheduled) when `error` is a busy or locked db: the pending records stay queued. */

@@ -6,10 +6,10 @@ import { isSssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
-import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
-import { getSession } from "../trace/queries.js";
-import type { TraceDb } from "../trace/sqlite.js";
+import { openTraceStore } from "../trace/open-store.js";
+import type { TraceStore } from "../trace/store.js";
+import { getStoreSession } from "../trace/store-queries.js";
 import { traceMayExist } from "../trace/trace-location.js";
 import {
   type GitRepo,
@@ -63,17 +63,21 @@ function realOrResolved(file: string): string {
  * Reads session rows through one read-only connection, opened at the first lookup (a PostgreSQL
  * connection costs tens of ms; each query still sees what was committed since). `close()` ends it.
  */
-function readSessions(dbPath: string): { get(adwId: string): SessionRow | undefined; close(): void } {
-  if (!traceMayExist(dbPath, existsSync)) return { get: () => undefined, close: () => undefined };
-  let db: TraceDb | undefined;
+function readSessions(dbPath: string): {
+  get(adwId: string): Promise<SessionRow | undefined>;
+  close(): Promise<void>;
+} {
+  if (!traceMayExist(dbPath, existsSync)) return { get: async () => undefined, close: async () => undefined };
+  let db: Promise<TraceStore> | undefined;
   return {
-    get(adwId) {
-      db ??= openTraceDb(dbPath, { readonly: true });
-      return getSession(db, adwId);
+    async get(adwId) {
+      db ??= openTraceStore(dbPath, { readonly: true });
+      return getStoreSession(await db, adwId);
     },
-    close() {
-      db?.close();
+    async close() {
+      const opened = db;
       db = undefined;
+      await (await opened?.catch(() => undefined))?.close();
     },
   };
 }
@@ -206,7 +210,7 @@ async function cleanEmptyBranches(
   request: CleanRequest,
   repo: GitRepo,
   handled: ReadonlySet<string>,
-  sessionOf: (adwId: string) => SessionRow | undefined,
+  sessionOf: (adwId: string) => Promise<SessionRow | undefined>,
 ): Promise<CleanEntry[]> {
   const checkedOut = new Set((await listWorktrees(repo)).map((entry) => entry.branch));
   const refs = await gitOrThrow(repo.topLevel, ["for-each-ref", "--format=%(refname)", "refs/heads/sssf/"]);
@@ -218,7 +222,7 @@ async function cleanEmptyBranches(
     const lock = takeLock(request.sessionsDir, adwId);
     if (lock instanceof SessionLockedError) continue;
     try {
-      const tip = await emptyBranchTip(repo, branch, sessionOf(adwId));
+      const tip = await emptyBranchTip(repo, branch, await sessionOf(adwId));
       if (tip === null) continue;
       const reason = "no commits beyond its base; its worktree was removed already";
       if (!request.dryRun) await deleteBranchAt(repo.topLevel, branch, tip);
@@ -284,7 +288,7 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
         continue;
       }
       try {
-        entries.push(await cleanOne(request, entry, git, sessionOf(adwId)));
+        entries.push(await cleanOne(request, entry, git, await sessionOf(adwId)));
       } catch (error) {
         if (!isSssfError(error)) throw error;
         entries.push({
@@ -335,6 +339,6 @@ export async function cleanWorktrees(request: CleanRequest): Promise<CleanEntry[
     entries.push(...(await cleanEmptyBranches(request, git, handled, sessionOf)));
     return entries;
   } finally {
-    sessions.close();
+    await sessions.close();
   }
 }

@@ -41,10 +41,10 @@ function snapshot(dbPath: string): Record<string, unknown[]> {
 }
 
 describe("rebuildDatabase", () => {
-  it("rebuilds a database equal to the traced one, table by table", () => {
+  it("rebuilds a database equal to the traced one, table by table", async () => {
     const { sessionsDir, dbPath } = traceThreeSessions();
     const rebuiltPath = path.join(tempDir(), "rebuilt", "sssf.db");
-    const result = rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
+    const result = await rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
     expect(result).toMatchObject({ sessions: 3, skippedLines: 0, backupPath: null });
     expect(result.records).toBe(ADW_IDS.length * sessionRecords("x", 0).length);
     const original = snapshot(dbPath);
@@ -53,19 +53,19 @@ describe("rebuildDatabase", () => {
     expect(snapshot(rebuiltPath)).toEqual(original);
   });
 
-  it("moves an existing database aside before rebuilding over it", () => {
+  it("moves an existing database aside before rebuilding over it", async () => {
     const { sessionsDir, dbPath } = traceThreeSessions();
     const before = snapshot(dbPath);
     const db = openTraceDb(dbPath);
     db.prepare("UPDATE sessions SET archived = 1").run();
     db.close();
-    const result = rebuildDatabase({ sessionsDir, dbPath });
+    const result = await rebuildDatabase({ sessionsDir, dbPath });
     expect(result.backupPath).toMatch(/sssf\.db\.bak-\d{8}T\d{9}Z$/);
     expect(existsSync(`${result.backupPath}-wal`)).toBe(false);
     const backup = snapshot(result.backupPath!);
     expect(backup.sessions!.every((row) => (row as { archived: number }).archived === 1)).toBe(true);
     expect(snapshot(dbPath)).toEqual(before);
-    const second = rebuildDatabase({ sessionsDir, dbPath });
+    const second = await rebuildDatabase({ sessionsDir, dbPath });
     expect(second.backupPath).not.toBe(result.backupPath);
     expect(
       readdirSync(path.dirname(dbPath)).filter(
@@ -74,16 +74,16 @@ describe("rebuildDatabase", () => {
     ).toHaveLength(2);
   });
 
-  it("moves a damaged database aside untouched", () => {
+  it("moves a damaged database aside untouched", async () => {
     const { sessionsDir } = traceThreeSessions();
     const dbPath = path.join(tempDir(), "damaged.db");
     writeFileSync(dbPath, "not a database at all");
-    const result = rebuildDatabase({ sessionsDir, dbPath });
+    const result = await rebuildDatabase({ sessionsDir, dbPath });
     expect(readFileSync(result.backupPath!, "utf8")).toBe("not a database at all");
     expect(snapshot(dbPath).sessions).toHaveLength(3);
   });
 
-  it("skips and counts a truncated last line and other bad lines", () => {
+  it("skips and counts a truncated last line and other bad lines", async () => {
     const { sessionsDir } = traceThreeSessions();
     const file = path.join(sessionsDir, ADW_IDS[0]!, "events.jsonl");
     const extra = eventRow(ADW_IDS[0]!, "evt_extra", "2025-02-01T00:00:00.000Z");
@@ -97,14 +97,14 @@ describe("rebuildDatabase", () => {
       JSON.stringify({ table: "events", row: eventRow(ADW_IDS[0]!, "evt_cut", "t") }).slice(0, 40),
     );
     const rebuiltPath = path.join(tempDir(), "rebuilt.db");
-    const result = rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
+    const result = await rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
     expect(result.skippedLines).toBe(4);
     const events = snapshot(rebuiltPath).events as { id: string }[];
     expect(events.some((row) => row.id === "evt_extra")).toBe(true);
     expect(events.some((row) => row.id === "evt_cut" || row.id === "evt_no_fields")).toBe(false);
   });
 
-  it("reproduces where each run worked, and leaves those columns null for records written before them", () => {
+  it("reproduces where each run worked, and leaves those columns null for records written before them", async () => {
     const sessionsDir = path.join(tempDir(), "sessions");
     const worktreeRun = sessionRow("w1", "2025-03-01T00:00:00.000Z", { status: "success", accepted: 1 });
     const inPlaceRun = sessionRow("p1", "2025-03-02T00:00:00.000Z", {
@@ -128,7 +128,7 @@ describe("rebuildDatabase", () => {
       );
     }
     const dbPath = path.join(tempDir(), "sssf.db");
-    expect(rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({ records: 3, skippedLines: 0 });
+    expect(await rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({ records: 3, skippedLines: 0 });
     const rows = snapshot(dbPath).sessions as Record<string, unknown>[];
     const byId = new Map(rows.map((row) => [row.adw_id, row]));
     expect(byId.get("w1")).toEqual(worktreeRun);
@@ -149,7 +149,7 @@ describe("rebuildDatabase", () => {
     });
   });
 
-  it("ignores directories without events.jsonl and refuses a missing sessions directory", () => {
+  it("ignores directories without events.jsonl and refuses a missing sessions directory", async () => {
     const sessionsDir = path.join(tempDir(), "sessions");
     mkdirSync(path.join(sessionsDir, "empty-session"), { recursive: true });
     mkdirSync(path.join(sessionsDir, "one"), { recursive: true });
@@ -158,14 +158,14 @@ describe("rebuildDatabase", () => {
       `${JSON.stringify({ table: "events", row: eventRow("one", "evt_1", "2025-01-01T00:00:00.000Z") })}`,
     );
     const dbPath = path.join(tempDir(), "sssf.db");
-    expect(rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({
+    expect(await rebuildDatabase({ sessionsDir, dbPath })).toMatchObject({
       sessions: 1,
       records: 1,
       skippedLines: 0,
     });
     let thrown: unknown;
     try {
-      rebuildDatabase({ sessionsDir: path.join(tempDir(), "nowhere"), dbPath });
+      await rebuildDatabase({ sessionsDir: path.join(tempDir(), "nowhere"), dbPath });
     } catch (error) {
       thrown = error;
     }

@@ -117,7 +117,7 @@ describe("the tracer and sssf db rebuild never store a secret", () => {
     expect(leaksInFiles([eventsFile, ...dbFiles(tempDir())], SECRETS)).toEqual([]);
   });
 
-  it("rebuild redacts an old-style events.jsonl holding raw secrets in every column", () => {
+  it("rebuild redacts an old-style events.jsonl holding raw secrets in every column", async () => {
     const sessionsDir = path.join(tempDir(), "sessions");
     const dbPath = path.join(tempDir(), "db", "sssf.db");
     const file = path.join(sessionsDir, "a1b2c3d4", "events.jsonl");
@@ -128,7 +128,7 @@ describe("the tracer and sssf db rebuild never store a secret", () => {
     writeFileSync(file, `${lines.join("\n")}\n`);
     expect(leaksIn("old file", readFileSync(file), SECRETS)).toHaveLength(SECRETS.length);
 
-    const result = rebuildDatabase({ sessionsDir, dbPath });
+    const result = await rebuildDatabase({ sessionsDir, dbPath });
     expect(result).toMatchObject({ sessions: 1, records: TRACE_TABLES.length, skippedLines: 0 });
     const db = openTraceDb(dbPath, { readonly: true });
     const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readTable(db, table)]));

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
@@ -13,14 +13,11 @@ import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures
 const tempDir = useTempDir("tracer");
 const T0 = Date.UTC(2025, 0, 1);
 
-// Every test runs with the inserts on the caller's thread and on the writer thread.
-let threadMode: "never" | "always" = "never";
-
 function setup(options: { flushIntervalMs?: number; maxBatch?: number } = {}) {
   const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
   const eventsFile = path.join(tempDir(), "adw_data", "sessions", "a1b2c3d4", "events.jsonl");
   const db = openTraceDb(dbPath);
-  const tracer = new Tracer({ db, eventsFile, thread: threadMode, ...options });
+  const tracer = new Tracer({ db, eventsFile, ...options });
   const fileRecords = (): TraceRecord[] =>
     readFileSync(eventsFile, "utf8")
       .split("\n")
@@ -36,17 +33,13 @@ function event(index: number, overrides: Partial<EventRow> = {}): TraceRecord {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits (up to 5 s) until `check` holds: the writer thread answers in its own time. */
+/** Waits (up to 5 s) until `check` holds: a timer-triggered flush lands in its own time. */
 async function eventually(check: () => boolean): Promise<void> {
   const until = Date.now() + 5_000;
   while (!check() && Date.now() < until) await sleep(10);
 }
 
-describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode) => {
-  beforeEach(() => {
-    threadMode = mode;
-  });
-
+describe("Tracer", () => {
   it("writes every record to the events file and the db", () => {
     const { db, tracer, fileRecords } = setup();
     const records = sessionRecords("a1b2c3d4", T0);
@@ -140,8 +133,8 @@ describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode)
     expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
     expect(readTable(db, "events")).toHaveLength(1);
     expect(fileRecords()).toHaveLength(3);
-    // Held here, the three records go in one retry; the thread keeps the two batches it was handed.
-    expect(tracer.stats).toMatchObject({ records: 3, batches: mode === "never" ? 1 : 2 });
+    // Held here, the three records go in one retry.
+    expect(tracer.stats).toMatchObject({ records: 3, batches: 1 });
     tracer.close();
     db.close();
   });
@@ -242,8 +235,8 @@ describe.each(["never", "always"] as const)("Tracer (writer thread: %s)", (mode)
   });
 });
 
-describe("Tracer writer thread", () => {
-  it("takes over a flood by itself, and the db holds what the file holds", () => {
+describe("Tracer floods, other connections and a busy database", () => {
+  it("stores a flood, and the db holds what the file holds", () => {
     const { db, tracer, fileRecords } = setup();
     for (let index = 0; index < 20_000; index += 1)
       tracer.write(
@@ -269,7 +262,7 @@ describe("Tracer writer thread", () => {
     db.close();
   });
 
-  it("stays on the caller's thread for a trickle, and with SSSF_TRACE_THREAD=0", () => {
+  it("commits a trickle in the flush itself: another connection reads it at once", () => {
     const { db, dbPath, tracer } = setup();
     tracer.write(event(1));
     tracer.flush();
@@ -281,11 +274,10 @@ describe("Tracer writer thread", () => {
     db.close();
   });
 
-  it("falls back to the caller's thread when the thread cannot open the database", () => {
+  it("keeps writing through its connection when the database file is renamed under it", () => {
     const { db, dbPath, eventsFile } = setup();
-    // The file is gone (renamed) after the caller's connection opened it: the thread cannot follow.
     renameSync(dbPath, `${dbPath}.moved`);
-    const tracer = new Tracer({ db, eventsFile, thread: "always" });
+    const tracer = new Tracer({ db, eventsFile });
     for (let index = 0; index < 1_000; index += 1) tracer.write(event(index));
     tracer.close();
     expect(readTable(db, "events")).toHaveLength(1_000);
@@ -296,7 +288,7 @@ describe("Tracer writer thread", () => {
   it("keeps the order of batches a busy database held, and reports records it never took", () => {
     const { db, dbPath, eventsFile } = setup();
     db.pragma("busy_timeout = 50");
-    const tracer = new Tracer({ db, eventsFile, thread: "always", maxBatch: 100 });
+    const tracer = new Tracer({ db, eventsFile, maxBatch: 100 });
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     const other = openSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");

@@ -163,7 +163,7 @@ describe("the live hub", () => {
     const ui = world.app();
     const list = recorder({ adwId: null, phaseId: null });
     ui.hub.add(list.client);
-    rebuildDatabase({ dbPath: world.dbPath, sessionsDir: world.sessionsDir });
+    await rebuildDatabase({ dbPath: world.dbPath, sessionsDir: world.sessionsDir });
     await waitFor(() => list.all("reset").length > 0, "a reset after the rebuild");
     const page = await getJson<{ sessions: { adw_id: string }[] }>(ui, "/api/sessions");
     expect(page.sessions.map((s) => s.adw_id)).toEqual(["dddd0004"]);

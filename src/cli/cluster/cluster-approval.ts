@@ -6,7 +6,8 @@
 
 import type { ClusterAnswer } from "../../cluster/cluster-wire.js";
 import { type AnswerOutcome, resolveAnswer } from "../../cluster/restate-http.js";
-import { openTraceDb } from "../../trace/database.js";
+import { openTraceStore } from "../../trace/open-store.js";
+import type { TraceStore } from "../../trace/store.js";
 
 /** An engineer phase of a cluster run that waits, as the trace shows it. */
 export interface ClusterQuestion {
@@ -23,30 +24,29 @@ export interface ClusterQuestion {
  * a run fails over its asking phase is closed and not yet asked again: the last question it asked is
  * the one waiting then (its promise is the same on every attempt), so it is answered, or said answered.
  */
-export function clusterQuestions(dbPath: string, adwId: string): ClusterQuestion[] {
-  let db: ReturnType<typeof openTraceDb>;
+export async function clusterQuestions(dbPath: string, adwId: string): Promise<ClusterQuestion[]> {
+  let db: TraceStore;
   try {
-    db = openTraceDb(dbPath, { readonly: true });
+    db = await openTraceStore(dbPath, { readonly: true });
   } catch {
     return [];
   }
   try {
-    const rows = db
-      .prepare(
-        `SELECT e.phase_id AS phase_id, p.name AS phase, p.number AS phase_number, p.status AS status,
-           e.payload AS payload, s.status AS session_status
-         FROM events e JOIN phases p ON p.id = e.phase_id JOIN sessions s ON s.adw_id = e.adw_id
-         WHERE e.adw_id = ? AND e.type = 'log' AND e.name LIKE 'waiting for approval:%'
-         ORDER BY e.started_at`,
-      )
-      .all(adwId) as {
+    const rows = await db.all<{
       phase_id: string;
       phase: string;
       phase_number: number;
       status: string;
       payload: string | null;
       session_status: string;
-    }[];
+    }>(
+      `SELECT e.phase_id AS phase_id, p.name AS phase, p.number AS phase_number, p.status AS status,
+           e.payload AS payload, s.status AS session_status
+         FROM events e JOIN phases p ON p.id = e.phase_id JOIN sessions s ON s.adw_id = e.adw_id
+         WHERE e.adw_id = ? AND e.type = 'log' AND e.name LIKE 'waiting for approval:%'
+         ORDER BY e.started_at`,
+      [adwId],
+    );
     const running = rows.filter((row) => row.status === "running");
     const last = rows.at(-1);
     const failingOver =
@@ -72,7 +72,7 @@ export function clusterQuestions(dbPath: string, adwId: string): ClusterQuestion
     }
     return questions;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

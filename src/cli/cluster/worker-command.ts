@@ -6,7 +6,7 @@ import { WorkerRepo } from "../../cluster/worker-repo.js";
 import { startWorker } from "../../cluster/worker-server.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { silentReporter } from "../../session/reporter.js";
-import { openTraceDb } from "../../trace/database.js";
+import { openTraceStore } from "../../trace/open-store.js";
 import { displayTraceLocation, traceLocation } from "../../trace/trace-location.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
@@ -58,7 +58,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     const dbPath = sharedDb(options.db);
     // The worker writes the trace: create (or migrate) it now, and fail here, not at the first run,
     // when it cannot be reached.
-    openTraceDb(dbPath).close();
+    await (await openTraceStore(dbPath)).close();
     const slots = parseCount("--slots", options.slots, 2);
     const runTimeoutMs =
       parseCount(

@@ -125,7 +125,7 @@ export async function approvalCommand(
     // A run on the cluster waits on a worker: its question is in the shared trace (docs/cluster.md).
     if (live.length === 0) {
       const { clusterQuestions } = await import("../cluster/cluster-approval.js");
-      const asked = clusterQuestions(dbPath, adwId);
+      const asked = await clusterQuestions(dbPath, adwId);
       if (asked.length > 0) return await answerClusterQuestion(verb, adwId, asked, { ...options, reason });
     }
     if (!existsSync(sessionRoot)) {

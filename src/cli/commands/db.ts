@@ -70,7 +70,7 @@ export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
         `refusing to rebuild ${displayTraceLocation(dbPath)} while ${live.length === 1 ? "a run is" : "runs are"} live: ${names.join(", ")}; wait for ${live.length === 1 ? "it" : "them"} to finish, or stop ${live.length === 1 ? "it" : "them"} with sssf kill <adw_id> (sssf ps lists live runs)`,
       );
     }
-    const result = rebuildDatabase({ dbPath, sessionsDir, recover: await sessionRecovery() });
+    const result = await rebuildDatabase({ dbPath, sessionsDir, recover: await sessionRecovery() });
     process.stdout.write(
       terminalSafe(
         (isPostgresUrl(dbPath)
@@ -103,7 +103,7 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
         `refusing to load ${from} while ${live.map((run) => run.adwId).join(", ")} still run from it (their files are still being written); wait for them to finish`,
         "<sessions-dir>",
       );
-    const result = loadSessions({ dbPath, sessionsDir: from, recover: await sessionRecovery() });
+    const result = await loadSessions({ dbPath, sessionsDir: from, recover: await sessionRecovery() });
     const skipped = result.skippedLines ? `, ${result.skippedLines} unreadable line(s) skipped` : "";
     const line = `loaded ${result.sessions} session(s), ${result.records} record(s) from ${from} into ${displayTraceLocation(dbPath)}${skipped}`;
     process.stdout.write(`${terminalSafe(line)}\n`);

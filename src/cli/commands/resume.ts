@@ -36,7 +36,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
     const id = checkAdwId(adwId);
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    const plan = readResumePlan(config, id);
+    const plan = await readResumePlan(config, id);
     const workflow = await findWorkflow(plan.workflow, { repoRoot: cwd });
     // Signals as for sssf run: 130/143/129 after finalizing; a run that cannot finalize in time closes itself.
     const interrupt = interruptOnSignals({

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
-import { openTraceDb } from "../../trace/database.js";
-import { getSession, listPhases, listSteps } from "../../trace/queries.js";
+import { openTraceStore } from "../../trace/open-store.js";
+import { getStoreSession, listStorePhases, listStoreSteps } from "../../trace/store-queries.js";
 import { traceMayExist } from "../../trace/trace-location.js";
 import { checkResumable } from "./resume-checks.js";
 import { buildJournal } from "./step-journal.js";
@@ -17,20 +17,20 @@ export interface ResumePlan {
 }
 
 /**
- * Reads how to resume `adwId` from the trace (opened read-only). Throws UsageError naming the id when
+ * Reads how to resume `adwId` from the trace (opened read-only). Rejects with UsageError naming the id when
  * there is no trace, no such session, or a run that finished accepted.
  */
-export function readResumePlan(config: SssfConfig, adwId: string): ResumePlan {
+export async function readResumePlan(config: SssfConfig, adwId: string): Promise<ResumePlan> {
   if (!traceMayExist(config.dbPath, existsSync))
     throw new UsageError(
       `sssf resume ${adwId}: no trace at ${config.dbPath} (run a workflow first)`,
       "<adw_id>",
     );
-  const db = openTraceDb(config.dbPath, { readonly: true });
+  const db = await openTraceStore(config.dbPath, { readonly: true });
   try {
-    const session = getSession(db, adwId);
+    const session = await getStoreSession(db, adwId);
     checkResumable(adwId, session, config);
-    const start = buildJournal(listSteps(db, adwId), listPhases(db, adwId)).start;
+    const start = buildJournal(await listStoreSteps(db, adwId), await listStorePhases(db, adwId)).start;
     return {
       workflow: start?.workflow ?? session?.workflow ?? "",
       request: start?.request ?? session?.request ?? "",
@@ -39,6 +39,6 @@ export function readResumePlan(config: SssfConfig, adwId: string): ResumePlan {
       yes: start?.yes ?? false,
     };
   } finally {
-    db.close();
+    await db.close();
   }
 }

@@ -131,7 +131,8 @@ export function apiRoutes(context: ApiContext): Hono {
     const archived = (body as { archived?: unknown } | null)?.archived;
     if (typeof archived !== "boolean") throw badRequest('body: expected {"archived": true|false}');
     const adwId = c.req.param("adwId");
-    if (!setArchived(context.dbPath, adwId, archived)) return c.json({ error: "no such session" }, 404);
+    if (!(await setArchived(context.dbPath, adwId, archived)))
+      return c.json({ error: "no such session" }, 404);
     hub.publishSession(adwId);
     return c.json({ session: readSession(hub.db, adwId) });
   });

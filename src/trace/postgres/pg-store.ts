@@ -1,0 +1,253 @@
+/**
+ * The trace on PostgreSQL through `pg`, asynchronously: a small pool of connections, each statement
+ * awaited. Statements arrive in sssf's SQLite dialect and are translated by `sql.ts`; PRAGMAs map to
+ * what PostgreSQL has: `user_version` to the `sssf_schema` table, `table_info` to the catalog,
+ * `data_version` to the rowid sequence; SQLite's file tuning is a no-op. A connection that is lost
+ * fails its statement with {@link DB_UNAVAILABLE} (retry later); the pool connects again by itself.
+ */
+
+import { createRequire } from "node:module";
+import type { Pool, PoolClient, QueryResult } from "pg";
+import { SssfError } from "../../errors/sssf-error.js";
+import { DB_UNAVAILABLE } from "../db-unavailable.js";
+import type { TraceRecord } from "../events.js";
+import type { RunResult, SqlParams, TraceSql, TraceStore } from "../store.js";
+import { displayTraceLocation } from "../trace-location.js";
+import { upsertPlan } from "../upsert-plan.js";
+import { bindSql, parseSql, ROWID_SEQUENCE, type SqlTemplate } from "./sql.js";
+
+const SCHEMA_TABLE = "sssf_schema";
+/** SQLSTATE classes of a connection lost or refused, and the server shutting down. */
+const LOST = /^(08|57P0[1-3])/;
+
+type Pg = typeof import("pg");
+let pgModule: Pg | undefined;
+
+/** `pg`, required on first use (a SQLite trace never loads it). */
+function pg(): Pg {
+  pgModule ??= createRequire(import.meta.url)("pg") as Pg;
+  return pgModule;
+}
+
+const NUMBER = (value: string | null) => (value === null ? null : Number(value));
+const TEXT = (value: string) => value;
+/** bigint and numeric as numbers (the trace's fit a double); json as its text, as SQLite hands it back. */
+const TYPES = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20 || oid === 1700) return NUMBER;
+    if (oid === 114 || oid === 3802) return TEXT;
+    return (pg().types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
+  },
+};
+
+/** `error` as the trace reports it: a lost connection carries DB_UNAVAILABLE, a SQL error its SQLSTATE. */
+function translateError(error: unknown): Error {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  const code = (cause as { code?: unknown }).code;
+  const lost = typeof code !== "string" || LOST.test(code) || /^E[A-Z]+$/.test(code);
+  return Object.assign(cause, { code: lost ? DB_UNAVAILABLE : code, sqlState: code });
+}
+
+const templates = new Map<string, SqlTemplate>();
+
+/** `sql` with `params` as PostgreSQL text (parsed once per SQL text). */
+function translate(sql: string, params: SqlParams | undefined): string {
+  let template = templates.get(sql);
+  if (template === undefined) {
+    template = parseSql(sql);
+    if (templates.size > 2000) templates.clear();
+    templates.set(sql, template);
+  }
+  const list = params === undefined ? [] : Array.isArray(params) ? params : [params];
+  return bindSql(template, list);
+}
+
+/** Something that runs a query: the pool, or one client inside a transaction. */
+type Runner = { query(text: string): Promise<QueryResult | QueryResult[]> };
+
+/** The SQL surface over one runner: the pool (each statement on any connection) or a transaction's client. */
+class PgSql implements TraceSql {
+  constructor(
+    protected readonly runner: () => Runner,
+    private readonly depth: number,
+  ) {}
+
+  /** Runs PostgreSQL text; the last statement's result. */
+  protected async query(text: string): Promise<QueryResult> {
+    let result: QueryResult | QueryResult[];
+    try {
+      result = await this.runner().query(text);
+    } catch (error) {
+      throw translateError(error);
+    }
+    const list = Array.isArray(result) ? result : [result];
+    return list[list.length - 1] ?? ({ rows: [], rowCount: 0 } as unknown as QueryResult);
+  }
+
+  async #rows(sql: string, params?: SqlParams): Promise<Record<string, unknown>[]> {
+    const rows = (await this.query(translate(sql, params))).rows as Record<string, unknown>[];
+    for (const row of rows) delete row.rowid;
+    return rows;
+  }
+
+  async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    return (await this.#rows(sql, params)) as T[];
+  }
+
+  async get<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return (await this.#rows(sql, params))[0] as T | undefined;
+  }
+
+  async run(sql: string, params?: SqlParams): Promise<RunResult> {
+    return { changes: (await this.query(translate(sql, params))).rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.query(translate(sql, undefined));
+  }
+
+  async upsert(records: readonly TraceRecord[]): Promise<void> {
+    for (const { sql, values } of upsertPlan(records)) await this.query(translate(sql, values));
+  }
+
+  async pragma(text: string, options: { simple?: boolean } = {}): Promise<unknown> {
+    const rows = await this.#pragmaRows(text.trim());
+    if (options.simple !== true) return rows;
+    const first = rows[0];
+    return first === undefined ? undefined : Object.values(first)[0];
+  }
+
+  async #pragmaRows(text: string): Promise<Record<string, unknown>[]> {
+    const set = /^user_version\s*=\s*(\d+)$/i.exec(text);
+    if (set) {
+      await this.query(`UPDATE ${SCHEMA_TABLE} SET version = ${Number(set[1])}`);
+      return [];
+    }
+    // Inside a migration's transaction the row lock makes concurrent migrators take turns.
+    if (/^user_version$/i.test(text))
+      return (
+        await this.query(
+          `SELECT version AS user_version FROM ${SCHEMA_TABLE}${this.depth > 0 ? " FOR UPDATE" : ""}`,
+        )
+      ).rows;
+    const info = /^table_info\((\w+)\)$/i.exec(text);
+    if (info)
+      return (
+        await this.query(
+          `SELECT column_name AS name FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = '${(info[1] as string).toLowerCase()}'
+             AND column_name <> 'rowid'
+           ORDER BY ordinal_position`,
+        )
+      ).rows;
+    if (/^data_version$/i.test(text))
+      return (await this.query(`SELECT last_value AS data_version FROM ${ROWID_SEQUENCE}`)).rows;
+    // journal_mode, busy_timeout, synchronous, wal_checkpoint: SQLite's file tuning, nothing to do here.
+    return [];
+  }
+
+  async transaction<T>(fn: (tx: TraceSql) => Promise<T>): Promise<T> {
+    if (this.depth === 0) throw new SssfError("internal", "a PostgreSQL transaction needs its own client");
+    const savepoint = `sssf_${this.depth}`;
+    await this.query(`SAVEPOINT ${savepoint}`);
+    try {
+      const result = await fn(new PgSql(this.runner, this.depth + 1));
+      await this.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    } catch (error) {
+      await this.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`).catch(() => {});
+      throw error;
+    }
+  }
+}
+
+/** A PostgreSQL trace: a pool of up to four connections. */
+export class PgStore extends PgSql implements TraceStore {
+  readonly dialect = "postgres" as const;
+  readonly name: string;
+  readonly readonly: boolean;
+  readonly #pool: Pool;
+  #open = true;
+
+  /** `url`: a `postgres://` URL; the password may come from PGPASSWORD or ~/.pgpass instead. */
+  constructor(url: string, options: { readonly?: boolean; connectTimeoutMs?: number } = {}) {
+    const { Pool } = pg();
+    const readonly = options.readonly === true;
+    const pool = new Pool({
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
+      max: 4,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+      types: TYPES,
+      application_name: "sssf",
+      // A read-only trace refuses writes, as SQLite's read-only connections do.
+      ...(readonly ? { options: "-c default_transaction_read_only=on" } : {}),
+    });
+    // An idle connection the server dropped: the pool replaces it; nothing was in flight.
+    pool.on("error", () => {});
+    super(() => this.#usable(), 0);
+    this.#pool = pool;
+    this.name = displayTraceLocation(url);
+    this.readonly = readonly;
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  #usable(): Runner {
+    if (!this.#open) throw new SssfError("internal", `trace database ${this.name} used after close`);
+    return this.#pool as unknown as Runner;
+  }
+
+  /** Creates the rowid sequence and the schema-version row, once per database. */
+  async bootstrap(): Promise<void> {
+    await this.transaction(async (tx) => {
+      await tx.exec(`SELECT pg_advisory_xact_lock(5535355);
+        CREATE SEQUENCE IF NOT EXISTS ${ROWID_SEQUENCE};
+        CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version BIGINT NOT NULL);
+        INSERT INTO ${SCHEMA_TABLE} (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${SCHEMA_TABLE})`);
+    });
+  }
+
+  override async transaction<T>(fn: (tx: TraceSql) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw translateError(error);
+    }
+    let broken = false;
+    const onError = () => {
+      broken = true;
+    };
+    client.on("error", onError);
+    const tx = new PgSql(() => client as unknown as Runner, 1);
+    try {
+      await client.query("BEGIN").catch((error: unknown) => {
+        throw translateError(error);
+      });
+      const result = await fn(tx);
+      await client.query("COMMIT").catch((error: unknown) => {
+        throw translateError(error);
+      });
+      return result;
+    } catch (error) {
+      const lost = broken || (error as { code?: unknown }).code === DB_UNAVAILABLE;
+      // A lost connection took its transaction with it.
+      if (!lost) await client.query("ROLLBACK").catch(() => {});
+      broken ||= lost;
+      throw error;
+    } finally {
+      client.off("error", onError);
+      client.release(broken ? true : undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    await this.#pool.end();
+  }
+}
