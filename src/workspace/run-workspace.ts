@@ -207,11 +207,12 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       type: "log",
       name: workspace.notice,
       phaseId: null,
-      payload: { checkout: workspace.checkout },
+      payload: { checkout: workspace.checkout, shown: [workspace.notice] },
     });
   }
   if (workspace.mode !== "worktree") return;
-  if (workspace.action === "recreated") reporter.log(`worktree re-added from the branch ${workspace.branch}`);
+  const readded = `worktree re-added from the branch ${workspace.branch}`;
+  if (workspace.action === "recreated") reporter.log(readded);
   announceDirty(workspace, { trace, reporter });
   trace.event({
     type: "log",
@@ -225,6 +226,7 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       merge_into: workspace.mergeInto,
       linked: workspace.linked,
       open_ms: workspace.openMs,
+      ...(workspace.action === "recreated" ? { shown: [readded] } : {}),
     },
   });
 }
@@ -265,6 +267,6 @@ function announceDirty(workspace: RunWorkspace, { trace, reporter }: WorkspaceVo
     type: "log",
     name: line,
     phaseId: null,
-    payload: { checkout: workspace.checkout, ...payload },
+    payload: { checkout: workspace.checkout, ...payload, shown: [line] },
   });
 }

@@ -8,8 +8,8 @@ import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
 import { reportError } from "../report-error.js";
-import { createRunReporter } from "../run-reporter.js";
 import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 export interface ResumeCommandOptions {
@@ -54,7 +54,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
         merge: plan.merge,
         yes: options.yes === true || plan.yes,
         resume: true,
-        reporter: await createRunReporter(progress, cwd),
+        reporter: createTerminalReporter(progress, cwd),
         signal: interrupt.signal,
       });
       const signal = interrupt.received();

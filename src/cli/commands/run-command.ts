@@ -6,8 +6,8 @@ import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
 import { reportError } from "../report-error.js";
-import { createRunReporter } from "../run-reporter.js";
 import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 export interface RunCommandOptions {
@@ -81,7 +81,7 @@ export async function runCommand(
       ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded, progress)
       : null;
     const config = fake?.config ?? loaded;
-    const terminal = await createRunReporter(progress, cwd);
+    const terminal = createTerminalReporter(progress, cwd);
     let adwId: string | null = null;
     const reporter = {
       ...terminal,
