@@ -245,7 +245,8 @@ say({ type: "result", text: ${JSON.stringify(envelopeJson({ summary: "looked" })
   it("prints plain lines on a terminal with NO_COLOR, CI or TERM=dumb", async () => {
     const turn = { reply: envelopeJson({ summary: "hi" }) };
     sb.setup([{ name: "assistant", turns: [turn, turn, turn] }]);
-    for (const env of [{ NO_COLOR: "1" }, { CI: "true" }, { TERM: "dumb" }]) {
+    const envs: Record<string, string>[] = [{ NO_COLOR: "1" }, { CI: "true" }, { TERM: "dumb" }];
+    for (const env of envs) {
       const result = await onTerminal(["run", "prompt", "hi"], env);
       expect(result.code, result.stdout).toBe(0);
       expect(result.stdout).not.toContain("\x1b[?25l");

@@ -73,16 +73,22 @@ export interface TraceReplay {
  * What only the live view shows (the tool in flight, the agent's text) is told as such.
  */
 export function replayTrace(reporter: RunReporter): TraceReplay {
+  // Phases started and not ended: a run whose sssf died never ends them; its closing event does.
+  const open = new Map<string, PhaseRow>();
   return {
     sessionStarted: (session, sessionDir) => reporter.sessionStarted(session, sessionDir, false),
     event(event, phase) {
       const payload = payloadOf(event);
       switch (event.type) {
         case "phase_start":
-          if (phase !== undefined) reporter.phaseStarted(phase);
+          if (phase === undefined) return;
+          open.set(phase.id, phase);
+          reporter.phaseStarted(phase);
           return;
         case "phase_end":
-          if (phase !== undefined) reporter.phaseEnded(phase);
+          if (phase === undefined) return;
+          open.delete(phase.id);
+          reporter.phaseEnded(phase);
           return;
         case "tool_start":
           if (phase !== undefined) reporter.toolStarted?.(phase, toolStartOf(event, payload));
@@ -96,6 +102,13 @@ export function replayTrace(reporter: RunReporter): TraceReplay {
           return;
         case "log":
         case "error": {
+          // The run was closed as interrupted (its sssf died, or a cluster worker takes it over): its
+          // open phases end here, the reason follows as the error's line.
+          if (event.type === "error" && payload.code === "interrupted" && event.phase_id === null) {
+            for (const row of open.values())
+              reporter.phaseEnded({ ...row, status: "interrupted", error: null, duration_ms: null });
+            open.clear();
+          }
           if (payload.replayed === true && phase !== undefined) {
             reporter.phaseReplayed?.(phase);
             return;
