@@ -213,7 +213,6 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
   if (workspace.mode !== "worktree") return;
   const readded = `worktree re-added from the branch ${workspace.branch}`;
   if (workspace.action === "recreated") reporter.log(readded);
-  announceDirty(workspace, { trace, reporter });
   trace.event({
     type: "log",
     name: `worktree ${workspace.action}: ${workspace.worktree} on ${workspace.branch}`,
@@ -229,6 +228,8 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       ...(workspace.action === "recreated" ? { shown: [readded] } : {}),
     },
   });
+  // After the worktree's own event: the trace keeps the terminal's order (sssf tail prints from it).
+  announceDirty(workspace, { trace, reporter });
 }
 
 /** Says what of the checkout's uncommitted work the new worktree lacks, or what `--carry-dirty` brought in. */
