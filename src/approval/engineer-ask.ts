@@ -95,7 +95,7 @@ export async function askEngineer(
       name: `approved by --yes: ${text}`,
       phaseId: phase.id,
       ok: true,
-      payload: { question: text, details, ...answer, waited_ms: 0 },
+      payload: { question: text, details, ...answer, waited_ms: 0, shown: [`approved by --yes: ${text}`] },
     });
     reporter.log(`approved by --yes: ${text}`);
     return answer;
@@ -122,6 +122,12 @@ export async function askEngineer(
   const approve = `sssf approve ${context.adwId}${context.commandFlags}`;
   const reject = `sssf reject ${context.adwId}${context.commandFlags} --reason "…"`;
   writeRequest(requestPath, request);
+  const shown = [
+    `waiting for the engineer: ${text}`,
+    ...(Object.keys(details).length > 0 ? [`details: ${JSON.stringify(details)}`] : []),
+    `approve: ${approve}`,
+    `reject: ${reject}`,
+  ];
   trace.event({
     type: "log",
     name: `waiting for approval: ${text}`,
@@ -134,12 +140,10 @@ export async function askEngineer(
       request_file: requestPath,
       asked_at: request.asked_at,
       ...context.answerVia,
+      shown,
     },
   });
-  reporter.log(`waiting for the engineer: ${text}`);
-  if (Object.keys(details).length > 0) reporter.log(`details: ${JSON.stringify(details)}`);
-  reporter.log(`approve: ${approve}`);
-  reporter.log(`reject: ${reject}`);
+  for (const line of shown) reporter.log(line);
 
   // Whichever door answers first ends the wait at the other.
   const waiting = new AbortController();
@@ -177,14 +181,15 @@ export async function askEngineer(
     }
     const verdict = answer.approved ? "approved" : "rejected";
     const because = answer.reason === "" ? "" : `: ${answer.reason}`;
+    const line = `${verdict} by ${answer.by} after ${waitedText(waitedMs)}${because}`;
     trace.event({
       type: "log",
       name: `${verdict} by ${answer.by}${because}`,
       phaseId: phase.id,
       ok: answer.approved,
-      payload: { question: text, ...answer, waited_ms: waitedMs },
+      payload: { question: text, ...answer, waited_ms: waitedMs, shown: [line] },
     });
-    reporter.log(`${verdict} by ${answer.by} after ${waitedText(waitedMs)}${because}`);
+    reporter.log(line);
     return answer;
   } finally {
     signal.removeEventListener("abort", stopWaiting);

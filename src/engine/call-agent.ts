@@ -115,10 +115,17 @@ async function sendAndGate<T extends OutputType>(
         `gate violations after ${round} correction(s): ${violations.join("; ")}`,
       );
     }
-    run.reporter.log(
-      `! ${failed.map((r) => `${r.gate}: ${r.violations.join("; ")}`).join(" | ")}: correction ${round + 1}/${phase.retries} in the same session`,
-      phase.row,
-    );
+    const line = `! ${failed.map((r) => `${r.gate}: ${r.violations.join("; ")}`).join(" | ")}: correction ${round + 1}/${phase.retries} in the same session`;
+    // The gates' rows hold the violations; this event holds the line the terminal showed.
+    run.trace.event({
+      type: "log",
+      name: `gate correction ${round + 1}/${phase.retries}`,
+      phaseId: phase.row.id,
+      agent: agent.config.name,
+      ok: false,
+      payload: { gates: failed.map((r) => r.gate), shown: [line] },
+    });
+    run.reporter.log(line, phase.row);
     progress.message = contract.gateCorrection(reports);
     progress.reason = "gate_fix";
   }

@@ -226,7 +226,7 @@ async function baselineAt(
 ): Promise<SuiteBaseline | null> {
   if (commit === null) {
     const why = `${suite}: no base commit to compare with (${deps.config.repoRoot} has no git commit); no baseline`;
-    deps.trace.event({ type: "log", name: why, phaseId: deps.row.id, payload: { suite } });
+    deps.trace.event({ type: "log", name: why, phaseId: deps.row.id, payload: { suite, shown: [why] } });
     deps.reporter.log(why, deps.row);
     return null;
   }
@@ -244,7 +244,7 @@ async function baselineAt(
     name: line,
     phaseId: deps.row.id,
     ok: baseline.passed,
-    payload: { baseline, log_path: baseline.log_path },
+    payload: { baseline, log_path: baseline.log_path, shown: [line] },
   });
   deps.reporter.log(line, deps.row);
   return baseline;

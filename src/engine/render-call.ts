@@ -66,6 +66,7 @@ function warnIfStale({ run, agent, phase }: CallContext, report: TemplateReport,
       file: agent.config.userPromptPath,
       named: stale,
       output_type: typeName,
+      shown: [`! ${message}`],
     },
   });
   run.reporter.log(`! ${message}`, phase.row);

@@ -243,8 +243,15 @@ export class RunEngine implements Run {
 
   /** A line for the trace and the terminal, about the phase `row`. */
   private note(row: PhaseRow, message: string, ok: boolean, payload: Record<string, unknown>): void {
-    this.trace.event({ type: "log", name: message, phaseId: row.id, ok, payload });
-    this.options.reporter.log(`${ok ? "" : "! "}${message}`, row);
+    const line = `${ok ? "" : "! "}${message}`;
+    this.trace.event({
+      type: "log",
+      name: message,
+      phaseId: row.id,
+      ok,
+      payload: { ...payload, shown: [line] },
+    });
+    this.options.reporter.log(line, row);
   }
 
   /**
@@ -504,7 +511,7 @@ export class RunEngine implements Run {
         phaseId: null,
         agent,
         ok: false,
-        payload: note.payload,
+        payload: { ...note.payload, shown: [`! ${note.message}`] },
       });
       this.options.reporter.log(`! ${note.message}`);
     }

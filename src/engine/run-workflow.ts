@@ -248,6 +248,8 @@ async function runBody(
         payload: {
           error: reason,
           ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
+          // The terminal shows it in the banner.
+          shown: [],
         },
       });
     }

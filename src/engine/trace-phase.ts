@@ -62,6 +62,8 @@ export async function tracePhase<R>(
         error: row.error,
         ...(isSssfError(error) ? { code: error.code } : { stack: (error as Error).stack }),
         ...(error instanceof PhaseFailedError ? error.details : undefined),
+        // The terminal shows it on the phase's ✘ line, not as a line of its own.
+        shown: [],
       },
     });
     throw error;

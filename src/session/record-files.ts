@@ -22,7 +22,13 @@ export class RecordFiles {
     return new RecordFiles((file, message) => {
       const line = `cannot write ${file}: ${message}`;
       reporter.log(line);
-      trace.event({ type: "log", name: line, phaseId: null, ok: false, payload: { file, error: message } });
+      trace.event({
+        type: "log",
+        name: line,
+        phaseId: null,
+        ok: false,
+        payload: { file, error: message, shown: [line] },
+      });
     });
   }
 

@@ -89,7 +89,7 @@ async function removeIfEmpty(
       type: "log",
       name: line,
       phaseId: null,
-      payload: { branch, worktree, base_ref: baseRef, ...payload },
+      payload: { branch, worktree, base_ref: baseRef, ...payload, ...(loud ? { shown: [line] } : {}) },
     });
   };
   try {

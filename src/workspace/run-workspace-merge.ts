@@ -60,10 +60,24 @@ export async function mergeIfAccepted(
   if (!accepted) {
     const note = `not merged into ${workspace.mergeInto}: the run was not accepted`;
     reporter.log(note);
-    trace.event({ type: "log", name: note, phaseId: null, payload: { base: workspace.mergeInto } });
+    trace.event({
+      type: "log",
+      name: note,
+      phaseId: null,
+      payload: { base: workspace.mergeInto, shown: [note] },
+    });
     return null;
   }
   const merge = await mergeRunBranch(run, workspace);
-  if (merge?.merged) reporter.log(`merged: ${merge.reason}`);
+  if (merge?.merged) {
+    const line = `merged: ${merge.reason}`;
+    reporter.log(line);
+    trace.event({
+      type: "log",
+      name: line,
+      phaseId: null,
+      payload: { base: workspace.mergeInto, shown: [line] },
+    });
+  }
   return merge;
 }

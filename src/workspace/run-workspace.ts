@@ -207,12 +207,12 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       type: "log",
       name: workspace.notice,
       phaseId: null,
-      payload: { checkout: workspace.checkout },
+      payload: { checkout: workspace.checkout, shown: [workspace.notice] },
     });
   }
   if (workspace.mode !== "worktree") return;
-  if (workspace.action === "recreated") reporter.log(`worktree re-added from the branch ${workspace.branch}`);
-  announceDirty(workspace, { trace, reporter });
+  const readded = `worktree re-added from the branch ${workspace.branch}`;
+  if (workspace.action === "recreated") reporter.log(readded);
   trace.event({
     type: "log",
     name: `worktree ${workspace.action}: ${workspace.worktree} on ${workspace.branch}`,
@@ -225,8 +225,11 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       merge_into: workspace.mergeInto,
       linked: workspace.linked,
       open_ms: workspace.openMs,
+      ...(workspace.action === "recreated" ? { shown: [readded] } : {}),
     },
   });
+  // After the worktree's own event: the trace keeps the terminal's order (sssf tail prints from it).
+  announceDirty(workspace, { trace, reporter });
 }
 
 /** Says what of the checkout's uncommitted work the new worktree lacks, or what `--carry-dirty` brought in. */
@@ -265,6 +268,6 @@ function announceDirty(workspace: RunWorkspace, { trace, reporter }: WorkspaceVo
     type: "log",
     name: line,
     phaseId: null,
-    payload: { checkout: workspace.checkout, ...payload },
+    payload: { checkout: workspace.checkout, ...payload, shown: [line] },
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { displayWidth, fitColumns } from "../../src/cli/live-board.js";
-import { createLiveReporter, elapsedText } from "../../src/cli/live-reporter.js";
-import { wantsLiveProgress } from "../../src/cli/run-reporter.js";
+import { displayWidth, fitColumns } from "../../src/cli/report/live-board.js";
+import { elapsedText } from "../../src/cli/report/live-view.js";
+import { createTerminalReporter, wantsLiveProgress } from "../../src/cli/report/terminal-reporter.js";
 import { emptyUsage } from "../../src/runtimes/runtime.js";
 import type { PhaseRow, SessionRow } from "../../src/trace/events.js";
 import { newPhaseRow } from "../../src/trace/rows.js";
@@ -49,7 +49,11 @@ describe("the live reporter", () => {
   it("draws a spinner line with elapsed time, tokens, cost, the tool in flight and the text line", () => {
     const tty = fakeTty();
     let now = START + 12_400;
-    const reporter = createLiveReporter(tty.stream, "/repo", { intervalMs: 0, now: () => now });
+    const reporter = createTerminalReporter(tty.stream, "/repo", {
+      mode: "live",
+      intervalMs: 0,
+      now: () => now,
+    });
     const row = phase({ input_tokens: 1000, output_tokens: 20, cost_usd: 0.01 });
     reporter.phaseStarted(row);
     expect(tty.text()).toContain("▶ 02 build (agent builder) builds it\n");
@@ -91,7 +95,11 @@ describe("the live reporter", () => {
 
   it("neutralizes control characters and secrets in agent text and cuts emoji whole to the width", () => {
     const tty = fakeTty(40);
-    const reporter = createLiveReporter(tty.stream, "/repo", { intervalMs: 0, now: () => START + 1000 });
+    const reporter = createTerminalReporter(tty.stream, "/repo", {
+      mode: "live",
+      intervalMs: 0,
+      now: () => START + 1000,
+    });
     const row = phase();
     reporter.phaseStarted(row);
     reporter.agentText?.(row, "key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA \x1b[2J\x07 ok");
@@ -111,7 +119,11 @@ describe("the live reporter", () => {
 
   it("gives parallel phases a line each and prints their lines above the live area", () => {
     const tty = fakeTty();
-    const reporter = createLiveReporter(tty.stream, "/repo", { intervalMs: 0, now: () => START + 3000 });
+    const reporter = createTerminalReporter(tty.stream, "/repo", {
+      mode: "live",
+      intervalMs: 0,
+      now: () => START + 3000,
+    });
     const a = phase({ id: "abcd1234-p02", number: 2, name: "left" });
     const b = phase({ id: "abcd1234-p03", number: 3, name: "suite", kind: "code", owner: "code" });
     reporter.phaseStarted(a);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTerminalReporter } from "../../src/cli/terminal-reporter.js";
+import { createTerminalReporter } from "../../src/cli/report/terminal-reporter.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import { phaseRow } from "../trace/trace-fixtures.js";
 

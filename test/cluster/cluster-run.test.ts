@@ -160,7 +160,10 @@ describe("failover", () => {
     const followed = await follow;
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toMatch(/takes it over/);
-    expect(followed.stdout).toMatch(/replayed 01 one from the journal/);
+    // The replayed phase as sssf resume prints it: the terminal reporter's ↺ line.
+    expect(followed.stdout).toMatch(
+      /↺ 01 one \(agent first\) replayed from the trace: success, nothing redone/,
+    );
     expect(followed.stdout).toMatch(
       /accepted on worker \S+ · branch sssf\/three\/0f0f0f0f pushed \(review: git fetch origin sssf\/three\/0f0f0f0f/,
     );

@@ -79,6 +79,16 @@ describe("sssf resume", () => {
 
     const listed = await w.run(["phases", "aaaa0001"]);
     expect(listed.stdout).toMatch(/one\s+agent\s+first\s+success \(replayed\)/);
+    // sssf tail prints the whole session: the dead attempt's phase ends as interrupted, then the
+    // resume's lines as the resume printed them, from its replayed phase to its last phase.
+    const tail = await w.run(["tail", "aaaa0001", "--from-start"]);
+    expect(tail.code, tail.stderr).toBe(0);
+    expect(tail.stdout).toMatch(/^✘ 02 two -\n {3}error: interrupted/m);
+    const lines = resumed.stdout.split("\n");
+    const from = lines.findIndex((line) => line.startsWith("↺ 01 one"));
+    const to = lines.findIndex((line) => line.startsWith("ACCEPTED"));
+    expect(from).toBeGreaterThan(0);
+    expect(tail.stdout).toContain(`\n${lines.slice(from, to).join("\n")}\nACCEPTED aaaa0001`);
     // Finished and accepted: nothing to resume.
     const finished = await w.run(["resume", "aaaa0001"]);
     expect(finished.code).toBe(2);

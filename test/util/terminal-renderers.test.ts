@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderListing } from "../../src/cli/commands/list-workflows-rows.js";
 import { agentText, table, truncate } from "../../src/cli/format.js";
-import { createTerminalReporter } from "../../src/cli/terminal-reporter.js";
+import { createTerminalReporter } from "../../src/cli/report/terminal-reporter.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import type { PhaseRow, SessionRow } from "../../src/trace/events.js";
 
@@ -122,7 +122,8 @@ describe("the terminal reporter on a colour terminal", () => {
   it("paints sssf's own colours around agent text whose escapes are shown, not acted on", () => {
     const lines: string[] = [];
     const out = { isTTY: true, write: (text: string) => lines.push(text) } as unknown as NodeJS.WriteStream;
-    const reporter = createTerminalReporter(out, "/");
+    // The plain lines on a colour terminal (the live view prints the same lines above its area).
+    const reporter = createTerminalReporter(out, "/", { mode: "plain" });
     const call: ToolCall = {
       tool: "bash",
       name: HOSTILE,

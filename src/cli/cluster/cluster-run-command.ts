@@ -23,9 +23,10 @@ import { terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
 import { type RunCommandOptions, readPromptArgument } from "../cli-options.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
+import { traceFollower } from "../report/trace-follower.js";
+import { replayTrace } from "../report/trace-replay.js";
 import { reportError } from "../report-error.js";
-import { createTailPrinter } from "../tail-printer.js";
-import { traceFollower } from "../trace-follower.js";
 import { clusterUrl } from "./cluster-urls.js";
 
 export interface ClusterRunOptions extends RunCommandOptions {
@@ -79,7 +80,7 @@ function readSession(db: TraceDb, adwId: string): SessionRow | undefined | typeo
 
 /** Prints the run's trace as it grows, from the first line, until `ended` resolves; then its end. */
 async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
-  const printer = createTailPrinter(process.stdout, cwd);
+  const printer = replayTrace(createTerminalReporter(process.stdout, cwd));
   let done = false;
   const end = () => {
     done = true;

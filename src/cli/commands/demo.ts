@@ -11,8 +11,8 @@ import { formatCost, formatDuration, formatTokens, table } from "../format.js";
 import { renderInitConfig } from "../init/init-config.js";
 import { GITIGNORE_LINES } from "../init/init-files.js";
 import { interruptOnSignals } from "../interrupt-signals.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
 import { reportError } from "../report-error.js";
-import { createTerminalReporter } from "../terminal-reporter.js";
 
 /** `sssf demo` flags, plus what main.ts knows about the build. */
 export interface DemoCommandOptions {
@@ -88,7 +88,7 @@ export async function demoCommand(options: DemoCommandOptions): Promise<number> 
     const demo = await runDemo({
       dir: options.dir,
       init: initFiles(),
-      reporter: (dir) => createTerminalReporter(process.stdout, dir),
+      reporter: (dir) => createTerminalReporter(process.stdout, dir, { mode: "plain" }),
       signal: interrupt.signal,
       onReady({ dir, pi, fakeUrl }) {
         const where = `${pi.location}${pi.source === "PATH" ? " (found on PATH)" : ""}`;

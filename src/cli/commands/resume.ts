@@ -10,8 +10,8 @@ import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { configOption, cwdOption } from "../cli-options.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
 import { reportError } from "../report-error.js";
-import { createRunReporter } from "../run-reporter.js";
 import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 export interface ResumeCommandOptions {
@@ -56,7 +56,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
         merge: plan.merge,
         yes: options.yes === true || plan.yes,
         resume: true,
-        reporter: await createRunReporter(progress, cwd),
+        reporter: createTerminalReporter(progress, cwd),
         signal: interrupt.signal,
       });
       const signal = interrupt.received();

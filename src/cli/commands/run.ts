@@ -10,8 +10,8 @@ import { configOption, cwdOption, type RunCommandOptions, readPromptArgument } f
 import { clusterRunCommand } from "../cluster/cluster-run-command.js";
 import { runHelpAfter } from "../help-text.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
+import { createTerminalReporter } from "../report/terminal-reporter.js";
 import { reportError } from "../report-error.js";
-import { createRunReporter } from "../run-reporter.js";
 import { buildRunSummary, printRunSummary } from "../run-summary.js";
 
 /** A local run refuses the cluster's flags, and an engine it does not know. */
@@ -52,7 +52,7 @@ export async function runCommand(
       ? await (await import("../fake-run.js")).startCliFakeRun(options.fakeScript, loaded, progress)
       : null;
     const config = fake?.config ?? loaded;
-    const terminal = await createRunReporter(progress, cwd);
+    const terminal = createTerminalReporter(progress, cwd);
     let adwId: string | null = null;
     const reporter = {
       ...terminal,

@@ -7,9 +7,10 @@ import { getSession, listPhases } from "../../trace/queries.js";
 import type { TraceDb } from "../../trace/sqlite.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
+import { createTerminalReporter, wantsLiveProgress } from "../report/terminal-reporter.js";
+import { traceFollower } from "../report/trace-follower.js";
+import { replayTrace } from "../report/trace-replay.js";
 import { reportError } from "../report-error.js";
-import { createTailPrinter } from "../tail-printer.js";
-import { traceFollower } from "../trace-follower.js";
 
 export interface TailOptions extends ReadOptions {
   /** `--from-start`: print the whole run so far (default: its last `--lines`). */
@@ -89,7 +90,12 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     if (first === undefined) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
     const history = lineSink(keep);
     const cwd = path.resolve(options.cwd ?? process.cwd());
-    const printer = createTailPrinter(history.sink, cwd);
+    // On a terminal the live view too, drawn once the run so far is printed.
+    const reporter = createTerminalReporter(history.sink, cwd, {
+      mode: wantsLiveProgress(process.stdout) ? "live" : "plain",
+      held: true,
+    });
+    const printer = replayTrace(reporter);
     printer.sessionStarted(first, path.join(trace.sessionsDir, adwId));
     const follower = traceFollower(db, adwId, printer);
     for (let poll = 1; ; poll++) {
@@ -104,6 +110,7 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
       }
       // The run so far is printed; from now on every line goes out as it comes.
       history.release();
+      reporter.show();
       await sleep(options.intervalMs ?? 250);
       if (poll % POLLS_PER_REAP === 0) await reapForRead(db, trace);
     }

@@ -126,18 +126,16 @@ export async function sendUntilValid<T extends OutputType>(
         `${name} gave no valid ${type.name} after ${fix + 1} ${fix === 0 ? "reply" : "replies"}: ${formatProblems(parsed.problems)}`,
       );
     }
+    const line = `! invalid ${type.name} (${formatProblems(parsed.problems)}): correction ${fix + 1}/${run.jsonFixAttempts} in the same session`;
     run.trace.event({
       type: "log",
       name: `invalid ${type.name} from ${name}; correction ${fix + 1}/${run.jsonFixAttempts}`,
       phaseId: phase.row.id,
       agent: name,
       ok: false,
-      payload: { problems: parsed.problems },
+      payload: { problems: parsed.problems, shown: [line] },
     });
-    run.reporter.log(
-      `! invalid ${type.name} (${formatProblems(parsed.problems)}): correction ${fix + 1}/${run.jsonFixAttempts} in the same session`,
-      phase.row,
-    );
+    run.reporter.log(line, phase.row);
     progress.message = parsed.correction;
     progress.reason = "json_fix";
   }

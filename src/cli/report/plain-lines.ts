@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ToolCall } from "../runtimes/runtime.js";
-import type { RunEnd, RunReporter } from "../session/reporter.js";
-import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { redactSecrets } from "../util/secrets/redact.js";
-import { terminalSafe } from "../util/terminal-text.js";
-import { branchCommitsSync } from "../workspace/worktree-dirty.js";
-import { agentText, formatCost, formatDuration, formatTokens, paint } from "./format.js";
+import type { ToolCall } from "../../runtimes/runtime.js";
+import type { RunEnd, RunReporter } from "../../session/reporter.js";
+import type { PhaseRow, SessionRow } from "../../trace/events.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
+import { terminalSafe } from "../../util/terminal-text.js";
+import { branchCommitsSync } from "../../workspace/worktree-dirty.js";
+import { agentText, formatCost, formatDuration, formatTokens, paint } from "../format.js";
+import type { LineWriter } from "./batched-writes.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -19,17 +20,24 @@ function usageText(row: { input_tokens: number; output_tokens: number; cost_usd:
 }
 
 /**
- * Prints phase progress as plain lines (colored on a terminal): readable live and in CI logs. Every
- * piece of text that comes from the agent, the workflow or the repo is made safe before it is painted
- * (`terminalSafe`: controls as visible escapes); the agent's (tool calls, log lines, errors, the reason)
- * is redacted and cut to one line first (`agentText`).
+ * The plain lines of a run (colored on a terminal): readable live and in CI logs, the same whether the
+ * run prints them or `sssf tail` rebuilds them from the trace. `out` decides the colors; the lines go
+ * to `lines` (tool calls, which come in floods, through `lines.line`, batched; every other line after
+ * a `drain`). Every piece of text that comes from the agent, the workflow or the repo is made safe
+ * before it is painted (`terminalSafe`: controls as visible escapes); the agent's (tool calls, log
+ * lines, errors, the reason) is redacted and cut to one line first (`agentText`).
  */
-export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): RunReporter {
-  const batch = batchedWrites(out);
-  const batched = batch.line;
+export function createPlainLines(
+  out: Pick<NodeJS.WriteStream, "isTTY">,
+  cwd: string,
+  lines: LineWriter,
+): RunReporter {
+  const stream = out as NodeJS.WriteStream;
+  const batched = lines.line;
   const write = (line: string) => {
-    batch.drain();
-    out.write(`${line}\n`);
+    lines.drain();
+    for (const one of line.split("\n")) lines.line(one);
+    lines.drain();
   };
   // Names, descriptions and paths may hold a secret too (a request pasted into a description).
   const safe = (text: string) => terminalSafe(redactSecrets(text));
@@ -43,18 +51,20 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
   // A failing suite's output, held until its phase's ✘ line is printed.
   const suiteLines = new Map<string, string[]>();
   const tag = (phase: PhaseRow | undefined) =>
-    phase && running.size > 1 ? `${paint(out, "cyan", `[${pad(phase.number)} ${safe(phase.name)}]`)} ` : "";
+    phase && running.size > 1
+      ? `${paint(stream, "cyan", `[${pad(phase.number)} ${safe(phase.name)}]`)} `
+      : "";
   return {
     sessionStarted(session, sessionDir, joined) {
       attempt = { joined, startedAt: Date.now() };
       ranHere = existsSync(sessionDir);
       write(
-        `${paint(out, "bold", `sssf ${safe(session.workflow)}`)} · adw_id ${paint(out, "cyan", safe(session.adw_id))}${joined ? " (joined)" : ""} · session ${where(sessionDir)}`,
+        `${paint(stream, "bold", `sssf ${safe(session.workflow)}`)} · adw_id ${paint(stream, "cyan", safe(session.adw_id))}${joined ? " (joined)" : ""} · session ${where(sessionDir)}`,
       );
       if (session.worktree) {
         const base = session.base_ref ? ` from ${safe(session.base_ref.slice(0, 12))}` : "";
         write(
-          `   worktree ${where(session.worktree)} · branch ${paint(out, "cyan", safe(session.branch ?? ""))}${base}`,
+          `   worktree ${where(session.worktree)} · branch ${paint(stream, "cyan", safe(session.branch ?? ""))}${base}`,
         );
       }
     },
@@ -62,14 +72,14 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       running.add(phase.id);
       const who = phase.kind === "agent" ? `agent ${safe(phase.owner)}` : safe(phase.kind);
       write(
-        `${paint(out, "blue", "▶")} ${pad(phase.number)} ${safe(phase.name)} (${who}) ${paint(out, "dim", safe(phase.description))}`,
+        `${paint(stream, "blue", "▶")} ${pad(phase.number)} ${safe(phase.name)} (${who}) ${paint(stream, "dim", safe(phase.description))}`,
       );
     },
     phaseEnded(phase) {
       running.delete(phase.id);
       const ok = phase.status === "success";
-      const mark = ok ? paint(out, "green", "✔") : paint(out, "red", "✘");
-      const error = ok || !phase.error ? "" : ` ${paint(out, "red", agentText(phase.error, 300))}`;
+      const mark = ok ? paint(stream, "green", "✔") : paint(stream, "red", "✘");
+      const error = ok || !phase.error ? "" : ` ${paint(stream, "red", agentText(phase.error, 300))}`;
       write(
         `${mark} ${pad(phase.number)} ${safe(phase.name)} ${formatDuration(phase.duration_ms)}${usageText(phase)}${error}`,
       );
@@ -81,8 +91,8 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
       const all = output.tail === "" ? [] : output.tail.split("\n");
       const shown = all.slice(-SUITE_TAIL_LINES);
       const lines = [
-        `   ${paint(out, "dim", `${safe(output.suite)} output${shown.length < all.length ? `, last ${shown.length} lines` : ""}:`)}`,
-        ...shown.map((line) => `   ${paint(out, "dim", "│")} ${safe(line)}`),
+        `   ${paint(stream, "dim", `${safe(output.suite)} output${shown.length < all.length ? `, last ${shown.length} lines` : ""}:`)}`,
+        ...shown.map((line) => `   ${paint(stream, "dim", "│")} ${safe(line)}`),
         `   full log: ${output.logPath ? where(output.logPath) : "not written"}`,
       ];
       if (running.has(phase.id)) suiteLines.set(phase.id, [...(suiteLines.get(phase.id) ?? []), ...lines]);
@@ -91,23 +101,23 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
     phaseReplayed(phase) {
       const who = phase.kind === "agent" ? `agent ${safe(phase.owner)}` : safe(phase.kind);
       write(
-        `${paint(out, "cyan", "↺")} ${pad(phase.number)} ${safe(phase.name)} (${who}) ${paint(out, "dim", `replayed from the trace: ${phase.status}, nothing redone`)}`,
+        `${paint(stream, "cyan", "↺")} ${pad(phase.number)} ${safe(phase.name)} (${who}) ${paint(stream, "dim", `replayed from the trace: ${phase.status}, nothing redone`)}`,
       );
     },
     toolCall(phase: PhaseRow, call: ToolCall) {
-      const mark = call.ok ? paint(out, "green", "·") : paint(out, "red", "!");
+      const mark = call.ok ? paint(stream, "green", "·") : paint(stream, "red", "!");
       batched(
-        `   ${mark} ${tag(phase)}${agentText(call.name, 100)} ${paint(out, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
+        `   ${mark} ${tag(phase)}${agentText(call.name, 100)} ${paint(stream, "dim", formatDuration(call.endedAt.getTime() - call.startedAt.getTime()))}`,
       );
     },
     log(message, phase) {
-      write(`   ${tag(phase)}${paint(out, "yellow", agentText(message, 300))}`);
+      write(`   ${tag(phase)}${paint(stream, "yellow", agentText(message, 300))}`);
     },
     finished(session: SessionRow, phases: PhaseRow[], end?: RunEnd) {
       const accepted = session.accepted === 1;
       const banner = accepted
-        ? paint(out, ["bold", "green"], "ACCEPTED")
-        : paint(out, ["bold", "red"], "NOT ACCEPTED");
+        ? paint(stream, ["bold", "green"], "ACCEPTED")
+        : paint(stream, ["bold", "red"], "NOT ACCEPTED");
       const failed = phases.filter((p) => p.status === "fail").length;
       const adwId = safe(session.adw_id);
       const count = `${phases.length} phase${phases.length === 1 ? "" : "s"}${failed ? ` (${failed} failed)` : ""}`;
@@ -160,46 +170,5 @@ export function createTerminalReporter(out: NodeJS.WriteStream, cwd: string): Ru
         }
       }
     },
-  };
-}
-
-/** Lines held for the end of this tick, per stream; written at exit too, so none is lost. */
-const pendingDrains = new Set<() => void>();
-let drainAtExit = false;
-
-/**
- * A writer for lines that come in floods (an agent's tool calls, thousands a second): the lines of one
- * tick are joined and leave in one write. Corking is not enough: a file's stdout (CI logs) writes
- * each corked chunk with its own write(2). `drain` writes the held lines now, so a line written
- * directly after them keeps its place.
- */
-function batchedWrites(out: NodeJS.WriteStream): { line: (line: string) => void; drain: () => void } {
-  if (typeof out.cork !== "function") {
-    // A test's collector: each line as it comes.
-    return { line: (line) => out.write(`${line}\n`), drain: () => undefined };
-  }
-  let pending = "";
-  const drain = () => {
-    if (pending === "") return;
-    const text = pending;
-    pending = "";
-    pendingDrains.delete(drain);
-    out.write(text);
-  };
-  if (!drainAtExit) {
-    drainAtExit = true;
-    process.once("exit", () => {
-      for (const pendingDrain of pendingDrains) pendingDrain();
-    });
-  }
-  return {
-    line: (line) => {
-      if (pending === "") {
-        pendingDrains.add(drain);
-        process.nextTick(drain);
-      }
-      pending += `${line}\n`;
-    },
-    drain,
   };
 }

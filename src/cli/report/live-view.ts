@@ -1,11 +1,10 @@
-import { emptyUsage, type ToolCall, type ToolStart, type Usage } from "../runtimes/runtime.js";
-import type { RunReporter } from "../session/reporter.js";
-import type { PhaseRow } from "../trace/events.js";
-import { redactSecrets } from "../util/secrets/redact.js";
-import { terminalSafe } from "../util/terminal-text.js";
-import { agentText, formatCost, formatTokens, paint } from "./format.js";
-import { LiveBoard, type LiveBoardOptions, type LiveStream } from "./live-board.js";
-import { createTerminalReporter } from "./terminal-reporter.js";
+import { emptyUsage, type ToolStart, type Usage } from "../../runtimes/runtime.js";
+import type { RunReporter } from "../../session/reporter.js";
+import type { PhaseRow } from "../../trace/events.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
+import { terminalSafe } from "../../util/terminal-text.js";
+import { agentText, formatCost, formatTokens } from "../format.js";
+import type { LiveBoard } from "./live-board.js";
 
 /** `12s`, `2m05s`, `1h02m`: a running phase's age, whole seconds. */
 export function elapsedText(ms: number): string {
@@ -27,51 +26,13 @@ interface LivePhase {
   text: string;
 }
 
-/** A run reporter that also draws the live area; `redraw` draws it now (tests, without the timer). */
-export interface LiveReporter extends RunReporter {
-  redraw(): void;
-}
-
-/** Options of {@link createLiveReporter}. */
-export interface LiveReporterOptions {
-  /** Frame interval in ms (default 100); 0 draws only on changes and `redraw`. */
-  intervalMs?: number;
-  /** The clock for elapsed times (default `Date.now`). */
-  now?: () => number;
-}
-
 /**
- * The terminal reporter with a live area under its lines: per running phase a spinner line (number,
- * name, owner, elapsed time, tokens and cost so far, the tool call in flight) and the agent's latest
- * text line, each cut to the terminal's width. Every permanent line is the plain reporter's, printed
- * above the live area. Agent text is redacted and made terminal-safe (`agentText`), like every line of
- * the plain reporter.
+ * The live mode's own part: per running phase a spinner line on `board` (number, name, owner, elapsed
+ * time, tokens and cost so far, the tool call in flight) and the agent's latest text line, around
+ * `plain`, whose lines the board prints above its area. Agent text is redacted and made terminal-safe
+ * (`agentText`), like every plain line.
  */
-export function createLiveReporter(
-  out: NodeJS.WriteStream | LiveStream,
-  cwd: string,
-  options: LiveReporterOptions = {},
-): LiveReporter {
-  const stream = out as NodeJS.WriteStream;
-  const style: LiveBoardOptions["style"] = {
-    spinner: (text) => paint(stream, "cyan", text),
-    detail: (text) => paint(stream, "dim", text),
-  };
-  const board = new LiveBoard(out, {
-    style,
-    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
-  });
-  // The plain reporter writes through the board: its lines go above the live area.
-  const permanent = Object.create(out, {
-    write: {
-      value: (chunk: string) => {
-        board.print(String(chunk));
-        return true;
-      },
-    },
-  }) as NodeJS.WriteStream;
-  const plain = createTerminalReporter(permanent, cwd);
-  const now = options.now ?? Date.now;
+export function liveView(plain: RunReporter, board: LiveBoard, now: () => number): RunReporter {
   const phases = new Map<string, LivePhase>();
   const safe = (text: string) => terminalSafe(redactSecrets(text));
 
@@ -94,8 +55,7 @@ export function createLiveReporter(
   const live = (phase: PhaseRow) => phases.get(phase.id);
 
   return {
-    sessionStarted: plain.sessionStarted,
-    phaseReplayed: (phase) => plain.phaseReplayed?.(phase),
+    ...plain,
     phaseStarted(phase) {
       plain.phaseStarted(phase);
       const started = Date.parse(phase.started_at);
@@ -123,7 +83,7 @@ export function createLiveReporter(
       entry.tools.push(call);
       board.draw();
     },
-    toolCall(phase: PhaseRow, call: ToolCall) {
+    toolCall(phase, call) {
       const entry = live(phase);
       if (entry !== undefined) {
         // Pair by tool (calls may end out of order); a call never announced removes nothing.
@@ -140,11 +100,9 @@ export function createLiveReporter(
       const entry = live(phase);
       if (entry !== undefined) entry.sending = soFar;
     },
-    log: (message, phase) => plain.log(message, phase),
     finished(session, rows, end) {
       board.stop();
       plain.finished(session, rows, end);
     },
-    redraw: () => board.draw(),
   };
 }

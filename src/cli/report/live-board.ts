@@ -12,7 +12,7 @@ import {
   type ListrTaskWrapper,
   Spinner,
 } from "listr2";
-import { graphemeCountUpTo, graphemes, truncateGraphemes } from "../util/terminal-text.js";
+import { graphemeCountUpTo, graphemes, truncateGraphemes } from "../../util/terminal-text.js";
 
 /** The stream the board draws on: a terminal (or a test's stand-in with `isTTY` and `columns`). */
 export type LiveStream = Pick<NodeJS.WriteStream, "write" | "isTTY" | "columns">;
@@ -74,6 +74,8 @@ export interface LiveBoardOptions {
   intervalMs?: number;
   /** Styles the spinner and the detail line (colors), given their plain text. */
   style?: { spinner(text: string): string; detail(text: string): string };
+  /** Draw nothing until {@link LiveBoard.show} (`sssf tail` prints the run so far first). */
+  held?: boolean;
 }
 
 /**
@@ -113,6 +115,7 @@ export class LiveBoard {
   #timer: NodeJS.Timeout | null = null;
   #height = 0;
   #cursorHidden = false;
+  #held: boolean;
   readonly #restoreCursor = () => {
     if (this.#cursorHidden) this.#out.write(SHOW_CURSOR);
   };
@@ -121,6 +124,16 @@ export class LiveBoard {
     this.#out = out;
     this.#intervalMs = options.intervalMs ?? 100;
     this.#style = options.style ?? { spinner: (text) => text, detail: (text) => text };
+    this.#held = options.held === true;
+  }
+
+  /** Starts drawing a held board, with the phases added meanwhile. */
+  show(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    if (this.#entries.size === 0) return;
+    this.#start();
+    this.draw();
   }
 
   /** Adds the phase `key` as a running listr2 task; its line is drawn until {@link end}. */
@@ -179,7 +192,7 @@ export class LiveBoard {
 
   /** Draws the live area now (the timer does this every interval). */
   draw(): void {
-    if (this.#entries.size === 0 && this.#height === 0) return;
+    if (this.#held || (this.#entries.size === 0 && this.#height === 0)) return;
     this.#out.write(this.#erase() + this.#frame());
   }
 
@@ -208,6 +221,7 @@ export class LiveBoard {
   }
 
   #start(): void {
+    if (this.#held) return;
     if (!this.#cursorHidden) {
       this.#out.write(HIDE_CURSOR);
       this.#cursorHidden = true;

@@ -1,15 +1,15 @@
-import { isUnavailable } from "../trace/db-unavailable.js";
-import type { EventRow, PhaseRow } from "../trace/events.js";
-import { getPhase, listEventsAfter } from "../trace/follow-queries.js";
-import type { TraceDb } from "../trace/sqlite.js";
-import type { TailPrinter } from "./tail-printer.js";
+import { isUnavailable } from "../../trace/db-unavailable.js";
+import type { EventRow, PhaseRow } from "../../trace/events.js";
+import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
+import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceReplay } from "./trace-replay.js";
 
 /**
  * Prints a session's events as the trace gets them (`sssf tail`, `sssf run --engine restate`): each
  * `drain()` prints every event committed since the last one, in order, with its phase as it stands; a
  * database out of reach prints nothing until it is back.
  */
-export function traceFollower(db: TraceDb, adwId: string, printer: TailPrinter): { drain(): void } {
+export function traceFollower(db: TraceDb, adwId: string, printer: TraceReplay): { drain(): void } {
   let cursor = 0;
   const phases = new Map<string, PhaseRow>();
   const phaseOf = (event: EventRow): PhaseRow | undefined => {
