@@ -21,7 +21,7 @@ import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
 import { readSessionRow } from "../trace/queries.js";
 import { claimSession, ownerName, type SessionOwner } from "../trace/session-fence.js";
-import { runBranch, worktreePath } from "../workspace/run-workspace-plan.js";
+import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 

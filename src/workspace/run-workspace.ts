@@ -26,15 +26,8 @@ import {
 } from "./worktree-dirty.js";
 import { linkDependencies } from "./worktree-links.js";
 
-export {
-  legacyRunBranch,
-  planWorkspace,
-  runBranch,
-  type WorkspacePlan,
-  type WorkspaceRequest,
-  workflowRefName,
-  worktreePath,
-} from "./run-workspace-plan.js";
+export { legacyRunBranch, runBranch, workflowRefName, worktreePath } from "./run-branch.js";
+export { planWorkspace, type WorkspacePlan, type WorkspaceRequest } from "./run-workspace-plan.js";
 
 /** Where a run works, once its worktree exists. */
 export interface RunWorkspace {

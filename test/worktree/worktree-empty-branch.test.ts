@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqlite } from "../../src/trace/sqlite.js";
-import { workflowRefName } from "../../src/workspace/run-workspace-plan.js";
+import { workflowRefName } from "../../src/workspace/run-branch.js";
 import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
 import { buildTurn, git, WorktreeWorld } from "./worktree-world.js";
 
