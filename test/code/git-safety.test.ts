@@ -1,25 +1,12 @@
-import {
-  appendFileSync,
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { forgetRepoFacts, repoFacts } from "../../src/code/git-facts.js";
-import { configuredHooksPath, neutralValue, parseConfigListing, viewOf } from "../../src/code/git-safety.js";
+import { describe, expect, it } from "vitest";
+import { configuredHooksPath } from "../../src/code/git-safety.js";
 import { runGit } from "../../src/code/run-git.js";
 import {
   CONTROL_MARKS,
-  type DriverNames,
   exercise,
-  type Git,
-  makeWorld,
   marker,
   marks,
   plainGit,
@@ -27,133 +14,19 @@ import {
   plantHooks,
   programKeys,
   rawGit,
-  unauthorized,
-  type World,
 } from "./git-plants.js";
 
-/** Where a plant is written: each file git reads config from, and files those include. */
-const LOCATIONS = ["local", "worktree", "global-home", "global-xdg", "include", "includeIf"] as const;
-type Location = (typeof LOCATIONS)[number];
+import {
+  configText,
+  LOCATIONS,
+  MUST_WORK,
+  NAMES,
+  plantConfig,
+  sssfGit,
+  useGitSafetyWorlds,
+} from "./git-safety-world.js";
 
-/** One config file's text: `[section "sub"]` blocks, values quoted (subsection names taken literally). */
-function configText(pairs: readonly (readonly [string, string])[]): string {
-  const quote = (text: string) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-  return pairs
-    .map(([key, value]) => {
-      const first = key.indexOf(".");
-      const last = key.lastIndexOf(".");
-      const section = key.slice(0, first);
-      const header = first === last ? `[${section}]` : `[${section} ${quote(key.slice(first + 1, last))}]`;
-      return `${header}\n\t${key.slice(last + 1)} = ${quote(value)}\n`;
-    })
-    .join("");
-}
-
-const sssfGit: Git = (cwd, args, input) => runGit(cwd, args, { input });
-
-let scratch: string;
-let server: Awaited<ReturnType<typeof unauthorized>>;
-const saved = { ...process.env };
-let count = 0;
-
-beforeAll(async () => {
-  scratch = mkdtempSync(path.join(tmpdir(), "sssf-git-safety-"));
-  server = await unauthorized();
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-afterEach(() => {
-  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-  Object.assign(process.env, saved);
-});
-
-/** A fresh world with its own HOME and XDG config folder (the user's global config), no system config. */
-function freshWorld(): World & { home: string; xdg: string } {
-  const root = path.join(scratch, `w${count++}`);
-  const home = path.join(root, "home");
-  const xdg = path.join(root, "xdg");
-  mkdirSync(path.join(xdg, "git"), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  writeFileSync(
-    path.join(home, ".gitconfig"),
-    "[user]\n\tname = Config Person\n\temail = person@example.com\n",
-  );
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = xdg;
-  process.env.GIT_CONFIG_NOSYSTEM = "1";
-  delete process.env.GIT_CONFIG_GLOBAL;
-  for (const name of ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"])
-    delete process.env[name];
-  return { ...makeWorld(root, server.url), home, xdg };
-}
-
-/** Appends `pairs` to the config file `location` stands for (turning on what it needs). */
-function plantConfig(
-  world: World & { home: string; xdg: string },
-  location: Location,
-  pairs: readonly (readonly [string, string])[],
-): void {
-  const text = configText(pairs);
-  const local = path.join(world.repo, ".git/config");
-  switch (location) {
-    case "local":
-      appendFileSync(local, text);
-      break;
-    case "worktree":
-      appendFileSync(local, "[extensions]\n\tworktreeConfig = true\n");
-      appendFileSync(path.join(world.repo, ".git/config.worktree"), text);
-      break;
-    case "global-home":
-      appendFileSync(path.join(world.home, ".gitconfig"), text);
-      break;
-    case "global-xdg":
-      appendFileSync(path.join(world.xdg, "git/config"), text);
-      break;
-    case "include": {
-      const included = path.join(world.root, "included.conf");
-      writeFileSync(included, text);
-      appendFileSync(local, configText([["include.path", included]]));
-      break;
-    }
-    case "includeIf": {
-      const included = path.join(world.root, "included-if.conf");
-      writeFileSync(included, text);
-      appendFileSync(
-        path.join(world.home, ".gitconfig"),
-        configText([[`includeIf.gitdir:${world.repo}/.path`, included]]),
-      );
-      break;
-    }
-  }
-}
-
-const NAMES: DriverNames = {
-  clean: "Clean.Me",
-  smudge: "smudge-x",
-  process: "proc_1",
-  required: "REQ",
-  textconv: "text.conv",
-  diffCommand: "ext-diff",
-  merge: "Merge.Driver.v2",
-};
-
-/** Steps the rule must leave working: sssf's own commands, and the remotes it can still reach. */
-const MUST_WORK = [
-  "status",
-  "sssf-diff",
-  "add-process",
-  "add-required",
-  "add",
-  "commit",
-  "commit-tree",
-  "update-ref",
-  "worktree-add",
-  "log",
-  "fetch-file",
-  "push-file",
-];
+const { freshWorld } = useGitSafetyWorlds();
 
 describe("sssf's git runs no program that config names", () => {
   it.each(LOCATIONS)("planted in %s: no marker, and git still works", async (location) => {
@@ -381,133 +254,4 @@ describe("environment variables that run programs", () => {
       ]),
     );
   });
-});
-
-describe("the listing", () => {
-  let log: string;
-  let world: World & { home: string; xdg: string };
-  const listings = () =>
-    readFileSync(log, "utf8")
-      .split("\n")
-      .filter((line) => line.startsWith("config ")).length;
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
-
-  beforeEach(() => {
-    world = freshWorld();
-    const bin = path.join(world.root, "logging-bin");
-    mkdirSync(bin);
-    log = path.join(world.root, "git.log");
-    writeFileSync(log, "");
-    const real = rawGit(world.repo, ["--exec-path"]).trim();
-    writeFileSync(
-      path.join(bin, "git"),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}/git' "$@"\n`,
-    );
-    chmodSync(path.join(bin, "git"), 0o755);
-    process.env.PATH = `${bin}:${process.env.PATH}`;
-  });
-
-  it("is kept while no config file changes, and taken again when one does", async () => {
-    await settle();
-    for (let i = 0; i < 3; i++) await runGit(world.repo, ["rev-parse", "HEAD"]);
-    expect(listings()).toBe(1);
-    appendFileSync(
-      path.join(world.repo, ".git/config"),
-      configText([["core.fsmonitor", marker(world, "late")]]),
-    );
-    await runGit(world.repo, ["status", "--porcelain"]);
-    expect(listings()).toBe(2);
-    appendFileSync(path.join(world.home, ".gitconfig"), configText([["core.pager", "less"]]));
-    await settle();
-    await runGit(world.repo, ["status", "--porcelain"]);
-    await runGit(world.repo, ["status", "--porcelain"]);
-    expect(listings()).toBe(3);
-    // A linked worktree without a config of its own shares the checkout's listing.
-    await runGit(world.repo, ["worktree", "add", "-q", path.join(world.root, "linked"), "HEAD"]);
-    await runGit(path.join(world.root, "linked"), ["status", "--porcelain"]);
-    expect(listings()).toBe(3);
-    expect(marks(world)).toEqual([]);
-  });
-
-  it("is taken for every command while config includes another file", async () => {
-    const included = path.join(world.root, "inc.conf");
-    writeFileSync(included, "");
-    appendFileSync(path.join(world.repo, ".git/config"), configText([["include.path", included]]));
-    await settle();
-    await runGit(world.repo, ["status", "--porcelain"]);
-    // The included file changes without any file the listing came from changing.
-    writeFileSync(included, configText([["core.fsmonitor", marker(world, "included")]]));
-    await runGit(world.repo, ["status", "--porcelain"]);
-    expect(listings()).toBe(2);
-    expect(marks(world)).toEqual([]);
-  });
-
-  it("a nested repository appearing under a sub-folder is a new config state", async () => {
-    const sub = path.join(world.repo, "sub");
-    mkdirSync(sub);
-    await settle();
-    await runGit(sub, ["status", "--porcelain"]);
-    rawGit(sub, ["init", "-q"]);
-    appendFileSync(path.join(sub, ".git/config"), configText([["core.fsmonitor", marker(world, "nested")]]));
-    writeFileSync(path.join(sub, "x.txt"), "x\n");
-    await settle();
-    await runGit(sub, ["status", "--porcelain"]);
-    expect(listings()).toBe(2);
-    expect(marks(world)).toEqual([]);
-  });
-});
-
-describe("neutral values", () => {
-  it("every program key has one, other keys none", () => {
-    expect(neutralValue("filter.A b.C.clean")).toBe("");
-    expect(neutralValue("filter.x.required")).toBe("false");
-    expect(neutralValue("core.sshcommand")).toBe("ssh");
-    // First value wins for these: the rule passes --upload-pack / --receive-pack instead.
-    expect(neutralValue("remote.origin.uploadpack")).toBeNull();
-    expect(neutralValue("remote.x.vcs")).toBe("");
-    expect(neutralValue("pager.log")).toBe("false");
-    expect(neutralValue("user.name")).toBeNull();
-    expect(neutralValue("filter.x.smudgex")).toBeNull();
-    expect(neutralValue("core.fsmonitorhookversion")).toBeNull();
-  });
-
-  it("overrides name each configured key exactly as git listed it, subsection case and dots kept", () => {
-    const listing = [
-      ["local", "file:.git/config", "filter.Odd.Name.x.clean\nrun-me"],
-      ["global", "file:/h/.gitconfig", "diff.Zed.textconv\nrun-me"],
-      ["local", "file:.git/config", "core.hookspath\n/some/hooks"],
-      ["command", "command line:", "core.fsmonitor\nfalse"],
-      ["local", "file:.git/config", "user.name\nx"],
-    ]
-      .map((entry) => `${entry.join("\0")}\0`)
-      .join("");
-    const view = viewOf(parseConfigListing(listing));
-    expect(view.overrides).toEqual(
-      expect.arrayContaining([
-        ["filter.Odd.Name.x.clean", ""],
-        ["diff.Zed.textconv", ""],
-        ["core.hookspath", "/dev/null"],
-      ]),
-    );
-    expect(view.overrides.some(([key]) => key === "user.name")).toBe(false);
-    expect(view.hooksPath).toBe("/some/hooks");
-  });
-});
-
-describe("the hooks the user's own git runs", () => {
-  it.each([null, "rel/hooks", "/abs/hooks", "~/my-hooks"])(
-    "are what plain git says with core.hooksPath %s, from the top level and a sub-folder",
-    async (hooksPath) => {
-      const world = freshWorld();
-      if (hooksPath !== null) plantConfig(world, "local", [["core.hooksPath", hooksPath]]);
-      const sub = path.join(world.repo, "sub");
-      mkdirSync(sub);
-      for (const dir of [world.repo, sub]) {
-        forgetRepoFacts(dir);
-        const facts = await repoFacts(dir);
-        const plain = rawGit(dir, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"]).trim();
-        expect(facts?.hooksDir).toBe(plain);
-      }
-    },
-  );
 });

@@ -1,21 +1,12 @@
-/**
- * The runtime contract suite, after Hono's shared router tests: one function registers the same cases
- * against any CLI runtime, each driving the real CLI through the fake model server. A runtime passes
- * its world (how to open it, read its requests, what it truly reports) and its own extra assertions.
- */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILTIN_RUNTIME_IDS } from "../../src/runtimes/builtins.js";
 import type { AgentSendRequest } from "../../src/runtimes/runtime.js";
 import { toolCallName } from "../../src/runtimes/send-loop/tool-call-name.js";
-import { gitPathsOf } from "../../src/sandbox/git-paths.js";
-import { resolveAgentSandbox } from "../../src/sandbox/resolve-sandbox.js";
-import { DEFAULT_SANDBOX } from "../../src/sandbox/sandbox-settings.js";
-import { sandboxSupport } from "../../src/sandbox/sandbox-support.js";
 import type { FakeScript } from "../../src/testing/index.js";
 import { processGroupAlive } from "../../src/util/process-group.js";
+import { boxedWriteCases, expectOk } from "./runtime-contract-boxed.js";
 import {
   CONTRACT_FILE,
   CONTRACT_USAGE,
@@ -40,19 +31,6 @@ export type { WorktreeLayout } from "./worktree-layout.js";
 
 const CASE_TIMEOUT_MS = 180_000;
 
-/** True where bubblewrap can box a CLI; CI (SSSF_REQUIRE_SANDBOX=1) fails instead of skipping. */
-function boxAvailable(): boolean {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--", "/bin/sh", "-c", ":"], {
-      stdio: "ignore",
-    });
-    return true;
-  } catch {
-    if (process.env.SSSF_REQUIRE_SANDBOX === "1")
-      throw new Error("SSSF_REQUIRE_SANDBOX=1 but bubblewrap cannot make a sandbox here");
-    return false;
-  }
-}
 /** No argv of a send is this long: prompts travel on stdin or in files. */
 const ARGV_LIMIT = 2000;
 
@@ -223,100 +201,7 @@ export function describeRuntimeContract<W extends ContractScene>(world: RuntimeC
       },
     );
 
-    /**
-     * The same write inside sssf's box (bubblewrap): the CLI starts at the working tree's stable path
-     * and is told the stable path of context_handoff/; the model writes `boxPath`.
-     */
-    const boxedWrite = async (
-      target: (
-        layout: WorktreeLayout,
-        box: { cwd: string; handoff: string },
-      ) => { host: string; box: string },
-      reply: string,
-    ) => {
-      const scene = await open();
-      const layout = createWorktreeLayout(scene.work);
-      const base = scene.request({});
-      const env = { ...process.env, ...base.env };
-      const state = runtime.statePaths?.(env);
-      for (const folder of state?.folders ?? []) mkdirSync(folder, { recursive: true });
-      const agentSandbox = resolveAgentSandbox({
-        settings: { ...DEFAULT_SANDBOX, mode: "required" },
-        support: sandboxSupport(),
-        repoRoot: layout.checkout,
-        workTree: layout.worktree,
-        gitPaths: [...gitPathsOf(layout.worktree), ...gitPathsOf(layout.checkout)],
-        dataDir: path.join(layout.checkout, "adws/adw_data"),
-        contextHandoffDir: layout.contextHandoff,
-        agentDirs: [base.sessionDir],
-        runtimeDirs: [...(state?.folders ?? []), ...(state?.files ?? []).filter((f) => existsSync(f))],
-        home: env.HOME ?? "",
-      });
-      if (!agentSandbox.boxed) throw new Error(`no box: ${agentSandbox.reason}`);
-      const file = target(layout, { cwd: agentSandbox.boxCwd, handoff: agentSandbox.boxContextHandoffDir });
-      scene.server.setScript({
-        steps: [
-          {
-            match: { text: "TURN-1", afterToolResult: false, hasTools: true },
-            writeFile: { path: file.box, content: HANDOFF_FILE.content },
-          },
-          { match: { afterToolResult: true }, reply },
-        ],
-      });
-      const tools = world.toolCall?.tools;
-      const sent = await send(scene, {
-        prompt: "TURN-1 hand the plan over",
-        cwd: agentSandbox.boxCwd,
-        contextHandoffDir: agentSandbox.boxContextHandoffDir,
-        sandbox: agentSandbox.sandbox,
-        ...(tools ? { tools } : {}),
-      });
-      return { scene, layout, file, sent };
-    };
-    const boxCase: typeof contractCase = (name, title, body, ms) =>
-      boxAvailable() ? contractCase(name, title, body, ms) : it.skip(`${title} (no bubblewrap here)`);
-
-    boxCase(
-      "boxedHandoffWrite",
-      "inside sssf's box, writes into context_handoff/ at its stable path: the file exists on the host and one tool_call is reported",
-      async () => {
-        const { scene, layout, file, sent } = await boxedWrite(
-          (l, box) => ({
-            host: path.join(l.contextHandoff, HANDOFF_FILE.path),
-            box: path.join(box.handoff, HANDOFF_FILE.path),
-          }),
-          "handed over",
-        );
-        expectOk(sent);
-        expect(sent.result.text).toBe("handed over");
-        expect(readFileSync(file.host, "utf8")).toBe(HANDOFF_FILE.content);
-        expect(sent.observer.toolCalls.filter((call) => call.ok)).toHaveLength(1);
-        // The box's paths exist inside the box only: nothing is made for them on the host.
-        expect(existsSync("/sssf")).toBe(false);
-        expect(gitStatus(layout.checkout)).toBe("");
-        expect(scene.server.egress()).toEqual([]);
-      },
-    );
-
-    boxCase(
-      "boxedOutsideWrite",
-      "inside sssf's box, a write outside its folders never lands, and the model is told",
-      async () => {
-        const { scene, layout, file, sent } = await boxedWrite(
-          (l) => ({
-            host: path.join(l.outside, HANDOFF_FILE.path),
-            box: path.join(l.outside, HANDOFF_FILE.path),
-          }),
-          "could not write",
-        );
-        expectOk(sent);
-        expect(sent.result.text).toBe("could not write");
-        expect(existsSync(file.host)).toBe(false);
-        expect(gitStatus(layout.checkout)).toBe("");
-        expect(sent.observer.toolCalls.filter((call) => call.ok)).toEqual([]);
-        expect(scene.server.egress()).toEqual([]);
-      },
-    );
+    boxedWriteCases({ world, open, send, contractCase });
 
     contractCase("usage", "reports each send's own usage, cost and context size", async () => {
       const [u1, u2] = world.usage.script ?? CONTRACT_USAGE;
@@ -434,10 +319,4 @@ export function describeRuntimeContract<W extends ContractScene>(world: RuntimeC
  */
 function oneMebibyte(head: string, fill: string, tail: string): string {
   return `${head}${fill.repeat(1024 * 1024 - head.length - tail.length)}${tail}`;
-}
-
-/** A successful send: ok, and no error text. */
-function expectOk(sent: ContractSend): void {
-  expect(sent.result.error).toBeUndefined();
-  expect(sent.result.ok).toBe(true);
 }
