@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { walkListing } from "../dist/boundary/tree-listing.js";
+import { walkListing } from "../dist/boundary/trees/tree-listing.js";
 import { WriteBoundary } from "../dist/boundary/write-boundary.js";
 import { BoundarySends } from "../dist/boundary/write-boundary-sends.js";
 import { fmt, median, percentile, scratch } from "./lib.mjs";

@@ -1,7 +1,7 @@
 /**
  * The operator's checkout seen from a run in its own worktree. The checkout is outside the run root,
  * yet one `../../../../README.md` (or a `cd` in a shell) away; nothing in it is the agent's to write.
- * So it is walked like the run root (src/boundary/root-walk.ts: every file, ignored ones included,
+ * So it is walked like the run root (src/boundary/trees/root-walk.ts: every file, ignored ones included,
  * its content stored where the commit lacks it) with every path outside the boundary; after the send
  * every change that is the agent's is put back exactly, what it held kept as a blob (the operator and
  * other runs write there too: see `settleCheckout`). Walk and settle never see a merge half done:
@@ -15,10 +15,10 @@ import path from "node:path";
 import { blobId } from "../code/fingerprint.js";
 import { readRegularFile } from "../code/safe-read.js";
 import { withCheckoutRead } from "../workspace/checkout-lock.js";
-import type { StoreFiles } from "./dir-listing.js";
-import type { BlobReader } from "./restore-paths.js";
-import { rootHead } from "./root-head.js";
-import { entryAt, type Walk } from "./root-walk.js";
+import type { StoreFiles } from "./trees/dir-listing.js";
+import type { BlobReader } from "./trees/restore-paths.js";
+import { rootHead } from "./trees/root-head.js";
+import { entryAt, type Walk } from "./trees/root-walk.js";
 import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach, KeptCopy } from "./write-boundary-breach.js";
 import {

@@ -8,19 +8,19 @@
 import path from "node:path";
 import { repoFacts } from "../code/git-facts.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
-import type { StoreFiles } from "./dir-listing.js";
-import { IndexFlagReader, type IndexFlags, restoreIndexFlags } from "./git-index-flags.js";
-import { diffRefs, ownRefs, type RefValues, readRefs, resolveRef, restoreRefs } from "./git-refs.js";
-import type { BlobReader } from "./restore-paths.js";
-import type { Walk } from "./root-walk.js";
-import type { TreeListing } from "./tree-listing.js";
+import type { StoreFiles } from "./trees/dir-listing.js";
+import { IndexFlagReader, type IndexFlags, restoreIndexFlags } from "./trees/git-index-flags.js";
+import { diffRefs, ownRefs, type RefValues, readRefs, resolveRef, restoreRefs } from "./trees/git-refs.js";
+import type { BlobReader } from "./trees/restore-paths.js";
+import type { Walk } from "./trees/root-walk.js";
+import type { TreeListing } from "./trees/tree-listing.js";
 import {
   checkpointWatches,
   isWatched,
   settleWatches,
   type Watch,
   type WatchCheckpoint,
-} from "./watched-trees.js";
+} from "./trees/watched-trees.js";
 import type { ToolActivity } from "./write-boundary-attribution-time.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import {

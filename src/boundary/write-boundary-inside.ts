@@ -2,7 +2,7 @@
  * The part of a write boundary inside a root (the run root, or the operator's checkout in a worktree
  * run): the boundary's own walk of the tree before the send, the exact bytes of every file the
  * boundary does not cover stored in git first (only what the commit lacks), and after the send a walk
- * again, diffed and undone path by path (src/boundary/root-diff.ts). Git's index, its flags and its
+ * again, diffed and undone path by path (src/boundary/trees/root-diff.ts). Git's index, its flags and its
  * ignore rules play no part.
  */
 
@@ -10,10 +10,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { blobId, type ObjectFormat } from "../code/fingerprint.js";
 import { readRegularFile } from "../code/safe-read.js";
-import { ContentBatch, readBlob, type TreeEntry } from "./blob-store.js";
-import { removeEmptyDirs, restorePath, type SavedPath } from "./restore-paths.js";
-import { diffRoot, kindName, type RootChange } from "./root-diff.js";
-import { isSummarised, MAX_WALKED, type Walk, type WalkedEntry, walkRoot } from "./root-walk.js";
+import { ContentBatch, readBlob, type TreeEntry } from "./trees/blob-store.js";
+import { removeEmptyDirs, restorePath, type SavedPath } from "./trees/restore-paths.js";
+import { diffRoot, kindName, type RootChange } from "./trees/root-diff.js";
+import { isSummarised, MAX_WALKED, type Walk, type WalkedEntry, walkRoot } from "./trees/root-walk.js";
 import { type BoundaryBreach, type KeptCopy, withKeptCopy } from "./write-boundary-breach.js";
 import type { BoundaryJudge } from "./write-boundary-rules.js";
 

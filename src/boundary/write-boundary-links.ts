@@ -9,8 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import { LINKED_DEPENDENCIES } from "../workspace/worktree-links.js";
-import type { TreeEntry } from "./blob-store.js";
-import type { Walk } from "./root-walk.js";
+import type { TreeEntry } from "./trees/blob-store.js";
+import type { Walk } from "./trees/root-walk.js";
 import { isWithin, realPathOf } from "./write-boundary-paths.js";
 
 /**

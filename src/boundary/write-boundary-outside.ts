@@ -7,9 +7,14 @@
  */
 
 import path from "node:path";
-import { changeSinceListing, type ListedEntry, listDirectory, savedFromListing } from "./dir-listing.js";
-import { type BlobReader, removeEmptyDirs, restorePath } from "./restore-paths.js";
-import { walkListing } from "./tree-listing.js";
+import {
+  changeSinceListing,
+  type ListedEntry,
+  listDirectory,
+  savedFromListing,
+} from "./trees/dir-listing.js";
+import { type BlobReader, removeEmptyDirs, restorePath } from "./trees/restore-paths.js";
+import { walkListing } from "./trees/tree-listing.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import { isWithin, withRealPaths } from "./write-boundary-paths.js";
 

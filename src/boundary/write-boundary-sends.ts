@@ -4,7 +4,7 @@
  * never interleave with another send's snapshot.
  */
 
-import type { TreeListing } from "./tree-listing.js";
+import type { TreeListing } from "./trees/tree-listing.js";
 import type { BoundaryBreach } from "./write-boundary-breach.js";
 import type { BoundaryJudge } from "./write-boundary-rules.js";
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, write
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ContentBatch, readBlob, storeBlobs } from "../../src/boundary/blob-store.js";
+import { ContentBatch, readBlob, storeBlobs } from "../../src/boundary/trees/blob-store.js";
 import { forgetAllRepoFacts } from "../../src/code/git-facts.js";
 import { git, initRepo, makeTempDir, removeTempDir } from "../code/fixtures.js";
 

@@ -1,7 +1,7 @@
 import fs, { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { changeSinceListing, listDirectory, tickOf } from "../../src/boundary/dir-listing.js";
+import { changeSinceListing, listDirectory, tickOf } from "../../src/boundary/trees/dir-listing.js";
 import { useTempDir } from "../trace/trace-fixtures.js";
 
 const dir = useTempDir("dir-listing");

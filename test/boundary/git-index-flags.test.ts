@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseIndexFlags } from "../../src/boundary/git-index-flags.js";
+import { parseIndexFlags } from "../../src/boundary/trees/git-index-flags.js";
 import { git } from "./boundary-fixture.js";
 
 const dirs: string[] = [];

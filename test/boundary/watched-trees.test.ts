@@ -12,8 +12,8 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { storeBlobs } from "../../src/boundary/blob-store.js";
-import { diffListings, walkListing } from "../../src/boundary/tree-listing.js";
+import { storeBlobs } from "../../src/boundary/trees/blob-store.js";
+import { diffListings, walkListing } from "../../src/boundary/trees/tree-listing.js";
 import { WriteBoundary } from "../../src/boundary/write-boundary.js";
 import type { ToolCall } from "../../src/runtimes/runtime.js";
 import { git } from "./boundary-fixture.js";

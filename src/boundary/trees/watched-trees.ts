@@ -6,14 +6,14 @@
  */
 
 import path from "node:path";
+import { byTheAgent, type ToolActivity } from "../write-boundary-attribution-time.js";
+import type { BoundaryBreach } from "../write-boundary-breach.js";
+import { isWithin } from "../write-boundary-paths.js";
+import type { BoundaryRule } from "../write-boundary-rules.js";
 import type { StoreFiles } from "./dir-listing.js";
 import type { BlobReader } from "./restore-paths.js";
 import { diffListings, storeListings, type TreeListing, walkListing } from "./tree-listing.js";
 import { restoreTreeChange } from "./tree-restore.js";
-import { byTheAgent, type ToolActivity } from "./write-boundary-attribution-time.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
-import { isWithin } from "./write-boundary-paths.js";
-import type { BoundaryRule } from "./write-boundary-rules.js";
 
 /** Files up to this size have their content stored before each send. */
 export const WATCH_STORE_UP_TO_BYTES = 1024 * 1024;

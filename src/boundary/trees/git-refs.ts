@@ -9,10 +9,10 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { runGit } from "../code/run-git.js";
-import type { ToolActivity } from "./write-boundary-attribution-time.js";
-import { byTheAgent } from "./write-boundary-attribution-time.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
+import { runGit } from "../../code/run-git.js";
+import type { ToolActivity } from "../write-boundary-attribution-time.js";
+import { byTheAgent } from "../write-boundary-attribution-time.js";
+import type { BoundaryBreach } from "../write-boundary-breach.js";
 
 /** Ref name → its value: an object id, or `ref: <target>` for a symbolic ref. */
 export type RefValues = Map<string, string>;

@@ -7,7 +7,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { gitBlobFingerprint } from "../code/fingerprint.js";
+import { gitBlobFingerprint } from "../../code/fingerprint.js";
 import { kindOf, type ListedEntry, type StoreFiles } from "./dir-listing.js";
 
 /** One entry of a tree listing: the same record as a directory listing's entry. */

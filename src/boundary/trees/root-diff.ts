@@ -1,5 +1,5 @@
 /**
- * What changed under a root between two walks (src/boundary/root-walk.ts), path by path, judged by an
+ * What changed under a root between two walks (src/boundary/trees/root-walk.ts), path by path, judged by an
  * agent's boundary: created, deleted, modified (content, mode, link target, kind), renamed (same
  * device and inode on both sides), a new folder outside the boundary as one change, and the two kinds
  * of entry the boundary never lets stand anywhere: special files (FIFO, socket, device) and regular
@@ -7,11 +7,11 @@
  */
 
 import path from "node:path";
-import { blobId, type ObjectFormat } from "../code/fingerprint.js";
-import type { PathChange } from "../code/path-change.js";
-import { readRegularFile } from "../code/safe-read.js";
+import { blobId, type ObjectFormat } from "../../code/fingerprint.js";
+import type { PathChange } from "../../code/path-change.js";
+import { readRegularFile } from "../../code/safe-read.js";
+import { type BoundaryJudge, type BoundaryRule, worseRule } from "../write-boundary-rules.js";
 import { isSummarised, sameStat, type Walk, type WalkedEntry } from "./root-walk.js";
-import { type BoundaryJudge, type BoundaryRule, worseRule } from "./write-boundary-rules.js";
 
 /** One change the boundary must undo. */
 export interface RootChange {

@@ -6,9 +6,9 @@
 import { lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { mapLimited } from "../code/map-limited.js";
-import { runGitBytes } from "../code/run-git.js";
-import { readRegularFile } from "../code/safe-read.js";
+import { mapLimited } from "../../code/map-limited.js";
+import { runGitBytes } from "../../code/run-git.js";
+import { readRegularFile } from "../../code/safe-read.js";
 
 /** Output of `cat-file`: the largest file ever restored. */
 const MAX_BUFFER = 1024 * 1024 * 1024;

@@ -8,9 +8,9 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { ObjectFormat } from "../code/fingerprint.js";
-import { runGit } from "../code/run-git.js";
-import type { BoundaryBreach } from "./write-boundary-breach.js";
+import type { ObjectFormat } from "../../code/fingerprint.js";
+import { runGit } from "../../code/run-git.js";
+import type { BoundaryBreach } from "../write-boundary-breach.js";
 
 /** Path → its hiding flags (`S` skip-worktree, `A` assume-unchanged, or both). */
 export type IndexFlags = Map<string, string>;

@@ -1,10 +1,10 @@
 /** The commit a root's files are compared with: HEAD read from the ref files, its tree listed once per commit. */
 
-import { repoFacts } from "../code/git-facts.js";
+import { repoFacts } from "../../code/git-facts.js";
+import type { RootHead } from "../write-boundary-inside.js";
+import { committedTree } from "../write-boundary-links.js";
+import { realPathOf } from "../write-boundary-paths.js";
 import { headCommit, type RefValues, readRefs } from "./git-refs.js";
-import type { RootHead } from "./write-boundary-inside.js";
-import { committedTree } from "./write-boundary-links.js";
-import { realPathOf } from "./write-boundary-paths.js";
 
 /** `root`'s HEAD and its tree (`refs`: read now when not given); null outside git. Never rejects. */
 export async function rootHead(root: string, refs?: RefValues): Promise<RootHead | null> {
