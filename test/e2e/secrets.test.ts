@@ -6,7 +6,13 @@ import { createUiApp } from "../../src/ui/server/app.js";
 import { git } from "../code/fixtures.js";
 import { adwIdFrom, type CliResult, collect, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
-import { filesUnder, leaksIn, leaksInFiles, PATTERN_TEXT, SPLIT_KEY } from "../trace/secret-fixtures.js";
+import {
+  filesUnder,
+  leaksIn,
+  leaksInFiles,
+  PATTERN_TEXT,
+  SPLIT_KEY,
+} from "../util/secrets/secret-fixtures.js";
 import {
   AGENT_VALUE,
   ALL,

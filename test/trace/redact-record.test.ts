@@ -9,7 +9,7 @@ import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { redactRecord } from "../../src/trace/redact-record.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { placeholder, registerSecretValues } from "../../src/util/secrets/redact.js";
-import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
+import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "../util/secrets/secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
 
 const REDACTED = placeholder("secret-value");

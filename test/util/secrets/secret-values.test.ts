@@ -7,8 +7,8 @@ import {
   redactSecrets,
   registerSecretEnv,
   registerSecretValues,
-} from "../../src/util/secrets/redact.js";
-import { redactJsonText, redactJsonValue } from "../../src/util/secrets/redact-json.js";
+} from "../../../src/util/secrets/redact.js";
+import { redactJsonText, redactJsonValue } from "../../../src/util/secrets/redact-json.js";
 
 const REDACTED = placeholder("secret-value");
 
@@ -138,7 +138,7 @@ describe("sssf's own environment", () => {
     process.env.SSSF_TEST_LOAD_NAME = "not-secret-by-name-77";
     try {
       vi.resetModules();
-      const fresh = await import("../../src/util/secrets/redact.js");
+      const fresh = await import("../../../src/util/secrets/redact.js");
       expect(fresh.redactSecrets(`x ${secret} y`)).toBe(`x ${placeholder("env:SSSF_TEST_LOAD_API_KEY")} y`);
       expect(fresh.redactSecrets("not-secret-by-name-77")).toBe("not-secret-by-name-77");
     } finally {

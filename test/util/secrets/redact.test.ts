@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { placeholder, redactSecrets, SECRET_PATTERNS } from "../../src/util/secrets/redact.js";
-import { redactJsonText } from "../../src/util/secrets/redact-json.js";
-import { KeywordScanner } from "../../src/util/secrets/text-scan.js";
+import { placeholder, redactSecrets, SECRET_PATTERNS } from "../../../src/util/secrets/redact.js";
+import { redactJsonText } from "../../../src/util/secrets/redact-json.js";
+import { KeywordScanner } from "../../../src/util/secrets/text-scan.js";
 
 const NAMED = placeholder("named-value");
 

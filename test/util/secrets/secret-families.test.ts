@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { GitleaksRules } from "../../src/util/secrets/gitleaks-loader.js";
-import { GITLEAKS_RULES } from "../../src/util/secrets/gitleaks-rules.js";
-import { JoinedRedactor } from "../../src/util/secrets/joined-redactor.js";
-import { redactSecrets } from "../../src/util/secrets/redact.js";
+import { GitleaksRules } from "../../../src/util/secrets/gitleaks-loader.js";
+import { GITLEAKS_RULES } from "../../../src/util/secrets/gitleaks-rules.js";
+import { JoinedRedactor } from "../../../src/util/secrets/joined-redactor.js";
+import { redactSecrets } from "../../../src/util/secrets/redact.js";
 import { filesUnder } from "./secret-fixtures.js";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -195,7 +195,7 @@ describe("clean text stays as it is", () => {
       fc.constantFrom(
         "const token = getToken(); if (token == null) return;",
         "function createRawOutputWriter(path: string, onError: (message: string) => void)",
-        "import { redactSecrets } from '../util/secrets/redact.js';",
+        "import { redactSecrets } from './redact.js';",
         "commit e83c5163316f89bfbd7d9ab23ca2e25604af2908\nAuthor: A <a@example.test>",
       ),
     );

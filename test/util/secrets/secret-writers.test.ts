@@ -8,13 +8,13 @@ import {
   requestFile,
   writeAnswerOnce,
   writeRequest,
-} from "../../src/approval/approval-files.js";
-import { runQualitySuite } from "../../src/code/quality.js";
-import { saveDiff } from "../../src/engine/run-changes.js";
-import { spawnAgent } from "../../src/runtimes/send-loop/spawn-agent.js";
-import { placeholder, registerSecretEnv } from "../../src/util/secrets/redact.js";
+} from "../../../src/approval/approval-files.js";
+import { runQualitySuite } from "../../../src/code/quality.js";
+import { saveDiff } from "../../../src/engine/run-changes.js";
+import { spawnAgent } from "../../../src/runtimes/send-loop/spawn-agent.js";
+import { placeholder, registerSecretEnv } from "../../../src/util/secrets/redact.js";
+import { useTempDir } from "../../trace/trace-fixtures.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "./secret-fixtures.js";
-import { useTempDir } from "./trace-fixtures.js";
 
 const REDACTED = placeholder("env:SUITE_SERVICE_TOKEN");
 

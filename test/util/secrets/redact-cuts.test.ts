@@ -4,10 +4,10 @@ import {
   TOOL_RESULT_MAX_CHARS,
   toolCallName,
   toolResultSnippet,
-} from "../../src/runtimes/send-loop/tool-call-name.js";
-import { redactSecrets } from "../../src/util/secrets/redact.js";
-import { redactedTail } from "../../src/util/secrets/redacted-tail.js";
-import { shortenText } from "../../src/util/shorten-text.js";
+} from "../../../src/runtimes/send-loop/tool-call-name.js";
+import { redactSecrets } from "../../../src/util/secrets/redact.js";
+import { redactedTail } from "../../../src/util/secrets/redacted-tail.js";
+import { shortenText } from "../../../src/util/shorten-text.js";
 
 const SECRET = `sk-ant-api03-${"Q7".repeat(30)}`;
 /** Some of the secret past its fixed start: what must never be kept. */
