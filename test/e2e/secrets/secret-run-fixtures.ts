@@ -1,4 +1,4 @@
-import { PATTERN_SAMPLES, PATTERN_TEXT } from "../util/secrets/secret-fixtures.js";
+import { PATTERN_SAMPLES, PATTERN_TEXT } from "../../util/secrets/secret-fixtures.js";
 
 /** In the agent's configured `env` only. */
 export const AGENT_VALUE = "agentEnvSecret-7Hq2-Lw9x-Zp4";

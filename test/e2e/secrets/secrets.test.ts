@@ -1,18 +1,18 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
-import { createUiApp } from "../../src/ui/server/app.js";
-import { git } from "../code/fixtures.js";
-import { adwIdFrom, type CliResult, collect, Sandbox } from "../helpers/sandbox.js";
-import { waitFor } from "../helpers/wait.js";
+import { openSqlite } from "../../../src/trace/sqlite.js";
+import { createUiApp } from "../../../src/ui/server/app.js";
+import { git } from "../../code/fixtures.js";
+import { adwIdFrom, type CliResult, collect, Sandbox } from "../../helpers/sandbox.js";
+import { waitFor } from "../../helpers/wait.js";
 import {
   filesUnder,
   leaksIn,
   leaksInFiles,
   PATTERN_TEXT,
   SPLIT_KEY,
-} from "../util/secrets/secret-fixtures.js";
+} from "../../util/secrets/secret-fixtures.js";
 import {
   AGENT_VALUE,
   ALL,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/sandbox.js";
+import { Sandbox } from "../../helpers/sandbox.js";
 
 /** Error messages quote what failed: a remote, a database URL. Their passwords never reach the terminal. */
 describe("an error message the CLI prints", () => {

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/sandbox.js";
-import { leaksIn, leaksInFiles } from "../util/secrets/secret-fixtures.js";
+import { Sandbox } from "../../helpers/sandbox.js";
+import { leaksIn, leaksInFiles } from "../../util/secrets/secret-fixtures.js";
 import { AGENT_VALUE, ALL, E2E_SECRETS as SECRETS, SSSF_ENV, SUITE_VALUE } from "./secret-run-fixtures.js";
 
 let sb: Sandbox;
