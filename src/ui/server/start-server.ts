@@ -92,7 +92,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
   // localhost); bound to every interface, the names are unknown and the Origin check alone guards writes.
   const wildcard = host === "0.0.0.0" || host === "::";
   const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
-  const ui = createUiApp({ ...options, allowedHosts });
+  const ui = await createUiApp({ ...options, allowedHosts });
   const stopReaping = options.reap === true ? await reapWhileOpen(options) : () => {};
   const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
   const first = options.port ?? DEFAULT_UI_PORT;
@@ -105,7 +105,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "EADDRINUSE" && i + 1 < tries) continue;
       stopReaping();
-      ui.close();
+      await ui.close();
       const what = code === "EADDRINUSE" ? `port ${first + i} is in use` : (error as Error).message;
       throw new SssfError("usage", `cannot serve the UI on ${host}: ${what} (pass --port N)`);
     }
@@ -119,10 +119,9 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
     close() {
       closing ??= new Promise<void>((resolve) => {
         stopReaping();
-        ui.close();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => ui.close());
       return closing;
     },
   };
