@@ -9,7 +9,7 @@ export interface ChangedRow {
   adw: string;
   /** The row's phase id (a phase's own id for `phases`), or null. */
   phase: string | null;
-  /** `events`: the event type; `envelopes`: `valid` as 0/1; otherwise null. */
+  /** `events`: the event type; `envelopes`: `valid` as "0"/"1"; otherwise null. */
   k: string | number | null;
   row: string;
 }
@@ -17,12 +17,13 @@ export interface ChangedRow {
 /** Highest rowid sent per table. */
 export type Cursors = Record<TraceTable, number>;
 
-// Per table: the session and phase columns used to route a row to the clients that watch it.
+// Per table: the session and phase columns used to route a row to the clients that watch it. The kind
+// is text in every arm: PostgreSQL refuses a UNION of text and bigint.
 const ROUTE: { readonly [T in TraceTable]: [phase: string, kind: string] } = {
   sessions: ["NULL", "NULL"],
   phases: ["id", "NULL"],
   events: ["phase_id", "type"],
-  envelopes: ["phase_id", "valid"],
+  envelopes: ["phase_id", "CAST(valid AS TEXT)"],
   gate_results: ["phase_id", "NULL"],
   processes: ["phase_id", "NULL"],
   agent_sessions: ["NULL", "NULL"],
