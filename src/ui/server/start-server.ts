@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { SssfError } from "../../errors/sssf-error.js";
 import { reapDeadRuns } from "../../session/reaper.js";
-import { openTraceStore } from "../../trace/open-store.js";
+import type { TraceStore } from "../../trace/store.js";
 import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
 
 /** Port `sssf ui` tries first. */
@@ -28,19 +28,14 @@ export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts">
 const REAP_EVERY_MS = 5000;
 
 /** Runs the reaper now and then every REAP_EVERY_MS (never two at once); returns the stop function. */
-async function reapWhileOpen(options: StartUiServerOptions): Promise<() => void> {
+async function reapWhileOpen(options: StartUiServerOptions, db: () => TraceStore): Promise<() => void> {
   const paths = { dbPath: options.dbPath, sessionsDir: options.sessionsDir, by: "sssf ui" };
   let busy = false;
   const reap = async () => {
     if (busy) return;
     busy = true;
     try {
-      const store = await openTraceStore(options.dbPath, { readonly: true, asIs: true });
-      try {
-        await reapDeadRuns(store, paths);
-      } finally {
-        await store.close();
-      }
+      await reapDeadRuns(db(), paths);
     } catch {
       // A busy or read-only database: the next round tries again.
     } finally {
@@ -93,7 +88,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
   const wildcard = host === "0.0.0.0" || host === "::";
   const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
   const ui = await createUiApp({ ...options, allowedHosts });
-  const stopReaping = options.reap === true ? await reapWhileOpen(options) : () => {};
+  const stopReaping = options.reap === true ? await reapWhileOpen(options, () => ui.hub.db) : () => {};
   const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
   const first = options.port ?? DEFAULT_UI_PORT;
   const tries = options.port === undefined ? PORT_TRIES + 1 : 1;
