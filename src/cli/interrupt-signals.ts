@@ -23,9 +23,9 @@ export interface InterruptSignals {
 export interface InterruptOptions {
   /**
    * The last resort after a second signal, when the run has not finalized within FORCE_FINALIZE_MS
-   * (or at a third signal): closes the session synchronously; the process exits right after.
+   * (or at a third signal): closes the session; the process exits once it settles.
    */
-  forceFinalize?: (signal: NodeJS.Signals) => void;
+  forceFinalize?: (signal: NodeJS.Signals) => unknown;
 }
 
 /** The conventional exit status after `signal`: 128 + its number (SIGHUP 129, SIGINT 130, SIGTERM 143). */
@@ -47,11 +47,10 @@ export function interruptOnSignals(options: InterruptOptions = {}): InterruptSig
   let forceTimer: NodeJS.Timeout | undefined;
   const force = (signal: NodeJS.Signals) => {
     clearTimeout(forceTimer);
-    try {
-      options.forceFinalize?.(signal);
-    } finally {
-      process.exit(signalExitCode(first ?? signal));
-    }
+    const exit = () => process.exit(signalExitCode(first ?? signal));
+    void Promise.resolve()
+      .then(() => options.forceFinalize?.(signal))
+      .then(exit, exit);
   };
   const onSignal = (signal: NodeJS.Signals) => {
     count += 1;

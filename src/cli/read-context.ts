@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../errors/usage-error.js";
 import { type ReapResult, reapDeadRuns } from "../session/reaper.js";
-import { openTraceDb } from "../trace/database.js";
-import type { TraceDb } from "../trace/sqlite.js";
+import { openTraceStore } from "../trace/open-store.js";
+import type { TraceStore } from "../trace/store.js";
 import { traceLocation, traceMayExist } from "../trace/trace-location.js";
 import { terminalSafe } from "../util/terminal-text.js";
 
@@ -53,7 +53,7 @@ export function commandName(): string {
  * that cannot be closed is a warning.
  */
 export async function reapForRead(
-  db: TraceDb,
+  db: TraceStore,
   paths: { dbPath: string; sessionsDir: string },
 ): Promise<ReapResult> {
   let result: ReapResult;
@@ -88,7 +88,7 @@ export interface OpenReadOptions {
 
 /** An open read-only trace and where it lives. */
 export interface ReadTrace {
-  db: TraceDb;
+  db: TraceStore;
   dbPath: string;
   sessionsDir: string;
 }
@@ -107,12 +107,12 @@ export async function openReadTrace(options: ReadOptions, open: OpenReadOptions 
       "--db",
     );
   }
-  const db = openTraceDb(dbPath, { readonly: true });
+  const db = await openTraceStore(dbPath, { readonly: true });
   if (open.reap !== false) {
     try {
       await reapForRead(db, paths);
     } catch (error) {
-      db.close();
+      await db.close();
       throw error;
     }
   }
@@ -120,6 +120,6 @@ export async function openReadTrace(options: ReadOptions, open: OpenReadOptions 
 }
 
 /** {@link openReadTrace}'s connection alone. */
-export async function openReadDb(options: ReadOptions, open: OpenReadOptions = {}): Promise<TraceDb> {
+export async function openReadDb(options: ReadOptions, open: OpenReadOptions = {}): Promise<TraceStore> {
   return (await openReadTrace(options, open)).db;
 }

@@ -5,9 +5,10 @@
  */
 
 import type { RunOutcome } from "../engine/run-workflow.js";
-import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow } from "../trace/events.js";
-import { listEvents } from "../trace/queries.js";
+import { openTraceStore } from "../trace/open-store.js";
+import type { TraceStore } from "../trace/store.js";
+import { listStoreEvents } from "../trace/store-queries.js";
 import { redactSecrets } from "../util/secrets/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
 import { branchCommitsSync } from "../workspace/worktree-dirty.js";
@@ -122,11 +123,11 @@ function summaryPhase(phase: PhaseRow): SummaryPhase {
 }
 
 /** The commits code phases made in place, from their `committed <sha>` events in the trace, oldest first. */
-function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
-  let db: ReturnType<typeof openTraceDb> | undefined;
+async function tracedCommits(dbPath: string, adwId: string): Promise<SummaryCommit[]> {
+  let db: TraceStore | undefined;
   try {
-    db = openTraceDb(dbPath, { readonly: true });
-    return listEvents(db, adwId, { type: "log" }).flatMap((event) => {
+    db = await openTraceStore(dbPath, { readonly: true });
+    return (await listStoreEvents(db, adwId, { type: "log" })).flatMap((event) => {
       if (!event.name.startsWith("committed ") || event.ok !== 1) return [];
       const payload = JSON.parse(event.payload) as { commit?: unknown; message?: unknown };
       if (typeof payload.commit !== "string") return [];
@@ -136,7 +137,7 @@ function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
   } catch {
     return [];
   } finally {
-    db?.close();
+    await db?.close();
   }
 }
 
@@ -144,7 +145,7 @@ function tracedCommits(dbPath: string, adwId: string): SummaryCommit[] {
  * The run's commits: its branch's beyond the base when it had one (as the run's end found them, else
  * asked of git), else those it made in place.
  */
-function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): SummaryCommit[] {
+async function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): Promise<SummaryCommit[]> {
   const { session, commits } = outcome;
   // What the run's end saw of its branch: nothing left to ask git.
   if (commits === "missing") return [];
@@ -161,10 +162,10 @@ function runCommits(outcome: RunOutcome, dbPath: string, cwd: string): SummaryCo
  * phases this attempt ran or replayed, its commits. `exitCode` is what the command exits with (a
  * signal's 130/143/129 included). Strings from agents (reason, errors) are redacted.
  */
-export function buildRunSummary(
+export async function buildRunSummary(
   outcome: RunOutcome,
   context: { exitCode: number; dbPath: string; cwd: string },
-): RunSummary {
+): Promise<RunSummary> {
   const { session } = outcome;
   return {
     adw_id: outcome.adwId,
@@ -180,7 +181,7 @@ export function buildRunSummary(
     branch: session.branch,
     worktree: session.worktree,
     base_ref: session.base_ref,
-    commits: runCommits(outcome, context.dbPath, context.cwd),
+    commits: await runCommits(outcome, context.dbPath, context.cwd),
     session_dir: outcome.sessionDir,
   };
 }

@@ -346,7 +346,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       const dead = { ...existing, ...takeOver?.from };
       await endLeftoverProcesses(db, dead);
       const write = tracer.write.bind(tracer);
-      closeSessionAsInterrupted(db, write, existing, {
+      await closeSessionAsInterrupted(db, write, existing, {
         reason:
           takeOver?.reason ??
           `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,

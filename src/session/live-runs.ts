@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import type { PhaseKind } from "../trace/events.js";
-import type { TraceDb } from "../trace/sqlite.js";
+import type { TraceSql } from "../trace/store.js";
 import { type RunningSession, runningSessions } from "./reaper.js";
 import { liveLockHolder, runLiveness } from "./run-liveness.js";
 import { sessionDirs } from "./session-dirs.js";
@@ -22,33 +22,41 @@ export interface LiveRun {
 }
 
 /** The `running` sessions whose sssf on this host is alive, oldest first. */
-export function liveSessions(db: TraceDb, sessionsDir: string): RunningSession[] {
-  return runningSessions(db).flatMap((session) => {
+export async function liveSessions(db: TraceSql, sessionsDir: string): Promise<RunningSession[]> {
+  return (await runningSessions(db)).flatMap((session) => {
     const liveness = runLiveness(session, sessionDirs(sessionsDir, session.adw_id).lockFile);
     return liveness.state === "live" ? [{ ...session, pid: liveness.pid, host: liveness.host }] : [];
   });
 }
 
 /** {@link liveSessions} with what each is doing now: its running phases and processes. */
-export function listLiveRuns(db: TraceDb, sessionsDir: string, now = new Date()): LiveRun[] {
-  const phases = db.prepare(
-    "SELECT number, name, kind, owner, started_at FROM phases WHERE adw_id = ? AND status = 'running' ORDER BY number",
-  );
-  const processes = db.prepare(
-    "SELECT agent, pid, phase_id, started_at FROM processes WHERE adw_id = ? AND status = 'running' ORDER BY started_at, id",
-  );
-  const request = db.prepare("SELECT request FROM sessions WHERE adw_id = ?");
-  return liveSessions(db, sessionsDir).map((session) => ({
-    adw_id: session.adw_id,
-    workflow: session.workflow,
-    request: (request.get(session.adw_id) as { request: string } | undefined)?.request ?? "",
-    started_at: session.started_at,
-    elapsed_ms: Math.max(0, now.getTime() - Date.parse(session.started_at)),
-    pid: session.pid,
-    host: session.host,
-    phases: phases.all(session.adw_id) as LiveRun["phases"],
-    agents: processes.all(session.adw_id) as LiveRun["agents"],
-  }));
+export async function listLiveRuns(db: TraceSql, sessionsDir: string, now = new Date()): Promise<LiveRun[]> {
+  const runs: LiveRun[] = [];
+  for (const session of await liveSessions(db, sessionsDir)) {
+    const params = [session.adw_id];
+    const request = await db.get<{ request: string }>(
+      "SELECT request FROM sessions WHERE adw_id = ?",
+      params,
+    );
+    runs.push({
+      adw_id: session.adw_id,
+      workflow: session.workflow,
+      request: request?.request ?? "",
+      started_at: session.started_at,
+      elapsed_ms: Math.max(0, now.getTime() - Date.parse(session.started_at)),
+      pid: session.pid,
+      host: session.host,
+      phases: await db.all<LiveRun["phases"][number]>(
+        "SELECT number, name, kind, owner, started_at FROM phases WHERE adw_id = ? AND status = 'running' ORDER BY number",
+        params,
+      ),
+      agents: await db.all<LiveRun["agents"][number]>(
+        "SELECT agent, pid, phase_id, started_at FROM processes WHERE adw_id = ? AND status = 'running' ORDER BY started_at, id",
+        params,
+      ),
+    });
+  }
+  return runs;
 }
 
 /**

@@ -8,17 +8,26 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { SessionLockedError } from "../errors/session-locked-error.js";
-import { createUpserter, openTraceDb } from "../trace/database.js";
 import type { EventRow, PhaseRow, ProcessRow, SessionRow, TraceRecord } from "../trace/events.js";
-import { getSession } from "../trace/queries.js";
+import { EventsFile } from "../trace/events-file.js";
+import { openTraceStore } from "../trace/open-store.js";
 import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
-import { Tracer } from "../trace/tracer.js";
+import type { TraceSql } from "../trace/store.js";
+import { getStoreSession } from "../trace/store-queries.js";
 import { processAlive, RUN_ID_ENV, runMarkerValue, terminateRunProcesses } from "../util/process-group.js";
 import { runLiveness } from "./run-liveness.js";
 import { sessionDirs } from "./session-dirs.js";
 import { acquireSessionLock } from "./session-lock.js";
+
+/**
+ * The rows `sql` returns for `params`. The engine still hands its synchronous TraceDb to
+ * {@link closeSessionAsInterrupted} and {@link endLeftoverProcesses}; everything else passes a store.
+ */
+async function rowsOf<T>(db: TraceSql | TraceDb, sql: string, params: unknown[]): Promise<T[]> {
+  return "prepare" in db ? (db.prepare(sql).all(...params) as T[]) : db.all<T>(sql, params);
+}
 
 /** A `running` row of the sessions table: who runs it. */
 export interface RunningSession {
@@ -33,15 +42,13 @@ export interface RunningSession {
  * Every session whose row says `running`, oldest first: one query over the sessions table. Works on
  * databases from before `pid`/`host` existed (their values read as null).
  */
-export function runningSessions(db: TraceDb): RunningSession[] {
+export async function runningSessions(db: TraceSql): Promise<RunningSession[]> {
   const where = "FROM sessions WHERE status = 'running' ORDER BY started_at, adw_id";
   try {
-    return db.prepare(`SELECT adw_id, workflow, started_at, pid, host ${where}`).all() as RunningSession[];
+    return await db.all<RunningSession>(`SELECT adw_id, workflow, started_at, pid, host ${where}`);
   } catch (error) {
-    if (!/no such column/.test((error as Error).message)) throw error;
-    return db
-      .prepare(`SELECT adw_id, workflow, started_at, NULL AS pid, NULL AS host ${where}`)
-      .all() as RunningSession[];
+    if (!/no such column|does not exist/.test((error as Error).message)) throw error;
+    return db.all<RunningSession>(`SELECT adw_id, workflow, started_at, NULL AS pid, NULL AS host ${where}`);
   }
 }
 
@@ -77,16 +84,16 @@ export interface ReapResult {
  * places it on another worker when its worker dies; the new worker closes the attempt it takes over),
  * and `sssf kill <adw_id>` closes one explicitly. Never throws for one session: its error is in `failed`.
  */
-export async function reapDeadRuns(readDb: TraceDb, options: ReapOptions): Promise<ReapResult> {
+export async function reapDeadRuns(readDb: TraceSql, options: ReapOptions): Promise<ReapResult> {
   const result: ReapResult = { reaped: [], failed: [] };
-  const dead = runningSessions(readDb).filter((session) => {
+  const dead = (await runningSessions(readDb)).filter((session) => {
     const dirs = sessionDirs(options.sessionsDir, session.adw_id);
     return existsSync(dirs.root) && runLiveness(session, dirs.lockFile).state === "dead";
   });
   if (dead.length === 0) return result;
-  let db: TraceDb;
+  let db: TraceSql & { close(): Promise<void> };
   try {
-    db = openTraceDb(options.dbPath);
+    db = await openTraceStore(options.dbPath);
   } catch (error) {
     for (const session of dead)
       result.failed.push({ adwId: session.adw_id, error: (error as Error).message });
@@ -102,7 +109,7 @@ export async function reapDeadRuns(readDb: TraceDb, options: ReapOptions): Promi
       }
     }
   } finally {
-    db.close();
+    await db.close();
   }
   return result;
 }
@@ -113,7 +120,7 @@ export async function reapDeadRuns(readDb: TraceDb, options: ReapOptions): Promi
  * reapers, or a reaper and a rejoining run, never close it twice. Null when there was nothing to close.
  */
 export async function reapRun(
-  db: TraceDb,
+  db: TraceSql,
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
@@ -129,16 +136,11 @@ export async function reapRun(
     throw error;
   }
   try {
-    const session = getSession(db, adwId);
+    const session = await getStoreSession(db, adwId);
     if (session === undefined || session.status !== "running") return null;
     if (session.host !== null && session.host !== hostname()) return null;
     if (session.pid !== null && processAlive(session.pid)) return null;
-    const tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
-    try {
-      return await closeDeadRun(db, tracer, session, options.by);
-    } finally {
-      tracer.close();
-    }
+    return await closeDeadRun(db, dirs.eventsFile, session, options.by);
   } finally {
     release();
   }
@@ -149,25 +151,22 @@ const describeOwner = (session: SessionRow) =>
 
 /** {@link reapRun} for a session without a folder: the same records, upserted into the database only. */
 async function reapWithoutFiles(
-  db: TraceDb,
+  db: TraceSql,
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
-  const session = getSession(db, adwId);
+  const session = await getStoreSession(db, adwId);
   if (session === undefined || session.status !== "running") return null;
   if (session.host !== null && session.host !== hostname()) return null;
   if (session.pid !== null && processAlive(session.pid)) return null;
   const processesEnded = await endLeftoverProcesses(db, session);
   const reason = `interrupted: ${describeOwner(session)} is gone; closed by ${options.by}`;
   const records: TraceRecord[] = [];
-  closeSessionAsInterrupted(db, (record) => records.push(record), session, {
+  await closeSessionAsInterrupted(db, (record) => records.push(record), session, {
     reason,
     payload: { pid: session.pid, host: session.host, closed_by: options.by, processes_ended: processesEnded },
   });
-  const upsert = createUpserter(db);
-  db.transaction(() => {
-    for (const record of records) upsert(redactRecord(record));
-  }).immediate();
+  await storeRecords(db, records.map(redactRecord));
   return { adwId, pid: session.pid, processesEnded, reason };
 }
 
@@ -176,12 +175,14 @@ async function reapWithoutFiles(
  * and the groups of its processes still `running` on record (only on the host that ran it). Resolves with how many processes and
  * groups were still alive. Never throws.
  */
-export async function endLeftoverProcesses(db: TraceDb, session: SessionRow): Promise<number> {
+export async function endLeftoverProcesses(db: TraceSql | TraceDb, session: SessionRow): Promise<number> {
   // Another host's pids mean nothing here.
   if (session.host !== null && session.host !== hostname()) return 0;
-  const running = db
-    .prepare("SELECT pid FROM processes WHERE adw_id = ? AND status = 'running'")
-    .all(session.adw_id) as Pick<ProcessRow, "pid">[];
+  const running = await rowsOf<Pick<ProcessRow, "pid">>(
+    db,
+    "SELECT pid FROM processes WHERE adw_id = ? AND status = 'running'",
+    [session.adw_id],
+  );
   const marker =
     session.pid !== null && session.host !== null
       ? { name: RUN_ID_ENV, value: runMarkerValue(session.adw_id, session.pid, session.host) }
@@ -189,47 +190,70 @@ export async function endLeftoverProcesses(db: TraceDb, session: SessionRow): Pr
   return terminateRunProcesses({ ...(marker ? { marker } : {}), groups: running.map((row) => row.pid) });
 }
 
+/**
+ * Writes `records` (redacted) as a tracer does: to the session's `events.jsonl` first, the raw record,
+ * then to the database in one transaction.
+ */
+async function writeRecords(db: TraceSql, eventsFile: string, records: TraceRecord[]): Promise<void> {
+  const redacted = records.map(redactRecord);
+  const file = new EventsFile(eventsFile);
+  try {
+    file.append(redacted);
+  } finally {
+    file.close();
+  }
+  await storeRecords(db, redacted);
+}
+
+/** Upserts `records` in one transaction. */
+async function storeRecords(db: TraceSql, records: readonly TraceRecord[]): Promise<void> {
+  await db.transaction((tx) => tx.upsert(records));
+}
+
 /** Ends the dead run's processes, then closes its rows. */
 async function closeDeadRun(
-  db: TraceDb,
-  tracer: Tracer,
+  db: TraceSql,
+  eventsFile: string,
   session: SessionRow,
   by: string,
 ): Promise<ReapedSession> {
   const processesEnded = await endLeftoverProcesses(db, session);
   const reason = `interrupted: ${describeOwner(session)} is gone; closed by ${by}`;
-  closeSessionAsInterrupted(db, (record) => tracer.write(record), session, {
+  const records: TraceRecord[] = [];
+  await closeSessionAsInterrupted(db, (record) => records.push(record), session, {
     reason,
     payload: { pid: session.pid, host: session.host, closed_by: by, processes_ended: processesEnded },
   });
-  tracer.flush();
+  await writeRecords(db, eventsFile, records);
   return { adwId: session.adw_id, pid: session.pid, processesEnded, reason };
 }
 
 /**
  * Writes, through `write`, the records that close `session` as `interrupted`: every running process
  * and phase (with `reason` as the phase's error), every open span (ok 0), an `error` event saying why,
- * and the session row (not accepted, ended now). Synchronous; processes are not signalled here.
- * Returns the session row as written.
+ * and the session row (not accepted, ended now), once every read is done; processes are not
+ * signalled here. Resolves with the session row as written.
  */
-export function closeSessionAsInterrupted(
-  db: TraceDb,
+export async function closeSessionAsInterrupted(
+  db: TraceSql | TraceDb,
   write: (record: TraceRecord) => void,
   session: SessionRow,
   detail: { reason: string; payload?: Record<string, unknown> },
-): SessionRow {
+): Promise<SessionRow> {
+  const rows = <T>(sql: string) => rowsOf<T>(db, sql, [session.adw_id]);
+  const processes = await rows<ProcessRow>("SELECT * FROM processes WHERE adw_id = ? AND status = 'running'");
+  const phases = await rows<PhaseRow>("SELECT * FROM phases WHERE adw_id = ? AND status = 'running'");
+  const events = await rows<EventRow>("SELECT * FROM events WHERE adw_id = ? AND ended_at IS NULL");
   const now = new Date();
   const endedAt = now.toISOString();
-  const rows = (sql: string) => db.prepare(sql).all(session.adw_id);
-  for (const row of rows("SELECT * FROM processes WHERE adw_id = ? AND status = 'running'") as ProcessRow[])
+  for (const row of processes)
     write({ table: "processes", row: { ...row, status: "interrupted", ended_at: endedAt } });
-  for (const row of rows("SELECT * FROM phases WHERE adw_id = ? AND status = 'running'") as PhaseRow[])
+  for (const row of phases)
     write({
       table: "phases",
       row: endPhaseRow({ ...row, status: "interrupted", error: row.error ?? detail.reason }, now),
     });
-  for (const row of rows("SELECT * FROM events WHERE adw_id = ? AND ended_at IS NULL") as EventRow[])
-    write({ table: "events", row: endEventRow({ ...row }, now, false) });
+  for (const row of events) write({ table: "events", row: endEventRow({ ...row }, now, false) });
   write({
     table: "events",
     row: eventRow(session.adw_id, {
@@ -255,30 +279,28 @@ export function closeSessionAsInterrupted(
 
 /**
  * Closes this process's own session at once, as `interrupted` (the last resort of a run that did not
- * finalize in time after a second signal): its own connection and tracer, synchronous. Never throws.
+ * finalize in time after a second signal): its own connection, the records appended to its
+ * `events.jsonl` first. Resolves false when there was nothing to close or it failed; never rejects.
  */
-export function closeOwnRunNow(
+export async function closeOwnRunNow(
   paths: { dbPath: string; sessionsDir: string },
   adwId: string,
   reason: string,
-): boolean {
+): Promise<boolean> {
   try {
-    const db = openTraceDb(paths.dbPath);
+    const db = await openTraceStore(paths.dbPath);
     try {
-      const session = getSession(db, adwId);
+      const session = await getStoreSession(db, adwId);
       if (session === undefined || session.status !== "running") return false;
-      const tracer = new Tracer({ db, eventsFile: sessionDirs(paths.sessionsDir, adwId).eventsFile });
-      try {
-        closeSessionAsInterrupted(db, (record) => tracer.write(record), session, {
-          reason,
-          payload: { pid: process.pid, host: hostname(), closed_by: "its own sssf" },
-        });
-      } finally {
-        tracer.close();
-      }
+      const records: TraceRecord[] = [];
+      await closeSessionAsInterrupted(db, (record) => records.push(record), session, {
+        reason,
+        payload: { pid: process.pid, host: hostname(), closed_by: "its own sssf" },
+      });
+      await writeRecords(db, sessionDirs(paths.sessionsDir, adwId).eventsFile, records);
       return true;
     } finally {
-      db.close();
+      await db.close();
     }
   } catch {
     return false;

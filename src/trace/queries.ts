@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { SssfError } from "../errors/index.js";
-import { columnNames } from "./columns.js";
 import { openTraceDb } from "./database.js";
 import {
   type AgentSessionRow,
@@ -20,19 +19,22 @@ import type { TraceDb } from "./sqlite.js";
 import { cachedStatement } from "./statement-cache.js";
 import {
   GET_SESSION_SQL,
+  LATEST_ACCEPTED_ENVELOPE_SQL,
   LIST_EVENTS_SQL,
   LIST_PHASES_SQL,
   LIST_SESSIONS_SQL,
   LIST_STEPS_SQL,
   type ListEventsOptions,
   type ListSessionsOptions,
+  MAX_PHASE_NUMBER_SQL,
 } from "./store-queries.js";
 
 export type { ListEventsOptions, ListSessionsOptions } from "./store-queries.js";
 
 import { traceMayExist } from "./trace-location.js";
 
-// Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
+// The synchronous twins of store-queries.ts's reads, on the same SQL, for the callers that still hold a
+// TraceDb (the engine, and tests); they go with TraceDb. Every helper below runs one cached statement and throws only what SQLite throws (a closed database,
 // a database without the trace schema).
 
 /** Sessions, newest `started_at` first. */
@@ -42,29 +44,6 @@ export function listSessions(db: TraceDb, options: ListSessionsOptions = {}): Se
     status: options.status ?? null,
     limit: options.limit ?? -1,
   }) as SessionRow[];
-}
-
-/**
- * The same rows as {@link listSessions}, as one JSON array text built by SQLite itself: for large
- * listings this avoids creating a JavaScript object per row (~3× faster for 10,000 sessions).
- */
-export function listSessionsJson(db: TraceDb, options: ListSessionsOptions = {}): string {
-  const fields = columnNames("sessions")
-    .map((c) => `'${c}', ${c}`)
-    .join(", ");
-  const statement = cachedStatement(
-    db,
-    `SELECT json_group_array(json(row)) AS rows FROM (
-       SELECT json_object(${fields}) AS row FROM sessions
-       WHERE (@includeArchived = 1 OR archived = 0) AND (@status IS NULL OR status = @status)
-       ORDER BY started_at DESC, adw_id DESC LIMIT @limit) AS page`,
-  );
-  const result = statement.get({
-    includeArchived: options.includeArchived === true ? 1 : 0,
-    status: options.status ?? null,
-    limit: options.limit ?? -1,
-  }) as { rows: string };
-  return result.rows;
 }
 
 /** The session `adwId`, or undefined when there is none. */
@@ -112,8 +91,7 @@ export function listAgentSessions(db: TraceDb, adwId: string): AgentSessionRow[]
 
 /** The highest phase number of the session, 0 when it has no phases. */
 export function maxPhaseNumber(db: TraceDb, adwId: string): number {
-  const sql = "SELECT COALESCE(MAX(number), 0) AS number FROM phases WHERE adw_id = ?";
-  return (cachedStatement(db, sql).get(adwId) as { number: number }).number;
+  return (cachedStatement(db, MAX_PHASE_NUMBER_SQL).get(adwId) as { number: number }).number;
 }
 
 /**
@@ -132,14 +110,9 @@ export function readTable<T extends TraceTable>(db: TraceDb, table: T): TraceTab
  * the column count by that same rule. Null when there is none: a rejoin then hands on nothing.
  */
 export function latestAcceptedEnvelope(db: TraceDb, adwId: string): object | null {
-  const row = cachedStatement(
-    db,
-    `SELECT e.envelope_json FROM envelopes e LEFT JOIN phases p ON p.id = e.phase_id
-     WHERE e.adw_id = ? AND e.envelope_json IS NOT NULL AND (e.accepted = 1 OR (e.accepted IS NULL
-       AND e.valid = 1 AND e.status = 'success'
-       AND NOT EXISTS (SELECT 1 FROM gate_results g WHERE g.envelope_id = e.id AND g.ok = 0)))
-     ORDER BY p.number DESC, e.created_at DESC, e.id DESC LIMIT 1`,
-  ).get(adwId) as { envelope_json: string } | undefined;
+  const row = cachedStatement(db, LATEST_ACCEPTED_ENVELOPE_SQL).get(adwId) as
+    | { envelope_json: string }
+    | undefined;
   return row ? (JSON.parse(row.envelope_json) as object) : null;
 }
 

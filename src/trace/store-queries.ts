@@ -1,14 +1,21 @@
 /**
  * The CLI's and the UI's reads of a trace on a {@link TraceStore}: the same statements on SQLite and
- * PostgreSQL (translated there), so both give the same rows. queries.ts runs the same SQL texts.
+ * PostgreSQL (translated there), so both give the same rows. queries.ts runs the same SQL texts on the
+ * synchronous connection its last callers still hold. Each throws only what the database throws.
  */
 
+import { existsSync } from "node:fs";
 import { SssfError } from "../errors/index.js";
+import { columnNames } from "./columns.js";
 import {
+  type AgentSessionRow,
+  type EnvelopeRow,
   type EventRow,
   type EventType,
+  type GateResultRow,
   type PhaseRow,
   PRIMARY_KEYS,
+  type ProcessRow,
   type SessionRow,
   type SessionStatus,
   type StepRow,
@@ -16,7 +23,9 @@ import {
   type TraceTable,
   type TraceTables,
 } from "./events.js";
+import { openTraceStore } from "./open-store.js";
 import type { TraceSql } from "./store.js";
+import { traceMayExist } from "./trace-location.js";
 
 /** Options of {@link listStoreSessions}. */
 export interface ListSessionsOptions {
@@ -51,16 +60,48 @@ export const LIST_PHASES_SQL = "SELECT * FROM phases WHERE adw_id = ? ORDER BY n
 
 export const LIST_STEPS_SQL = "SELECT * FROM steps WHERE adw_id = ? ORDER BY attempt, created_at, id";
 
+export const MAX_PHASE_NUMBER_SQL = "SELECT COALESCE(MAX(number), 0) AS number FROM phases WHERE adw_id = ?";
+
+/** The newest accepted envelope of a session (see {@link latestStoreAcceptedEnvelope}). */
+export const LATEST_ACCEPTED_ENVELOPE_SQL = `SELECT e.envelope_json FROM envelopes e LEFT JOIN phases p ON p.id = e.phase_id
+     WHERE e.adw_id = ? AND e.envelope_json IS NOT NULL AND (e.accepted = 1 OR (e.accepted IS NULL
+       AND e.valid = 1 AND e.status = 'success'
+       AND NOT EXISTS (SELECT 1 FROM gate_results g WHERE g.envelope_id = e.id AND g.ok = 0)))
+     ORDER BY p.number DESC, e.created_at DESC, e.id DESC LIMIT 1`;
+
+/** The sessions of {@link LIST_SESSIONS_SQL} as one JSON array text built by the database. */
+export const LIST_SESSIONS_JSON_SQL = `SELECT json_group_array(json(row)) AS rows FROM (
+       SELECT json_object(${columnNames("sessions")
+         .map((c) => `'${c}', ${c}`)
+         .join(", ")}) AS row FROM sessions
+       WHERE (@includeArchived = 1 OR archived = 0) AND (@status IS NULL OR status = @status)
+       ORDER BY started_at DESC, adw_id DESC LIMIT @limit) AS page`;
+
+const sessionParams = (options: ListSessionsOptions) => ({
+  includeArchived: options.includeArchived === true ? 1 : 0,
+  status: options.status ?? null,
+  limit: options.limit ?? -1,
+});
+
 /** Sessions, newest `started_at` first. */
 export async function listStoreSessions(
   db: TraceSql,
   options: ListSessionsOptions = {},
 ): Promise<SessionRow[]> {
-  return db.all<SessionRow>(LIST_SESSIONS_SQL, {
-    includeArchived: options.includeArchived === true ? 1 : 0,
-    status: options.status ?? null,
-    limit: options.limit ?? -1,
-  });
+  return db.all<SessionRow>(LIST_SESSIONS_SQL, sessionParams(options));
+}
+
+/**
+ * The same rows as {@link listStoreSessions}, as one JSON array text built by the database itself:
+ * for large listings this avoids creating a JavaScript object per row.
+ */
+export async function listStoreSessionsJson(
+  db: TraceSql,
+  options: ListSessionsOptions = {},
+): Promise<string> {
+  const row = await db.get<{ rows: unknown }>(LIST_SESSIONS_JSON_SQL, sessionParams(options));
+  // PostgreSQL's driver hands json back parsed.
+  return typeof row?.rows === "string" ? row.rows : JSON.stringify(row?.rows ?? []);
 }
 
 /** The session `adwId`, or undefined. */
@@ -94,4 +135,82 @@ export async function readStoreTable<T extends TraceTable>(
 ): Promise<TraceTables[T][]> {
   if (!TRACE_TABLES.includes(table)) throw new SssfError("usage", `Unknown trace table "${String(table)}".`);
   return db.all<TraceTables[T]>(`SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`);
+}
+
+/** The session's envelopes (every attempt) by `created_at`, then id. */
+export async function listStoreEnvelopes(db: TraceSql, adwId: string): Promise<EnvelopeRow[]> {
+  return db.all<EnvelopeRow>("SELECT * FROM envelopes WHERE adw_id = ? ORDER BY created_at, id", [adwId]);
+}
+
+/** The session's gate results by `created_at`, then id. */
+export async function listStoreGateResults(db: TraceSql, adwId: string): Promise<GateResultRow[]> {
+  return db.all<GateResultRow>("SELECT * FROM gate_results WHERE adw_id = ? ORDER BY created_at, id", [
+    adwId,
+  ]);
+}
+
+/** The session's child processes by `started_at`, then id. */
+export async function listStoreProcesses(db: TraceSql, adwId: string): Promise<ProcessRow[]> {
+  return db.all<ProcessRow>("SELECT * FROM processes WHERE adw_id = ? ORDER BY started_at, id", [adwId]);
+}
+
+/** The session's agent sessions by `created_at`, then agent. */
+export async function listStoreAgentSessions(db: TraceSql, adwId: string): Promise<AgentSessionRow[]> {
+  return db.all<AgentSessionRow>("SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent", [
+    adwId,
+  ]);
+}
+
+/** The highest phase number of the session, 0 when it has no phases. */
+export async function maxStorePhaseNumber(db: TraceSql, adwId: string): Promise<number> {
+  return Number((await db.get<{ number: number }>(MAX_PHASE_NUMBER_SQL, [adwId]))?.number ?? 0);
+}
+
+/**
+ * The newest envelope of a session that crossed its phase's boundary (valid, `status: "success"`,
+ * every gate passed: `accepted = 1`), by phase and then by time; rows rebuilt from records older than
+ * the column count by that same rule. Null when there is none: a rejoin then hands on nothing.
+ */
+export async function latestStoreAcceptedEnvelope(db: TraceSql, adwId: string): Promise<object | null> {
+  const row = await db.get<{ envelope_json: string }>(LATEST_ACCEPTED_ENVELOPE_SQL, [adwId]);
+  return row ? (JSON.parse(row.envelope_json) as object) : null;
+}
+
+/** The session's row in the trace at `location` (opened read-only), or undefined when it or the row is missing. */
+export async function readStoreSessionRow(location: string, adwId: string): Promise<SessionRow | undefined> {
+  if (!traceMayExist(location, existsSync)) return undefined;
+  const store = await openTraceStore(location, { readonly: true });
+  try {
+    return await getStoreSession(store, adwId);
+  } finally {
+    await store.close();
+  }
+}
+
+/** An event row with the rowid it was (last) written at: a live tail's cursor. */
+export type CursorEventRow = EventRow & { _rowid: number };
+
+/**
+ * The session's events written after rowid `after`, in write order, at most `limit` of them: every
+ * write of a row (an upsert too) gives it a new, larger rowid, so these are exactly the rows written
+ * since the last read (`sssf tail`).
+ */
+export async function listEventsAfter(
+  db: TraceSql,
+  adwId: string,
+  after: number,
+  limit = 1000,
+): Promise<CursorEventRow[]> {
+  const rows = await db.all<CursorEventRow>(
+    "SELECT rowid AS _rowid, * FROM events WHERE adw_id = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+    [adwId, after, limit],
+  );
+  // PostgreSQL's BIGINT rowid comes back as text.
+  for (const row of rows) row._rowid = Number(row._rowid);
+  return rows;
+}
+
+/** The phase `id` as it stands now, or undefined. */
+export async function getStorePhase(db: TraceSql, id: string): Promise<PhaseRow | undefined> {
+  return db.get<PhaseRow>("SELECT * FROM phases WHERE id = ?", [id]);
 }

@@ -163,8 +163,8 @@ describePostgres("the readers on a PostgreSQL trace", () => {
         clientDir: path.join(sb.agentsDir, "no-client"),
         hub: { fallbackMs: 50 },
       });
-    const onPg = open(pg.url);
-    const onSqlite = open(sqlitePath);
+    const onPg = await open(pg.url);
+    const onSqlite = await open(sqlitePath);
     try {
       const [first] = ids as [string, string];
       const run = await getJson<RunView>(onPg, `/api/sessions/${first}`);
@@ -226,8 +226,8 @@ describePostgres("the readers on a PostgreSQL trace", () => {
         ids[1],
       ]);
     } finally {
-      onPg.close();
-      onSqlite.close();
+      await onPg.close();
+      await onSqlite.close();
     }
   });
 

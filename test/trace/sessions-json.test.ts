@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { openTraceDb } from "../../src/trace/database.js";
-import { listSessions, listSessionsJson } from "../../src/trace/queries.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import { listStoreSessions, listStoreSessionsJson } from "../../src/trace/store-queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
 
 const dirs: string[] = [];
@@ -11,7 +12,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-it("listSessionsJson returns exactly the rows of listSessions, in order, with the same types", () => {
+it("listStoreSessionsJson returns exactly the rows of listStoreSessions, in order, with the same types", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "sssf-json-"));
   dirs.push(dir);
   const db = openTraceDb(path.join(dir, "sssf.db"));
@@ -46,8 +47,12 @@ it("listSessionsJson returns exactly the rows of listSessions, in order, with th
     });
   }
   tracer.close();
-  for (const options of [{}, { limit: 5 }, { includeArchived: true }, { status: "fail" as const }]) {
-    expect(JSON.parse(listSessionsJson(db, options))).toEqual(listSessions(db, options));
-  }
   db.close();
+  const store = await openTraceStore(path.join(dir, "sssf.db"), { readonly: true });
+  for (const options of [{}, { limit: 5 }, { includeArchived: true }, { status: "fail" as const }]) {
+    expect(JSON.parse(await listStoreSessionsJson(store, options))).toEqual(
+      await listStoreSessions(store, options),
+    );
+  }
+  await store.close();
 });

@@ -15,11 +15,17 @@ import { columnsAt, createTableSql, SCHEMA_VERSION } from "../../src/trace/schem
 import type { TraceStore } from "../../src/trace/store.js";
 import {
   getStoreSession,
+  latestStoreAcceptedEnvelope,
+  listEventsAfter,
   listStoreEvents,
   listStoreSessions,
+  listStoreSessionsJson,
+  maxStorePhaseNumber,
   readStoreTable,
 } from "../../src/trace/store-queries.js";
 import { displayTraceLocation } from "../../src/trace/trace-location.js";
+import { LiveReader } from "../../src/ui/server/live-query.js";
+import { loadColumns } from "../../src/ui/server/row-sql.js";
 import { eventRow, sessionRecords, sessionRow } from "./trace-fixtures.js";
 
 /** What a store's test file hands the suite. */
@@ -325,6 +331,43 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         ]);
         const written = sessionRecords("bbbb0002", T0).filter((r) => r.table === "events").length;
         expect((await listStoreEvents(store, "bbbb0002")).length).toBe(written);
+      });
+    });
+
+    it("follows a session by rowid (sssf tail, the UI's live reads) and builds the sessions JSON", async () => {
+      await withStore(async (store) => {
+        await loadColumns(store);
+        const live = await LiveReader.open(store);
+        const records = sessionRecords("cccc0003", T0);
+        await store.upsert(records);
+        const events = records.filter((r) => r.table === "events").map((r) => (r.row as EventRow).id);
+        const tail = await listEventsAfter(store, "cccc0003", 0);
+        expect(tail.map((e) => e.id)).toEqual(events);
+        const cursors = tail.map((e) => e._rowid);
+        for (const [i, v] of cursors.entries()) {
+          expect(Number.isSafeInteger(v)).toBe(true);
+          if (i > 0) expect(v).toBeGreaterThan(cursors[i - 1] as number);
+        }
+        const last = cursors.at(-1) as number;
+        expect(await listEventsAfter(store, "cccc0003", last)).toEqual([]);
+        // A rewritten row comes after the cursor again, and so does it to the live reader.
+        const changed = await live.read();
+        expect(changed.rows.filter((r) => r.t === "events").map((r) => JSON.parse(r.row).id)).toEqual(events);
+        const again = records.find((r) => r.table === "events") as TraceRecord;
+        await store.upsert([{ table: "events", row: { ...(again.row as EventRow), name: "renamed" } }]);
+        expect((await listEventsAfter(store, "cccc0003", last)).map((e) => e.name)).toEqual(["renamed"]);
+        const next = await live.read();
+        expect(next.rows.map((r) => [r.t, JSON.parse(r.row).name])).toEqual([["events", "renamed"]]);
+        expect(next.rows[0]?.v).toBeGreaterThan(last);
+        expect(await maxStorePhaseNumber(store, "cccc0003")).toBe(3);
+        expect(await maxStorePhaseNumber(store, "nobody00")).toBe(0);
+        expect(await latestStoreAcceptedEnvelope(store, "cccc0003")).toEqual({
+          status: "success",
+          summary: "done",
+        });
+        expect(await latestStoreAcceptedEnvelope(store, "nobody00")).toBeNull();
+        const json = JSON.parse(await listStoreSessionsJson(store, { includeArchived: true }));
+        expect(json).toEqual(await listStoreSessions(store, { includeArchived: true }));
       });
     });
   });

@@ -18,7 +18,7 @@ describe("a run's diff and commits", () => {
   it("lists the commits and saved diffs, and serves the total diff and each commit's, redacted", async () => {
     const repo = makeRepo(world.dir, ADW);
     seedBuildRun(world, ADW, repo);
-    const ui = world.app();
+    const ui = await world.app();
     const changes = await getJson<RunChanges>(ui, `/api/sessions/${ADW}/changes`);
     expect(changes.total).toBe(true);
     expect(changes.branch).toBe(repo.branch);
@@ -57,7 +57,7 @@ describe("a run's diff and commits", () => {
   it("refuses commits the run did not make, option-like refs, and unknown sessions or phases", async () => {
     const repo = makeRepo(world.dir, ADW);
     seedBuildRun(world, ADW, repo);
-    const ui = world.app();
+    const ui = await world.app();
     // The base commit exists in the repo but is not one of the run's commits.
     await getJson(ui, `/api/sessions/${ADW}/commits/${repo.base}`, 404);
     await getJson(ui, `/api/sessions/${ADW}/commits/--output=x`, 404);
@@ -104,7 +104,7 @@ describe("a run's diff and commits", () => {
         base_ref: repo.base,
       }),
     });
-    const ui = world.app();
+    const ui = await world.app();
     expect((await getJson<FileText>(ui, "/api/sessions/gone0001/diff")).note).toBe(
       "the run's repository is gone",
     );
@@ -116,7 +116,7 @@ describe("a run's diff and commits", () => {
   it("cuts a big diff to the text limit and says how long it was", async () => {
     const repo = makeRepo(world.dir, ADW, 15_000);
     seedBuildRun(world, ADW, repo);
-    const ui = world.app();
+    const ui = await world.app();
     const total = await getJson<FileText>(ui, `/api/sessions/${ADW}/diff`);
     expect(total.cut).toBe(1);
     expect(total.text.length).toBeLessThanOrEqual(FILE_TEXT_LIMIT);
@@ -130,7 +130,7 @@ describe("a run's diff and commits", () => {
     const outside = path.join(world.dir, "outside.diff");
     writeFileSync(outside, "diff --git a/x b/x\n+stolen\n");
     const phase = `ph_${ADW}_2`;
-    const ui = world.app();
+    const ui = await world.app();
     for (const [i, diffPath] of [outside, "../../outside.diff", `${session}/../../outside.diff`].entries()) {
       world.write({
         table: "envelopes",

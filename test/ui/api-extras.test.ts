@@ -33,7 +33,7 @@ const ADW = "ext00001";
 describe("search inside a run", () => {
   it("matches event names and payloads, tool arguments included, with % and _ taken literally", async () => {
     seedBuildRun(world, ADW, makeRepo(world.dir, ADW));
-    const ui = world.app();
+    const ui = await world.app();
     const byArgs = await getJson<SearchResult>(ui, `/api/sessions/${ADW}/search?q=NEEDLE_IN_ARGS`);
     expect(byArgs.total).toBe(1);
     expect(byArgs.hits[0]).toMatchObject({
@@ -82,7 +82,7 @@ describe("cost and tokens", () => {
         }),
       },
     );
-    const ui = world.app();
+    const ui = await world.app();
     const usage = await getJson<UsageReport>(ui, "/api/usage");
     expect(usage.days.map((d) => [d.day, d.runs, d.cost_usd])).toEqual([
       ["2026-05-01", 1, 0.12],
@@ -106,7 +106,7 @@ describe("cost and tokens", () => {
 describe("suite output", () => {
   it("serves the full log named by log_path, redacted, and refuses one outside the session", async () => {
     const { session } = seedBuildRun(world, ADW, makeRepo(world.dir, ADW));
-    const ui = world.app();
+    const ui = await world.app();
     const url = `/api/sessions/${ADW}/phases/ph_${ADW}_3/suite-log?envelope=${ADW}-verify`;
     const log = await getJson<FileText>(ui, url);
     expect(log.text).toContain("not ok 3 <b>bold</b>");
@@ -157,7 +157,7 @@ describe("suite output", () => {
         ),
       },
     );
-    const detail = await getJson<PhaseDetail>(world.app(), `/api/sessions/${ADW}/phases/ph_${ADW}_1`);
+    const detail = await getJson<PhaseDetail>(await world.app(), `/api/sessions/${ADW}/phases/ph_${ADW}_1`);
     expect(detail.events.map((e) => e.type)).toEqual(["agent_text", "tool_start"]);
   });
 });
@@ -190,7 +190,7 @@ describe("approvals", () => {
 
   it("lists the pending question and writes the answer as sssf approve does, by user@host (ui)", async () => {
     const dir = writeApprovalRequest(world, ADW, PHASE, "Ship <b>it</b>?");
-    const ui = world.app();
+    const ui = await world.app();
     const view = await getJson<ApprovalsView>(ui, `/api/sessions/${ADW}/approvals`);
     expect(view.pending).toEqual([
       expect.objectContaining({
@@ -216,7 +216,7 @@ describe("approvals", () => {
 
   it("needs a reason to reject and writes it", async () => {
     const dir = writeApprovalRequest(world, ADW, PHASE, "Ship it?");
-    const ui = world.app();
+    const ui = await world.app();
     const bare = await post(ui, { approved: false, reason: "  " });
     expect(bare.status).toBe(400);
     expect(await bare.text()).toContain("reason");
@@ -230,7 +230,7 @@ describe("approvals", () => {
 
   it("refuses cross-site, non-JSON, foreign-origin and non-loopback requests, writing nothing", async () => {
     const dir = writeApprovalRequest(world, ADW, PHASE, "Ship it?");
-    const ui = world.app();
+    const ui = await world.app();
     const refusals: [string, Response][] = [
       ["form post", await post(ui, "approved=true", { "content-type": "application/x-www-form-urlencoded" })],
       ["text/plain", await post(ui, '{"approved":true}', { "content-type": "text/plain" })],
@@ -256,7 +256,7 @@ describe("approvals", () => {
   });
 
   it("answers 404 when nothing waits, or the run that asked is gone", async () => {
-    const ui = world.app();
+    const ui = await world.app();
     expect((await post(ui, { approved: true })).status).toBe(404);
     const dir = writeApprovalRequest(world, ADW, PHASE, "Ship it?");
     const request = path.join(dir, `${PHASE}.request.json`);
@@ -270,7 +270,7 @@ describe("approvals", () => {
 
 describe("compare address", () => {
   it("sends /compare/<a>/<b> to the client's route and refuses other ids", async () => {
-    const ui = world.app();
+    const ui = await world.app();
     const response = await ui.app.request("/compare/aaaa0001/aaaa0002");
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/#/compare/aaaa0001/aaaa0002");

@@ -57,7 +57,7 @@ const ids = (page: SessionsPage) => page.sessions.map((s) => s.adw_id);
 describe("GET /api/sessions", () => {
   it("lists sessions newest first with archived ones hidden unless asked, and every workflow name", async () => {
     seedSessions();
-    const ui = world.app();
+    const ui = await world.app();
     const page = await getJson<SessionsPage>(ui, "/api/sessions");
     expect(ids(page)).toEqual(["aaaa0003", "aaaa0002", "aaaa0001"]);
     expect(page.total).toBe(3);
@@ -69,7 +69,7 @@ describe("GET /api/sessions", () => {
 
   it("searches request, workflow and id case-insensitively, with LIKE wildcards taken literally", async () => {
     seedSessions();
-    const ui = world.app();
+    const ui = await world.app();
     expect(ids(await getJson(ui, "/api/sessions?q=LOGIN"))).toEqual(["aaaa0001"]);
     expect(ids(await getJson(ui, "/api/sessions?q=plan-b"))).toEqual(["aaaa0002"]);
     expect(ids(await getJson(ui, "/api/sessions?q=aaaa0003"))).toEqual(["aaaa0003"]);
@@ -80,7 +80,7 @@ describe("GET /api/sessions", () => {
 
   it("filters by status and workflow and pages with a total", async () => {
     seedSessions();
-    const ui = world.app();
+    const ui = await world.app();
     expect(ids(await getJson(ui, "/api/sessions?status=running"))).toEqual(["aaaa0003"]);
     expect(ids(await getJson(ui, "/api/sessions?workflow=build"))).toEqual(["aaaa0003", "aaaa0001"]);
     const page = await getJson<SessionsPage>(ui, "/api/sessions?limit=1&offset=1");
@@ -89,7 +89,7 @@ describe("GET /api/sessions", () => {
   });
 
   it("answers 400 naming the parameter for a bad status or page", async () => {
-    const ui = world.app();
+    const ui = await world.app();
     const bad = await getJson<{ error: string }>(ui, "/api/sessions?status=done", 400);
     expect(bad.error).toContain("status");
     expect((await getJson<{ error: string }>(ui, "/api/sessions?limit=0", 400)).error).toContain("limit");
@@ -103,7 +103,7 @@ describe("a run and its phases", () => {
   });
 
   it("GET /api/sessions/:id returns the session, phases by number, counts per phase and the agents", async () => {
-    const ui = world.app({ colors: { builder: "#abcdef" } });
+    const ui = await world.app({ colors: { builder: "#abcdef" } });
     const run = await getJson<RunView>(ui, "/api/sessions/run00001");
     expect(run.session.status).toBe("fail");
     expect(run.phases.map((p) => [p.number, p.status])).toEqual([
@@ -133,7 +133,7 @@ describe("a run and its phases", () => {
     world.prompt("run00001", "builder", "p02-phase-2-2-json_fix.user.md", "Your reply was not JSON.");
     world.prompt("run00001", "builder", "p01-phase-1-1-initial.user.md", "another phase");
     world.prompt("run00001", "builder", "system.md", "You are the builder.");
-    const ui = world.app();
+    const ui = await world.app();
     const detail = await getJson<PhaseDetail>(ui, "/api/sessions/run00001/phases/ph_run00001_2");
     expect(detail.phase.name).toBe("phase-2");
     expect(detail.events.map((e) => e.type)).toEqual(["agent_start", "agent_end"]);
@@ -171,7 +171,7 @@ describe("a run and its phases", () => {
         payload: JSON.stringify({ args: { content: "x".repeat(40_000) } }),
       }),
     });
-    const ui = world.app();
+    const ui = await world.app();
     const page = await getJson<ToolCallsPage>(
       ui,
       "/api/sessions/run00001/phases/ph_run00001_1/tool-calls?offset=1&limit=2",
@@ -188,15 +188,17 @@ describe("a run and its phases", () => {
 });
 
 describe("POST /api/sessions/:id/archive", () => {
-  const post = (
+  const post = async (
     world: TraceWorld,
     headers: Record<string, string>,
     body = '{"archived":true}',
     id = "aaaa0001",
   ) =>
-    world
-      .app()
-      .app.request(`http://127.0.0.1:4477/api/sessions/${id}/archive`, { method: "POST", headers, body });
+    (await world.app()).app.request(`http://127.0.0.1:4477/api/sessions/${id}/archive`, {
+      method: "POST",
+      headers,
+      body,
+    });
   const archived = (id: string) => {
     const db = openSqlite(world.dbPath, { readonly: true });
     try {
@@ -218,7 +220,7 @@ describe("POST /api/sessions/:id/archive", () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { session: { archived: number } }).session.archived).toBe(1);
     expect(archived("aaaa0001")).toBe(1);
-    expect(ids(await getJson(world.app(), "/api/sessions"))).not.toContain("aaaa0001");
+    expect(ids(await getJson(await world.app(), "/api/sessions"))).not.toContain("aaaa0001");
     expect((await post(world, sameOrigin, '{"archived":false}')).status).toBe(200);
     expect(archived("aaaa0001")).toBe(0);
   });
@@ -251,7 +253,7 @@ describe("POST /api/sessions/:id/archive", () => {
 
 describe("headers, hosts and static files", () => {
   it("sends the strict CSP and nosniff on every response, and never a CORS header", async () => {
-    const ui = world.app();
+    const ui = await world.app();
     for (const url of ["/api/sessions", "/api/nope", "/", "/assets/x.js"]) {
       const response = await ui.app.request(url);
       expect(response.headers.get("content-security-policy"), url).toBe(CONTENT_SECURITY_POLICY);
@@ -268,7 +270,7 @@ describe("headers, hosts and static files", () => {
   });
 
   it("refuses a Host that is not this machine (DNS rebinding)", async () => {
-    const ui = world.app();
+    const ui = await world.app();
     expect((await ui.app.request("http://attacker.example:4477/api/sessions")).status).toBe(403);
     expect((await ui.app.request("http://localhost:4477/api/sessions")).status).toBe(200);
     expect((await ui.app.request("http://[::1]:4477/api/sessions")).status).toBe(200);
@@ -280,7 +282,7 @@ describe("headers, hosts and static files", () => {
     writeFileSync(path.join(clientDir, "index.html"), "<!doctype html><title>x</title>");
     writeFileSync(path.join(clientDir, "assets", "index-abc.js"), "export {};");
     writeFileSync(path.join(world.dir, "secret.txt"), "secret");
-    const ui = world.app({ clientDir });
+    const ui = await world.app({ clientDir });
     const index = await ui.app.request("/");
     expect(index.headers.get("content-type")).toContain("text/html");
     expect(await index.text()).toContain("<title>x</title>");
@@ -289,7 +291,7 @@ describe("headers, hosts and static files", () => {
     expect(script.headers.get("cache-control")).toContain("immutable");
     expect((await ui.app.request("/../secret.txt")).status).toBe(404);
     expect((await ui.app.request("/assets/../../secret.txt")).status).toBe(404);
-    const unbuilt = await world.app().app.request("/");
+    const unbuilt = await (await world.app()).app.request("/");
     expect(unbuilt.status).toBe(503);
     expect(await unbuilt.text()).toContain("npm run build");
   });

@@ -153,7 +153,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  world?.cleanup();
+  await world?.cleanup();
 });
 
 // Chromium allows six connections per host across pages: close each test's page (and its streams).

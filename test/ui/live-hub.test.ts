@@ -45,9 +45,9 @@ function toolCall(adwId: string, phase: number, n: number) {
 }
 
 describe("the live hub", () => {
-  it("sends each client only what it watches, once per tick for everyone", () => {
+  it("sends each client only what it watches, once per tick for everyone", async () => {
     world.write({ table: "sessions", row: sessionRow("aaaa0001", at(BASE, 0)) });
-    const { hub } = world.app();
+    const { hub } = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     const run = recorder({ adwId: "aaaa0001", phaseId: null });
     const phase = recorder({ adwId: "aaaa0001", phaseId: "ph_aaaa0001_1" });
@@ -61,7 +61,7 @@ describe("the live hub", () => {
       { table: "events", row: toolCall("aaaa0001", 1, 1) },
       { table: "events", row: toolCall("aaaa0001", 1, 2) },
     );
-    hub.poll();
+    await hub.poll();
     const [forList] = list.deltas();
     expect(forList?.tick).toBe(1);
     expect(forList?.sessions?.map((s) => s.input_tokens)).toEqual([10]);
@@ -76,19 +76,19 @@ describe("the live hub", () => {
     expect(other.deltas().map((d) => Object.keys(d).sort())).toEqual([["sessions", "tick"]]);
 
     // Nothing committed since: no query result, no message.
-    hub.poll();
+    await hub.poll();
     expect(list.deltas()).toHaveLength(1);
   });
 
-  it("gives a rewritten row a larger version, so clients keep the newest copy", () => {
+  it("gives a rewritten row a larger version, so clients keep the newest copy", async () => {
     world.write({ table: "phases", row: phaseRow("aaaa0001", 1, at(BASE, 0)) });
-    const { hub } = world.app();
+    const { hub } = await world.app();
     const run = recorder({ adwId: "aaaa0001", phaseId: null });
     hub.add(run.client);
     world.write({ table: "phases", row: phaseRow("aaaa0001", 1, at(BASE, 0), { status: "success" }) });
-    hub.poll();
+    await hub.poll();
     world.write({ table: "phases", row: phaseRow("aaaa0001", 1, at(BASE, 0), { status: "fail" }) });
-    hub.poll();
+    await hub.poll();
     const versions = run.deltas().map((d) => [d.phases?.[0]?.status, d.phases?.[0]?._v]);
     expect(versions.map((v) => v[0])).toEqual(["success", "fail"]);
     expect(Number(versions[1]?.[1])).toBeGreaterThan(Number(versions[0]?.[1]));
@@ -100,17 +100,17 @@ describe("the live hub", () => {
       { table: "phases", row: phaseRow("aaaa0001", 1, at(BASE, 1000)) },
       { table: "events", row: toolCall("aaaa0001", 1, 0) },
     );
-    const ui = world.app();
+    const ui = await world.app();
     const run = recorder({ adwId: "aaaa0001", phaseId: null });
     ui.hub.add(run.client);
     world.write({ table: "events", row: toolCall("aaaa0001", 1, 1) });
-    ui.hub.poll();
+    await ui.hub.poll();
     // Written after the tick but before the snapshot: the snapshot must not count it yet.
     world.write({ table: "events", row: toolCall("aaaa0001", 1, 2) });
     const snapshot = await getJson<RunView>(ui, "/api/sessions/aaaa0001");
-    ui.hub.poll();
+    await ui.hub.poll();
     world.write({ table: "events", row: toolCall("aaaa0001", 1, 3) });
-    ui.hub.poll();
+    await ui.hub.poll();
     const counts = { ...(snapshot.counts.ph_aaaa0001_1 as PhaseCounts) };
     for (const delta of run.deltas()) {
       if (delta.tick <= snapshot.tick) continue;
@@ -123,26 +123,26 @@ describe("the live hub", () => {
 
   it("with nobody watching, moves its cursors without reading rows, and counts stay exact", async () => {
     world.write({ table: "sessions", row: sessionRow("aaaa0001", at(BASE, 0)) });
-    const ui = world.app();
+    const ui = await world.app();
     world.write(
       { table: "events", row: toolCall("aaaa0001", 1, 0) },
       { table: "events", row: toolCall("aaaa0001", 1, 1) },
     );
-    ui.hub.poll();
+    await ui.hub.poll();
     expect(ui.hub.cursor.tick).toBe(1);
     const run = recorder({ adwId: "aaaa0001", phaseId: null });
     ui.hub.add(run.client);
     const snapshot = await getJson<RunView>(ui, "/api/sessions/aaaa0001");
     expect(snapshot.counts.ph_aaaa0001_1?.tool_calls).toBe(2);
     world.write({ table: "events", row: toolCall("aaaa0001", 1, 2) });
-    ui.hub.poll();
+    await ui.hub.poll();
     expect(run.deltas().map((d) => [d.tick > snapshot.tick, d.counts?.ph_aaaa0001_1?.tool_calls])).toEqual([
       [true, 1],
     ]);
   });
 
   it("wakes on a commit by another connection without being polled", async () => {
-    const { hub } = world.app();
+    const { hub } = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     hub.add(list.client);
     const tracer = new Tracer({ db: world.db, eventsFile: path.join(world.dir, "events.jsonl") });
@@ -160,7 +160,7 @@ describe("the live hub", () => {
     });
     tracer.write({ table: "sessions", row: sessionRow("dddd0004", at(BASE, 0)) });
     tracer.close();
-    const ui = world.app();
+    const ui = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     ui.hub.add(list.client);
     await rebuildDatabase({ dbPath: world.dbPath, sessionsDir: world.sessionsDir });
@@ -171,7 +171,7 @@ describe("the live hub", () => {
 
   it("publishes an archive change to every client", async () => {
     world.write({ table: "sessions", row: sessionRow("aaaa0001", at(BASE, 0)) });
-    const ui = world.app();
+    const ui = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     ui.hub.add(list.client);
     const response = await ui.app.request("http://localhost/api/sessions/aaaa0001/archive", {

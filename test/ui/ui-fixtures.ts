@@ -39,8 +39,8 @@ export class TraceWorld {
   }
 
   /** A UI app over this trace; closed by {@link cleanup}. */
-  app(options: { clientDir?: string; colors?: Record<string, string> } = {}): UiApp {
-    const ui = createUiApp({
+  async app(options: { clientDir?: string; colors?: Record<string, string> } = {}): Promise<UiApp> {
+    const ui = await createUiApp({
       dbPath: this.dbPath,
       sessionsDir: this.sessionsDir,
       scheme: { colors: options.colors ?? {}, palette: ["#111111", "#222222"] },
@@ -51,8 +51,8 @@ export class TraceWorld {
     return ui;
   }
 
-  cleanup(): void {
-    for (const ui of this.#apps) ui.close();
+  async cleanup(): Promise<void> {
+    for (const ui of this.#apps) await ui.close();
     this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
   }

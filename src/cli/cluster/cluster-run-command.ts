@@ -14,11 +14,11 @@ import { runGit } from "../../code/run-git.js";
 import { SssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
-import { openTraceDb } from "../../trace/database.js";
 import { isUnavailable } from "../../trace/db-unavailable.js";
 import type { SessionRow } from "../../trace/events.js";
-import { getSession, listPhases } from "../../trace/queries.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import { openTraceStore } from "../../trace/open-store.js";
+import type { TraceStore } from "../../trace/store.js";
+import { getStoreSession, listStorePhases } from "../../trace/store-queries.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
@@ -69,9 +69,12 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
 const UNREACHABLE = Symbol("trace out of reach");
 
 /** The session as the trace has it now, or UNREACHABLE while a PostgreSQL trace is out of reach. */
-function readSession(db: TraceDb, adwId: string): SessionRow | undefined | typeof UNREACHABLE {
+async function readSession(
+  db: TraceStore,
+  adwId: string,
+): Promise<SessionRow | undefined | typeof UNREACHABLE> {
   try {
-    return getSession(db, adwId);
+    return await getStoreSession(db, adwId);
   } catch (error) {
     if (isUnavailable(error)) return UNREACHABLE;
     throw error;
@@ -79,7 +82,7 @@ function readSession(db: TraceDb, adwId: string): SessionRow | undefined | typeo
 }
 
 /** Prints the run's trace as it grows, from the first line, until `ended` resolves; then its end. */
-async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
+async function follow(db: TraceStore, adwId: string, cwd: string, ended: Promise<unknown>): Promise<void> {
   const printer = replayTrace(createTerminalReporter(process.stdout, cwd));
   let done = false;
   const end = () => {
@@ -92,7 +95,7 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
   let giveUpAt: number | undefined;
   for (;;) {
     const last = done;
-    const session = readSession(db, adwId);
+    const session = await readSession(db, adwId);
     if (session === UNREACHABLE) {
       if (last) giveUpAt ??= Date.now() + 30_000;
       if (giveUpAt !== undefined && Date.now() > giveUpAt) return;
@@ -103,11 +106,12 @@ async function follow(db: TraceDb, adwId: string, cwd: string, ended: Promise<un
       printer.sessionStarted(session, "on its worker (the trace names it)");
       started = true;
     }
-    follower.drain();
+    await follower.drain();
     if (last) {
       // The worktree was the worker's: what is left to review is the branch on the shared remote.
       try {
-        if (session !== undefined) printer.finished({ ...session, worktree: null }, listPhases(db, adwId));
+        if (session !== undefined)
+          printer.finished({ ...session, worktree: null }, await listStorePhases(db, adwId));
       } catch (error) {
         if (!isUnavailable(error)) throw error;
       }
@@ -150,7 +154,7 @@ export async function clusterRunCommand(
     }
     if (options.json !== true) process.stdout.write(`submitted ${adwId} (${workflow.name}) to ${ingress}\n`);
     const reply = attachRun(ingress, adwId);
-    const db = openTraceDb(config.dbPath);
+    const db = await openTraceStore(config.dbPath);
     try {
       if (options.json !== true) await follow(db, adwId, cwd, reply);
       const answer = await reply;
@@ -175,7 +179,7 @@ export async function clusterRunCommand(
         );
       return result.accepted ? 0 : 1;
     } finally {
-      db.close();
+      await db.close();
     }
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"), { json: options.json === true });

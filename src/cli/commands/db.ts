@@ -5,7 +5,7 @@ import { UsageError } from "../../errors/usage-error.js";
 import type { Runtime } from "../../runtimes/runtime.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
 import { type RecordedSendsOf, SessionRecovery } from "../../session/recover-session.js";
-import { openTraceDb } from "../../trace/database.js";
+import { openTraceStore } from "../../trace/open-store.js";
 import { loadSessions, rebuildDatabase } from "../../trace/rebuild.js";
 import { displayTraceLocation, isPostgresUrl, traceMayExist } from "../../trace/trace-location.js";
 import { terminalSafe } from "../../util/terminal-text.js";
@@ -18,18 +18,21 @@ import { reportError } from "../report-error.js";
  * (read from the session folders, so a broken database does not hide them) and `running` rows whose
  * sssf is alive. Sorted by adw_id.
  */
-function liveRuns(dbPath: string, sessionsDir: string): { adwId: string; pid: number | null }[] {
+async function liveRuns(
+  dbPath: string,
+  sessionsDir: string,
+): Promise<{ adwId: string; pid: number | null }[]> {
   const live = new Map<string, number | null>();
   for (const { adwId, pid } of lockedSessions(sessionsDir)) live.set(adwId, pid);
   if (traceMayExist(dbPath, existsSync)) {
     try {
       // As it is: a rebuild replaces it, so an older or half-made one is not migrated first.
-      const db = openTraceDb(dbPath, { readonly: true, asIs: true });
+      const db = await openTraceStore(dbPath, { readonly: true, asIs: true });
       try {
-        for (const session of liveSessions(db, sessionsDir))
+        for (const session of await liveSessions(db, sessionsDir))
           if (!live.has(session.adw_id)) live.set(session.adw_id, session.pid);
       } finally {
-        db.close();
+        await db.close();
       }
     } catch {
       // An unreadable database is what a rebuild is for; the lock files said who is live.
@@ -63,7 +66,7 @@ async function sessionRecovery(): Promise<(adwId: string, dir: string) => Sessio
 export async function dbRebuildCommand(options: ReadOptions): Promise<number> {
   try {
     const { dbPath, sessionsDir } = await tracePaths(options);
-    const live = liveRuns(dbPath, sessionsDir);
+    const live = await liveRuns(dbPath, sessionsDir);
     if (live.length > 0) {
       const names = live.map((run) => (run.pid === null ? run.adwId : `${run.adwId} (pid ${run.pid})`));
       throw new UsageError(

@@ -3,9 +3,9 @@ import { UsageError } from "../../errors/usage-error.js";
 import { reapRun } from "../../session/reaper.js";
 import { runLiveness } from "../../session/run-liveness.js";
 import { sessionDirs } from "../../session/session-dirs.js";
-import { openTraceDb } from "../../trace/database.js";
 import type { SessionRow } from "../../trace/events.js";
-import { getSession } from "../../trace/queries.js";
+import { openTraceStore } from "../../trace/open-store.js";
+import { getStoreSession } from "../../trace/store-queries.js";
 import { processAlive } from "../../util/process-group.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
@@ -31,10 +31,10 @@ const ended = (session: SessionRow) =>
 
 /** Closes a run whose sssf is gone: its leftover processes ended, its rows closed as interrupted. */
 async function closeDead(trace: ReadTrace, adwId: string): Promise<number> {
-  const db = openTraceDb(trace.dbPath);
+  const db = await openTraceStore(trace.dbPath);
   try {
     const reaped = await reapRun(db, { ...trace, by: "sssf kill" }, adwId);
-    const session = getSession(db, adwId);
+    const session = await getStoreSession(db, adwId);
     if (reaped === null) {
       // Another process closed it (or took its lock) meanwhile.
       if (session) say(ended(session));
@@ -46,7 +46,7 @@ async function closeDead(trace: ReadTrace, adwId: string): Promise<number> {
     );
     return 0;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -61,7 +61,7 @@ async function stopLive(trace: ReadTrace, adwId: string, pid: number, timeoutMs:
   say(`sent SIGTERM to sssf (pid ${pid}) running ${adwId}; waiting for it to stop its agents and finalize`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const session = getSession(trace.db, adwId);
+    const session = await getStoreSession(trace.db, adwId);
     if (session !== undefined && session.status !== "running") {
       say(ended(session));
       return 0;
@@ -87,7 +87,7 @@ export async function killCommand(adwId: string, options: KillOptions): Promise<
     const timeoutMs = parseTimeout(options.timeout);
     const trace = await openReadTrace(options, { reap: false });
     try {
-      const session = getSession(trace.db, adwId);
+      const session = await getStoreSession(trace.db, adwId);
       if (session === undefined)
         throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       if (session.status !== "running") {
@@ -106,7 +106,7 @@ export async function killCommand(adwId: string, options: KillOptions): Promise<
       if (liveness.state === "dead" || liveness.pid === null) return await closeDead(trace, adwId);
       return await stopLive(trace, adwId, liveness.pid, timeoutMs);
     } finally {
-      trace.db.close();
+      await trace.db.close();
     }
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));

@@ -21,7 +21,7 @@ export async function psCommand(options: PsOptions): Promise<number> {
   try {
     const { db, sessionsDir } = await openReadTrace(options);
     try {
-      const runs = listLiveRuns(db, sessionsDir);
+      const runs = await listLiveRuns(db, sessionsDir);
       if (options.json) {
         process.stdout.write(`${jsonTerminalSafe(JSON.stringify(runs))}\n`);
         return 0;
@@ -44,7 +44,7 @@ export async function psCommand(options: PsOptions): Promise<number> {
       );
       return 0;
     } finally {
-      db.close();
+      await db.close();
     }
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));

@@ -41,7 +41,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
     // Signals as for sssf run: 130/143/129 after finalizing; a run that cannot finalize in time closes itself.
     const interrupt = interruptOnSignals({
       forceFinalize(signal) {
-        closeOwnRunNow(config, id, `interrupted by ${signal}: the run did not finalize in time`);
+        return closeOwnRunNow(config, id, `interrupted by ${signal}: the run did not finalize in time`);
       },
     });
     interrupted = interrupt.received;
@@ -62,7 +62,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
       const signal = interrupt.received();
       const exitCode = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
       if (options.json === true)
-        printRunSummary(buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
+        printRunSummary(await buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
       return exitCode;
     } finally {
       interrupt.dispose();

@@ -63,8 +63,8 @@ export async function runCommand(
     };
     const interrupt = interruptOnSignals({
       forceFinalize(signal) {
-        if (adwId !== null)
-          closeOwnRunNow(config, adwId, `interrupted by ${signal}: the run did not finalize in time`);
+        const reason = `interrupted by ${signal}: the run did not finalize in time`;
+        return adwId === null ? undefined : closeOwnRunNow(config, adwId, reason);
       },
     });
     interrupted = interrupt.received;
@@ -89,7 +89,7 @@ export async function runCommand(
       const code = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;
       const exitCode = fake ? await fake.finish(code) : code;
       if (options.json === true)
-        printRunSummary(buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
+        printRunSummary(await buildRunSummary(outcome, { exitCode, dbPath: config.dbPath, cwd }));
       return exitCode;
     } finally {
       interrupt.dispose();

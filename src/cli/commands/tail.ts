@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { handedOver } from "../../session/handed-over.js";
-import { getSession, listPhases } from "../../trace/queries.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceStore } from "../../trace/store.js";
+import { getStoreSession, listStorePhases } from "../../trace/store-queries.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
 import { createTerminalReporter, wantsLiveProgress } from "../report/terminal-reporter.js";
@@ -76,9 +76,9 @@ function lineSink(keep: number | null) {
  * exit 0 then, 2 for an unknown session, 130 on Ctrl-C.
  */
 export async function tailCommand(adwId: string, options: TailOptions): Promise<number> {
-  let db: TraceDb | undefined;
+  let db: TraceStore | undefined;
   const onSigint = () => {
-    db?.close();
+    void db?.close();
     process.exit(130);
   };
   process.once("SIGINT", onSigint);
@@ -86,7 +86,7 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const keep = options.fromStart ? null : parseLines(options.lines);
     const trace = await openReadTrace(options);
     db = trace.db;
-    const first = getSession(db, adwId);
+    const first = await getStoreSession(db, adwId);
     if (first === undefined) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
     const history = lineSink(keep);
     const cwd = path.resolve(options.cwd ?? process.cwd());
@@ -100,11 +100,11 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const follower = traceFollower(db, adwId, printer);
     for (let poll = 1; ; poll++) {
       // The session first: once it has ended, every event it wrote before is already there.
-      const session = getSession(db, adwId) ?? first;
-      follower.drain();
+      const session = (await getStoreSession(db, adwId)) ?? first;
+      await follower.drain();
       // A session a cluster worker is taking over is open again in a moment: follow its next attempt.
-      if (session.status !== "running" && !handedOver(db, session)) {
-        printer.finished(session, listPhases(db, adwId));
+      if (session.status !== "running" && !(await handedOver(db, session))) {
+        printer.finished(session, await listStorePhases(db, adwId));
         history.release();
         return 0;
       }
@@ -118,7 +118,7 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     return reportError(error, process.argv.includes("--verbose"));
   } finally {
     process.removeListener("SIGINT", onSigint);
-    db?.close();
+    await db?.close();
   }
 }
 

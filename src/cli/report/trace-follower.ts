@@ -1,33 +1,33 @@
 import { isUnavailable } from "../../trace/db-unavailable.js";
 import type { EventRow, PhaseRow } from "../../trace/events.js";
-import { getPhase, listEventsAfter } from "../../trace/follow-queries.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
+import { getStorePhase, listEventsAfter } from "../../trace/store-queries.js";
 import type { TraceReplay } from "./trace-replay.js";
 
 /**
  * Prints a session's events as the trace gets them (`sssf tail`, `sssf run --engine restate`): each
  * `drain()` prints every event committed since the last one, in order, with its phase as it stands; a
- * database out of reach prints nothing until it is back.
+ * database out of reach prints nothing until it is back. One drain at a time: await each.
  */
-export function traceFollower(db: TraceDb, adwId: string, printer: TraceReplay): { drain(): void } {
+export function traceFollower(db: TraceSql, adwId: string, printer: TraceReplay): { drain(): Promise<void> } {
   let cursor = 0;
   const phases = new Map<string, PhaseRow>();
-  const phaseOf = (event: EventRow): PhaseRow | undefined => {
+  const phaseOf = async (event: EventRow): Promise<PhaseRow | undefined> => {
     if (event.phase_id === null) return undefined;
     // A phase's end is printed from its final row; every other line needs only its name and number.
     const cached = phases.get(event.phase_id);
     if (cached !== undefined && event.type !== "phase_end") return cached;
-    const row = getPhase(db, event.phase_id);
+    const row = await getStorePhase(db, event.phase_id);
     if (row !== undefined) phases.set(row.id, row);
     return row;
   };
   return {
-    drain() {
+    async drain() {
       try {
         for (;;) {
-          const events = listEventsAfter(db, adwId, cursor);
+          const events = await listEventsAfter(db, adwId, cursor);
           for (const event of events) {
-            const phase = phaseOf(event);
+            const phase = await phaseOf(event);
             cursor = event._rowid;
             printer.event(event, phase);
           }

@@ -64,9 +64,9 @@ export function apiRoutes(context: ApiContext): Hono {
     return c.json({ error: `internal error: ${error.message}` }, 500);
   });
 
-  api.get("/sessions", (c) => {
+  api.get("/sessions", async (c) => {
     const snapshot: Snapshot = { tick: hub.cursor.tick, now: new Date().toISOString() };
-    const page = querySessions(hub.db, {
+    const page = await querySessions(hub.db, {
       search: c.req.query("q"),
       status: status(c.req.query("status")),
       workflow: c.req.query("workflow") || undefined,
@@ -77,21 +77,21 @@ export function apiRoutes(context: ApiContext): Hono {
     return c.json({ ...snapshot, ...page });
   });
 
-  api.get("/sessions/:adwId", (c) => {
-    const run = readRun(hub.db, c.req.param("adwId"), hub.cursor, context.scheme);
+  api.get("/sessions/:adwId", async (c) => {
+    const run = await readRun(hub.db, c.req.param("adwId"), hub.cursor, context.scheme);
     return run ? c.json(run) : c.json({ error: "no such session" }, 404);
   });
 
-  api.get("/sessions/:adwId/phases/:phaseId", (c) => {
-    const detail = readPhaseDetail(hub.db, c.req.param("adwId"), c.req.param("phaseId"), hub.cursor, {
+  api.get("/sessions/:adwId/phases/:phaseId", async (c) => {
+    const detail = await readPhaseDetail(hub.db, c.req.param("adwId"), c.req.param("phaseId"), hub.cursor, {
       sessionsDir: context.sessionsDir,
       scheme: context.scheme,
     });
     return detail ? c.json(detail) : c.json({ error: "no such phase" }, 404);
   });
 
-  api.get("/sessions/:adwId/phases/:phaseId/prompts", (c) => {
-    const files = readPhasePromptFiles(
+  api.get("/sessions/:adwId/phases/:phaseId/prompts", async (c) => {
+    const files = await readPhasePromptFiles(
       hub.db,
       c.req.param("adwId"),
       c.req.param("phaseId"),
@@ -100,22 +100,22 @@ export function apiRoutes(context: ApiContext): Hono {
     return files ? c.json(files) : c.json({ error: "no such phase" }, 404);
   });
 
-  api.get("/sessions/:adwId/phases/:phaseId/tool-calls", (c) => {
+  api.get("/sessions/:adwId/phases/:phaseId/tool-calls", async (c) => {
     const offset = c.req.query("offset");
     const limit = whole(c.req.query("limit"), "limit", TOOL_CALL_PAGE, 1, 5_000);
     const start = offset === undefined ? null : whole(offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
-    return c.json(readToolCalls(hub.db, c.req.param("phaseId"), start, limit));
+    return c.json(await readToolCalls(hub.db, c.req.param("phaseId"), start, limit));
   });
 
-  api.get("/sessions/:adwId/search", (c) => {
+  api.get("/sessions/:adwId/search", async (c) => {
     const q = (c.req.query("q") ?? "").trim();
     if (q === "" || q.length > 500) throw badRequest("q: expected 1 to 500 characters to search for");
     const adwId = c.req.param("adwId");
-    if (readSession(hub.db, adwId) === undefined) return c.json({ error: "no such session" }, 404);
-    return c.json(searchRun(hub.db, adwId, q));
+    if ((await readSession(hub.db, adwId)) === undefined) return c.json({ error: "no such session" }, 404);
+    return c.json(await searchRun(hub.db, adwId, q));
   });
 
-  api.get("/usage", (c) => c.json(readUsage(hub.db)));
+  api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
 
@@ -133,8 +133,8 @@ export function apiRoutes(context: ApiContext): Hono {
     const adwId = c.req.param("adwId");
     if (!(await setArchived(context.dbPath, adwId, archived)))
       return c.json({ error: "no such session" }, 404);
-    hub.publishSession(adwId);
-    return c.json({ session: readSession(hub.db, adwId) });
+    await hub.publishSession(adwId);
+    return c.json({ session: await readSession(hub.db, adwId) });
   });
 
   api.all("*", (c) => c.json({ error: "not found" }, 404));

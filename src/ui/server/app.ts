@@ -28,7 +28,7 @@ export interface UiAppOptions {
 export interface UiApp {
   app: Hono;
   hub: LiveHub;
-  close(): void;
+  close(): Promise<void>;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -36,14 +36,14 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /**
  * Builds the UI server: security headers and a Host check on every response, the JSON API under
  * `/api`, the live stream at `/api/live?adw=<id>&phase=<id>`, and the prebuilt client.
- * Contract: throws SssfError("usage") naming the path when the database is missing or not a trace;
+ * Contract: rejects with SssfError("usage") naming the path when the database is missing or not a trace;
  * nothing else. Works with `app.request()` without a listening socket.
  * @example
- * const ui = createUiApp({ dbPath: "adws/adw_data/sssf.db", sessionsDir: "adws/adw_data/sessions" });
+ * const ui = await createUiApp({ dbPath: "adws/adw_data/sssf.db", sessionsDir: "adws/adw_data/sessions" });
  * const response = await ui.app.request("/api/sessions");
  */
-export function createUiApp(options: UiAppOptions): UiApp {
-  const hub = new LiveHub(options.dbPath, options.hub);
+export async function createUiApp(options: UiAppOptions): Promise<UiApp> {
+  const hub = await LiveHub.open(options.dbPath, options.hub);
   const scheme = options.scheme ?? { colors: {}, palette: [] };
   const files = loadStaticFiles(options.clientDir ?? defaultClientDir());
   const app = new Hono();

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../../code/run-git.js";
 import type { SessionRow } from "../../trace/events.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
 import type { FileText, PhaseDiff, RunChanges, RunCommit } from "./api-types.js";
 import { boundText, fileInside, readSessionFile, sessionRoot } from "./session-files.js";
@@ -38,13 +38,12 @@ function parse(text: string | null): Record<string, unknown> {
 }
 
 /** The commits the run's code phases made, by time, from their `committed <sha>: …` log events. */
-export function readCommits(db: TraceDb, adwId: string): RunCommit[] {
-  const rows = db
-    .prepare(
-      `SELECT phase_id, payload, started_at FROM events
-       WHERE adw_id = ? AND type = 'log' AND name LIKE 'committed %' ORDER BY started_at, id`,
-    )
-    .all(adwId) as CommitEventRow[];
+export async function readCommits(db: TraceSql, adwId: string): Promise<RunCommit[]> {
+  const rows = await db.all<CommitEventRow>(
+    `SELECT phase_id, payload, started_at FROM events
+     WHERE adw_id = ? AND type = 'log' AND name LIKE 'committed %' ORDER BY started_at, id`,
+    [adwId],
+  );
   const commits: RunCommit[] = [];
   for (const row of rows) {
     const payload = parse(row.payload);
@@ -65,13 +64,12 @@ export function readCommits(db: TraceDb, adwId: string): RunCommit[] {
 }
 
 /** The diffs the run's code phases saved (their valid ChangesOutput envelopes), by time. */
-export function readPhaseDiffs(db: TraceDb, adwId: string, sessionsDir: string): PhaseDiff[] {
-  const rows = db
-    .prepare(
-      `SELECT id, phase_id, envelope_json FROM envelopes
-       WHERE adw_id = ? AND output_type = 'ChangesOutput' AND valid = 1 ORDER BY created_at, id`,
-    )
-    .all(adwId) as ChangesEnvelopeRow[];
+export async function readPhaseDiffs(db: TraceSql, adwId: string, sessionsDir: string): Promise<PhaseDiff[]> {
+  const rows = await db.all<ChangesEnvelopeRow>(
+    `SELECT id, phase_id, envelope_json FROM envelopes
+     WHERE adw_id = ? AND output_type = 'ChangesOutput' AND valid = 1 ORDER BY created_at, id`,
+    [adwId],
+  );
   const root = sessionRoot(sessionsDir, adwId);
   return rows.map((row) => {
     const envelope = parse(row.envelope_json);
@@ -93,13 +91,17 @@ export function readPhaseDiffs(db: TraceDb, adwId: string, sessionsDir: string):
 }
 
 /** The run's commits and saved diffs, and whether a total diff exists. */
-export function readRunChanges(db: TraceDb, session: SessionRow, sessionsDir: string): RunChanges {
+export async function readRunChanges(
+  db: TraceSql,
+  session: SessionRow,
+  sessionsDir: string,
+): Promise<RunChanges> {
   return {
     branch: session.branch,
     base_ref: session.base_ref,
     total: session.base_ref !== null && session.branch !== null,
-    commits: readCommits(db, session.adw_id),
-    phase_diffs: readPhaseDiffs(db, session.adw_id, sessionsDir),
+    commits: await readCommits(db, session.adw_id),
+    phase_diffs: await readPhaseDiffs(db, session.adw_id, sessionsDir),
   };
 }
 
@@ -150,9 +152,9 @@ export async function totalDiff(session: SessionRow): Promise<FileText | null> {
  * `git show <sha>` of a commit the run made (the sha must be one of its logged commits), secrets
  * redacted and cut; null for any other sha. Never rejects (a git failure is the `note`).
  */
-export async function commitDiff(db: TraceDb, session: SessionRow, sha: string): Promise<FileText | null> {
+export async function commitDiff(db: TraceSql, session: SessionRow, sha: string): Promise<FileText | null> {
   if (!SHA.test(sha)) return null;
-  const commit = readCommits(db, session.adw_id).find((c) => c.sha === sha || c.sha.startsWith(sha));
+  const commit = (await readCommits(db, session.adw_id)).find((c) => c.sha === sha || c.sha.startsWith(sha));
   if (commit === undefined) return null;
   return gitText(
     session,
@@ -171,15 +173,15 @@ export async function commitDiff(db: TraceDb, session: SessionRow, sha: string):
  * The diff a phase saved, read from inside the session directory (a path that leads out of it, a
  * symlink included, is never read), secrets redacted and cut; null when the phase saved none there.
  */
-export function savedPhaseDiff(
-  db: TraceDb,
+export async function savedPhaseDiff(
+  db: TraceSql,
   adwId: string,
   phaseId: string,
   sessionsDir: string,
-): FileText | null {
+): Promise<FileText | null> {
   const root = sessionRoot(sessionsDir, adwId);
   if (root === null) return null;
-  const diff = readPhaseDiffs(db, adwId, sessionsDir).filter((d) => d.phase_id === phaseId && d.file);
+  const diff = (await readPhaseDiffs(db, adwId, sessionsDir)).filter((d) => d.phase_id === phaseId && d.file);
   const last = diff.at(-1);
   if (last?.file == null) return null;
   const real = fileInside(root, last.file);

@@ -14,33 +14,39 @@ export function changesRoutes(hub: LiveHub, sessionsDir: string): Hono {
   const routes = new Hono();
   const noSession = { error: "no such session" };
 
-  routes.get("/sessions/:adwId/changes", (c) => {
-    const session = readSession(hub.db, c.req.param("adwId"));
-    return session ? c.json(readRunChanges(hub.db, session, sessionsDir)) : c.json(noSession, 404);
+  routes.get("/sessions/:adwId/changes", async (c) => {
+    const session = await readSession(hub.db, c.req.param("adwId"));
+    return session ? c.json(await readRunChanges(hub.db, session, sessionsDir)) : c.json(noSession, 404);
   });
 
   routes.get("/sessions/:adwId/diff", async (c) => {
-    const session = readSession(hub.db, c.req.param("adwId"));
+    const session = await readSession(hub.db, c.req.param("adwId"));
     if (session === undefined) return c.json(noSession, 404);
     const diff = await totalDiff(session);
     return diff ? c.json(diff) : c.json({ error: "the run has no branch of its own to diff" }, 404);
   });
 
   routes.get("/sessions/:adwId/commits/:sha", async (c) => {
-    const session = readSession(hub.db, c.req.param("adwId"));
+    const session = await readSession(hub.db, c.req.param("adwId"));
     if (session === undefined) return c.json(noSession, 404);
     const diff = await commitDiff(hub.db, session, c.req.param("sha"));
     return diff ? c.json(diff) : c.json({ error: "not a commit this run made" }, 404);
   });
 
-  routes.get("/sessions/:adwId/phases/:phaseId/diff", (c) => {
-    const diff = savedPhaseDiff(hub.db, c.req.param("adwId"), c.req.param("phaseId"), sessionsDir);
+  routes.get("/sessions/:adwId/phases/:phaseId/diff", async (c) => {
+    const diff = await savedPhaseDiff(hub.db, c.req.param("adwId"), c.req.param("phaseId"), sessionsDir);
     return diff ? c.json(diff) : c.json({ error: "the phase saved no diff in its session directory" }, 404);
   });
 
-  routes.get("/sessions/:adwId/phases/:phaseId/suite-log", (c) => {
+  routes.get("/sessions/:adwId/phases/:phaseId/suite-log", async (c) => {
     const envelope = c.req.query("envelope") ?? "";
-    const result = readSuiteLog(hub.db, c.req.param("adwId"), c.req.param("phaseId"), envelope, sessionsDir);
+    const result = await readSuiteLog(
+      hub.db,
+      c.req.param("adwId"),
+      c.req.param("phaseId"),
+      envelope,
+      sessionsDir,
+    );
     return "log" in result ? c.json(result.log) : c.json({ error: result.missing }, 404);
   });
   return routes;

@@ -1,6 +1,5 @@
 import type { EnvelopeRow, EventRow, GateResultRow, PhaseRow, ProcessRow } from "../../trace/events.js";
-import type { TraceDb } from "../../trace/sqlite.js";
-import { cachedStatement } from "../../trace/statement-cache.js";
+import type { TraceSql } from "../../trace/store.js";
 import {
   type ColorScheme,
   PHASE_EVENT_LIMIT,
@@ -18,42 +17,47 @@ export const TOOL_CALL_PAGE = 500;
 /** Tool calls a phase snapshot carries: the latest ones (earlier pages load on demand). */
 export const SNAPSHOT_TOOL_CALLS = 100;
 
-function readPhase(db: TraceDb, adwId: string, phaseId: string): Versioned<PhaseRow> | undefined {
-  return cachedStatement(
-    db,
+async function readPhase(
+  db: TraceSql,
+  adwId: string,
+  phaseId: string,
+): Promise<Versioned<PhaseRow> | undefined> {
+  return db.get<Versioned<PhaseRow>>(
     `SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ? AND id = ?`,
-  ).get(adwId, phaseId) as Versioned<PhaseRow> | undefined;
+    [adwId, phaseId],
+  );
 }
 
 /**
  * A page of the phase's tool calls by time: `limit` calls from `offset`, or the latest page when
  * `offset` is null. Throws only what SQLite throws.
  */
-export function readToolCalls(
-  db: TraceDb,
+export async function readToolCalls(
+  db: TraceSql,
   phaseId: string,
   offset: number | null,
   limit = TOOL_CALL_PAGE,
-): ToolCallsPage {
-  const { total } = cachedStatement(
-    db,
+): Promise<ToolCallsPage> {
+  const counted = await db.get<{ total: number }>(
     "SELECT count(*) AS total FROM events WHERE phase_id = ? AND type = 'tool_call'",
-  ).get(phaseId) as { total: number };
+    [phaseId],
+  );
+  const total = Number(counted?.total ?? 0);
   const start = offset ?? Math.max(0, total - limit);
-  const rows = cachedStatement(
-    db,
+  const rows = await db.all<Versioned<EventRow>>(
     `SELECT ${selectList(db, "events")} FROM events WHERE phase_id = ? AND type = 'tool_call'
      ORDER BY started_at, id LIMIT ? OFFSET ?`,
-  ).all(phaseId, limit, start) as Versioned<EventRow>[];
+    [phaseId, limit, start],
+  );
   return { rows, offset: start, total };
 }
 
-function byPhase<T>(db: TraceDb, table: "envelopes" | "gate_results" | "processes", phaseId: string) {
+function byPhase<T>(db: TraceSql, table: "envelopes" | "gate_results" | "processes", phaseId: string) {
   const order = table === "processes" ? "started_at" : "created_at";
-  return cachedStatement(
-    db,
+  return db.all<Versioned<T>>(
     `SELECT ${selectList(db, table)} FROM ${table} WHERE phase_id = ? ORDER BY ${order}, id`,
-  ).all(phaseId) as Versioned<T>[];
+    [phaseId],
+  );
 }
 
 function phaseAgents(phase: PhaseRow, rows: readonly { agent: string | null }[]): Set<string> {
@@ -66,18 +70,18 @@ function phaseAgents(phase: PhaseRow, rows: readonly { agent: string | null }[])
  * The prompts the phase sent so far (re-read by the client after each new send), or undefined when
  * the session or phase does not exist. Throws only what SQLite throws.
  */
-export function readPhasePromptFiles(
-  db: TraceDb,
+export async function readPhasePromptFiles(
+  db: TraceSql,
   adwId: string,
   phaseId: string,
   sessionsDir: string,
-): Pick<PhaseDetail, "prompts" | "system_prompts"> | undefined {
-  const phase = readPhase(db, adwId, phaseId);
+): Promise<Pick<PhaseDetail, "prompts" | "system_prompts"> | undefined> {
+  const phase = await readPhase(db, adwId, phaseId);
   if (phase === undefined) return undefined;
-  const agents = cachedStatement(
-    db,
+  const agents = await db.all<{ agent: string }>(
     "SELECT DISTINCT agent FROM events WHERE phase_id = ? AND type = 'agent_start' AND agent IS NOT NULL",
-  ).all(phaseId) as { agent: string }[];
+    [phaseId],
+  );
   return readPhasePrompts(sessionsDir, adwId, phase, [...phaseAgents(phase, agents)]);
 }
 
@@ -88,39 +92,41 @@ export interface PhaseDetailContext {
 }
 
 /**
- * Everything about one phase, read in one read transaction, plus the prompts it sent from the session
- * directory; undefined when the session or phase does not exist. Throws only what SQLite throws.
+ * Everything about one phase, plus the prompts it sent from the session directory; undefined when
+ * the session or phase does not exist. Counts stop at the hub's cursor, as in `readRun` (no
+ * transaction, for the same reason). Rejects only with what the database throws.
  */
-export function readPhaseDetail(
-  db: TraceDb,
+export async function readPhaseDetail(
+  db: TraceSql,
   adwId: string,
   phaseId: string,
   cursor: HubCursor,
   context: PhaseDetailContext,
-): PhaseDetail | undefined {
-  const detail = db.transaction(() => {
-    const session = readSession(db, adwId);
-    const phase = session && readPhase(db, adwId, phaseId);
+): Promise<PhaseDetail | undefined> {
+  const read = async () => {
+    const session = await readSession(db, adwId);
+    const phase = session && (await readPhase(db, adwId, phaseId));
     if (session === undefined || phase === undefined) return undefined;
-    const events = cachedStatement(
-      db,
+    const events = await db.all<Versioned<EventRow>>(
       `SELECT * FROM (SELECT ${selectList(db, "events")} FROM events
          WHERE phase_id = ? AND type != 'tool_call' ORDER BY started_at DESC, id DESC LIMIT ?) AS latest
        ORDER BY started_at, id`,
-    ).all(phaseId, PHASE_EVENT_LIMIT) as Versioned<EventRow>[];
-    const envelopes = byPhase<EnvelopeRow>(db, "envelopes", phaseId);
+      [phaseId, PHASE_EVENT_LIMIT],
+    );
+    const envelopes = await byPhase<EnvelopeRow>(db, "envelopes", phaseId);
     return {
       session,
       phase,
       events,
       envelopes,
-      toolCalls: readToolCalls(db, phaseId, null, SNAPSHOT_TOOL_CALLS),
-      gateResults: byPhase<GateResultRow>(db, "gate_results", phaseId),
-      processes: byPhase<ProcessRow>(db, "processes", phaseId),
-      counts: countPhases(db, adwId, cursor, phaseId)[phaseId] ?? emptyCounts(),
-      agents: readAgents(db, adwId, [phase]),
+      toolCalls: await readToolCalls(db, phaseId, null, SNAPSHOT_TOOL_CALLS),
+      gateResults: await byPhase<GateResultRow>(db, "gate_results", phaseId),
+      processes: await byPhase<ProcessRow>(db, "processes", phaseId),
+      counts: (await countPhases(db, adwId, cursor, phaseId))[phaseId] ?? emptyCounts(),
+      agents: await readAgents(db, adwId, [phase]),
     };
-  })();
+  };
+  const detail = await read();
   if (detail === undefined) return undefined;
   const { phase, envelopes, events } = detail;
   const agentNames = phaseAgents(phase, [...envelopes, ...events]);

@@ -1,5 +1,6 @@
-import type { TraceTable } from "../../trace/events.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import { SssfError } from "../../errors/sssf-error.js";
+import { TRACE_TABLES, type TraceTable } from "../../trace/events.js";
+import type { TraceSql } from "../../trace/store.js";
 import { TEXT_LIMIT } from "./api-types.js";
 
 // Columns whose values can be large (tool args, raw replies, stderr): the API sends their first
@@ -15,29 +16,37 @@ const LONG_COLUMNS: { readonly [T in TraceTable]: readonly string[] } = {
   steps: ["result_json"],
 };
 
-const columnCache = new WeakMap<TraceDb, Map<TraceTable, string[]>>();
+const columnCache = new WeakMap<TraceSql, Map<TraceTable, string[]>>();
 
 /**
- * The columns `table` really has in `db` (an older database may lack later columns), in table order.
- * Cached per connection. Throws what SQLite throws (closed database).
+ * Reads which columns every trace table really has in `db` (an older database may lack later ones),
+ * once per connection: the select lists below are built from them. Rejects with what the database throws.
  */
-export function tableColumns(db: TraceDb, table: TraceTable): string[] {
-  let tables = columnCache.get(db);
-  if (tables === undefined) {
-    tables = new Map();
-    columnCache.set(db, tables);
+export async function loadColumns(db: TraceSql): Promise<void> {
+  const tables = new Map<TraceTable, string[]>();
+  for (const table of TRACE_TABLES) {
+    const info = (await db.pragma(`table_info(${table})`)) as { name: string }[];
+    tables.set(
+      table,
+      info.map((column) => column.name),
+    );
   }
-  let columns = tables.get(table);
-  if (columns === undefined) {
-    const info = db.pragma(`table_info(${table})`) as { name: string }[];
-    columns = info.map((column) => column.name);
-    tables.set(table, columns);
-  }
+  columnCache.set(db, tables);
+}
+
+/**
+ * The columns `table` has in `db`, in table order, as {@link loadColumns} read them. Throws
+ * SssfError("internal") when they were not loaded for this connection.
+ */
+export function tableColumns(db: TraceSql, table: TraceTable): string[] {
+  const columns = columnCache.get(db)?.get(table);
+  if (columns === undefined)
+    throw new SssfError("internal", `the columns of ${table} were not loaded for this connection`);
   return columns;
 }
 
 /** Forgets the cached columns of `db` (after a migration added some). Never throws. */
-export function forgetColumns(db: TraceDb): void {
+export function forgetColumns(db: TraceSql): void {
   columnCache.delete(db);
 }
 
@@ -45,7 +54,7 @@ function valueSql(table: TraceTable, column: string): string {
   return LONG_COLUMNS[table].includes(column) ? `substr(${column}, 1, ${TEXT_LIMIT})` : column;
 }
 
-function cutSql(db: TraceDb, table: TraceTable): string {
+function cutSql(db: TraceSql, table: TraceTable): string {
   const long = LONG_COLUMNS[table].filter((c) => tableColumns(db, table).includes(c));
   if (long.length === 0) return "0";
   // A number, not a truth value: PostgreSQL's comparisons are booleans, SQLite's are 0 or 1.
@@ -55,9 +64,9 @@ function cutSql(db: TraceDb, table: TraceTable): string {
 /**
  * The select list for API rows of `table`: `rowid AS _v`, every column (long ones shortened) and `_cut`.
  * @example
- * db.prepare(`SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ?`)
+ * await db.all(`SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ?`, [adwId])
  */
-export function selectList(db: TraceDb, table: TraceTable): string {
+export function selectList(db: TraceSql, table: TraceTable): string {
   const columns = tableColumns(db, table).map((c) =>
     LONG_COLUMNS[table].includes(c) ? `${valueSql(table, c)} AS ${c}` : c,
   );
@@ -68,7 +77,7 @@ export function selectList(db: TraceDb, table: TraceTable): string {
  * A `json_object(…)` expression producing the same API row as {@link selectList}, as JSON text built by
  * SQLite, so live deltas reach clients without a JavaScript object per row.
  */
-export function jsonRow(db: TraceDb, table: TraceTable): string {
+export function jsonRow(db: TraceSql, table: TraceTable): string {
   const fields = tableColumns(db, table).map((c) => `'${c}', ${valueSql(table, c)}`);
   return `json_object('_v', ${table}.rowid, ${fields.join(", ")}, '_cut', ${cutSql(db, table)})`;
 }

@@ -1,6 +1,5 @@
 import type { AgentSessionRow, PhaseRow } from "../../trace/events.js";
-import type { TraceDb } from "../../trace/sqlite.js";
-import { cachedStatement } from "../../trace/statement-cache.js";
+import type { TraceSql } from "../../trace/store.js";
 import type { AgentInfo, ColorScheme, PhaseCounts, RunView, Versioned } from "./api-types.js";
 import { contextWindowFor } from "./model-windows.js";
 import { selectList } from "./row-sql.js";
@@ -46,12 +45,12 @@ const SCOPE = {
  * hub's cursor (see {@link HubCursor}): of the whole session, or of one phase when `phaseId` is given.
  * Throws only what SQLite throws.
  */
-export function countPhases(
-  db: TraceDb,
+export async function countPhases(
+  db: TraceSql,
   adwId: string,
   cursor: HubCursor,
   phaseId: string | null = null,
-): Record<string, PhaseCounts> {
+): Promise<Record<string, PhaseCounts>> {
   const counts: Record<string, PhaseCounts> = {};
   const of = (id: string) => {
     counts[id] ??= emptyCounts();
@@ -59,46 +58,50 @@ export function countPhases(
   };
   const where = phaseId === null ? SCOPE.session : SCOPE.phase;
   const scope = phaseId ?? adwId;
-  const events = cachedStatement(
-    db,
+  const events = await db.all<EventCountRow>(
     `SELECT phase_id, sum(CASE WHEN type = 'tool_call' THEN 1 ELSE 0 END) AS tool_calls, sum(CASE WHEN type = 'error' THEN 1 ELSE 0 END) AS errors,
        sum(CASE WHEN type = 'gate_fail' THEN 1 ELSE 0 END) AS gate_fails
      FROM events WHERE ${where} AND rowid <= @upTo AND phase_id IS NOT NULL GROUP BY phase_id`,
-  ).all({ scope, upTo: cursor.events }) as EventCountRow[];
+    { scope, upTo: cursor.events },
+  );
   for (const row of events) {
     const phase = of(row.phase_id);
-    phase.tool_calls = row.tool_calls;
-    phase.errors = row.errors;
-    phase.gate_fails = row.gate_fails;
+    phase.tool_calls = Number(row.tool_calls);
+    phase.errors = Number(row.errors);
+    phase.gate_fails = Number(row.gate_fails);
   }
-  const envelopes = cachedStatement(
-    db,
+  const envelopes = await db.all<EnvelopeCountRow>(
     `SELECT phase_id, count(*) AS attempts, sum(CASE WHEN valid = 0 THEN 1 ELSE 0 END) AS invalid
      FROM envelopes WHERE adw_id = @adwId AND (@phaseId IS NULL OR phase_id = @phaseId) AND rowid <= @upTo
      GROUP BY phase_id`,
-  ).all({ adwId, phaseId, upTo: cursor.envelopes }) as EnvelopeCountRow[];
+    { adwId, phaseId, upTo: cursor.envelopes },
+  );
   for (const row of envelopes) {
     const phase = of(row.phase_id);
-    phase.attempts = row.attempts;
-    phase.invalid = row.invalid;
+    phase.attempts = Number(row.attempts);
+    phase.invalid = Number(row.invalid);
   }
   return counts;
 }
 
 /** The session's phases by number, as API rows. */
-export function readPhases(db: TraceDb, adwId: string): Versioned<PhaseRow>[] {
-  return cachedStatement(
-    db,
+export async function readPhases(db: TraceSql, adwId: string): Promise<Versioned<PhaseRow>[]> {
+  return db.all<Versioned<PhaseRow>>(
     `SELECT ${selectList(db, "phases")} FROM phases WHERE adw_id = ? ORDER BY number, started_at, id`,
-  ).all(adwId) as Versioned<PhaseRow>[];
+    [adwId],
+  );
 }
 
 /** Every agent of the run (agent-session rows and owners of agent phases) with model and window. */
-export function readAgents(db: TraceDb, adwId: string, phases: readonly PhaseRow[]): AgentInfo[] {
-  const sessions = cachedStatement(
-    db,
+export async function readAgents(
+  db: TraceSql,
+  adwId: string,
+  phases: readonly PhaseRow[],
+): Promise<AgentInfo[]> {
+  const sessions = await db.all<AgentSessionRow>(
     "SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent",
-  ).all(adwId) as AgentSessionRow[];
+    [adwId],
+  );
   const agents = new Map<string, AgentInfo>();
   for (const row of sessions) {
     agents.set(row.agent, {
@@ -123,27 +126,27 @@ export function readAgents(db: TraceDb, adwId: string, phases: readonly PhaseRow
 }
 
 /**
- * The run `adwId` as the run view shows it, read in one read transaction; undefined when there is
- * no such session. Throws only what SQLite throws.
+ * The run `adwId` as the run view shows it; undefined when there is no such session. Its counts stop
+ * at the hub's cursor, so they agree with the tick; a row read here may already be newer, which the
+ * client reconciles by `_v`. No transaction: on SQLite that would take the writer's lock. Rejects
+ * only with what the database throws.
  */
-export function readRun(
-  db: TraceDb,
+export async function readRun(
+  db: TraceSql,
   adwId: string,
   cursor: HubCursor,
   scheme: ColorScheme,
-): RunView | undefined {
-  return db.transaction((): RunView | undefined => {
-    const session = readSession(db, adwId);
-    if (session === undefined) return undefined;
-    const phases = readPhases(db, adwId);
-    return {
-      tick: cursor.tick,
-      now: new Date().toISOString(),
-      session,
-      phases,
-      counts: countPhases(db, adwId, cursor),
-      agents: readAgents(db, adwId, phases),
-      scheme,
-    };
-  })();
+): Promise<RunView | undefined> {
+  const session = await readSession(db, adwId);
+  if (session === undefined) return undefined;
+  const phases = await readPhases(db, adwId);
+  return {
+    tick: cursor.tick,
+    now: new Date().toISOString(),
+    session,
+    phases,
+    counts: await countPhases(db, adwId, cursor),
+    agents: await readAgents(db, adwId, phases),
+    scheme,
+  };
 }

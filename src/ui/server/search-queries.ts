@@ -1,4 +1,4 @@
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
 import type { SearchHit, SearchResult } from "./api-types.js";
 
 /** Most hits one search answers with (the total says how many matched). */
@@ -31,20 +31,21 @@ function snippet(row: HitRow, q: string): string {
  * (case-insensitive for ASCII, `%` and `_` literal), by time, at most {@link SEARCH_LIMIT}, each with
  * its phase and a snippet around the match. Throws only what SQLite throws.
  */
-export function searchRun(db: TraceDb, adwId: string, q: string): SearchResult {
+export async function searchRun(db: TraceSql, adwId: string, q: string): Promise<SearchResult> {
   const like = likeContains(q);
   const where = `e.adw_id = @adwId AND (e.name LIKE @like ESCAPE '\\' OR e.payload LIKE @like ESCAPE '\\')`;
-  const { total } = db
-    .prepare(`SELECT count(*) AS total FROM events e WHERE ${where}`)
-    .get({ adwId, like }) as { total: number };
-  const rows = db
-    .prepare(
-      `SELECT e.id, e.phase_id, p.number AS phase_number, p.name AS phase_name, e.type, e.name,
+  const counted = await db.get<{ total: number }>(`SELECT count(*) AS total FROM events e WHERE ${where}`, {
+    adwId,
+    like,
+  });
+  const total = Number(counted?.total ?? 0);
+  const rows = await db.all<HitRow>(
+    `SELECT e.id, e.phase_id, p.number AS phase_number, p.name AS phase_name, e.type, e.name,
          e.agent, e.started_at, e.payload
        FROM events e LEFT JOIN phases p ON p.id = e.phase_id
        WHERE ${where} ORDER BY e.started_at, e.id LIMIT @limit`,
-    )
-    .all({ adwId, like, limit: SEARCH_LIMIT }) as HitRow[];
+    { adwId, like, limit: SEARCH_LIMIT },
+  );
   const hits: SearchHit[] = rows.map((row) => ({
     id: row.id,
     phase_id: row.phase_id,

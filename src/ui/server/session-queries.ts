@@ -1,6 +1,5 @@
 import type { SessionRow, SessionStatus } from "../../trace/events.js";
-import type { TraceDb } from "../../trace/sqlite.js";
-import { cachedStatement } from "../../trace/statement-cache.js";
+import type { TraceSql } from "../../trace/store.js";
 import type { SessionsPage, Snapshot, Versioned } from "./api-types.js";
 import { selectList } from "./row-sql.js";
 
@@ -31,34 +30,38 @@ function likePattern(search: string | undefined): string | null {
 
 /**
  * One page of sessions matching `query`, newest first, with the total and every workflow name.
- * Contract: runs three cached statements; throws only what SQLite throws.
+ * Contract: runs three statements; rejects only with what the database throws.
  */
-export function querySessions(db: TraceDb, query: SessionsQuery): Omit<SessionsPage, keyof Snapshot> {
+export async function querySessions(
+  db: TraceSql,
+  query: SessionsQuery,
+): Promise<Omit<SessionsPage, keyof Snapshot>> {
   const params = {
     archived: query.archived === true ? 1 : 0,
     status: query.status ?? null,
     workflow: query.workflow ?? null,
     like: likePattern(query.search),
   };
-  const rows = cachedStatement(
-    db,
+  const rows = await db.all<Versioned<SessionRow>>(
     `SELECT ${selectList(db, "sessions")} FROM sessions WHERE ${FILTER}
      ORDER BY started_at DESC, adw_id DESC LIMIT @limit OFFSET @offset`,
-  ).all({ ...params, limit: query.limit, offset: query.offset }) as Versioned<SessionRow>[];
-  const { total } = cachedStatement(db, `SELECT count(*) AS total FROM sessions WHERE ${FILTER}`).get(
+    { ...params, limit: query.limit, offset: query.offset },
+  );
+  const counted = await db.get<{ total: number }>(
+    `SELECT count(*) AS total FROM sessions WHERE ${FILTER}`,
     params,
-  ) as { total: number };
+  );
+  const total = Number(counted?.total ?? 0);
   const workflows = (
-    cachedStatement(db, "SELECT DISTINCT workflow FROM sessions ORDER BY workflow").all() as {
-      workflow: string;
-    }[]
+    await db.all<{ workflow: string }>("SELECT DISTINCT workflow FROM sessions ORDER BY workflow")
   ).map((row) => row.workflow);
   return { sessions: rows, total, offset: query.offset, limit: query.limit, workflows };
 }
 
 /** The session `adwId` as an API row, or undefined. Throws only what SQLite throws. */
-export function readSession(db: TraceDb, adwId: string): Versioned<SessionRow> | undefined {
-  return cachedStatement(db, `SELECT ${selectList(db, "sessions")} FROM sessions WHERE adw_id = ?`).get(
-    adwId,
-  ) as Versioned<SessionRow> | undefined;
+export async function readSession(db: TraceSql, adwId: string): Promise<Versioned<SessionRow> | undefined> {
+  return db.get<Versioned<SessionRow>>(
+    `SELECT ${selectList(db, "sessions")} FROM sessions WHERE adw_id = ?`,
+    [adwId],
+  );
 }

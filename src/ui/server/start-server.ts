@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { SssfError } from "../../errors/sssf-error.js";
 import { reapDeadRuns } from "../../session/reaper.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceStore } from "../../trace/store.js";
 import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
 
 /** Port `sssf ui` tries first. */
@@ -28,7 +28,7 @@ export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts">
 const REAP_EVERY_MS = 5000;
 
 /** Runs the reaper now and then every REAP_EVERY_MS (never two at once); returns the stop function. */
-async function reapWhileOpen(options: StartUiServerOptions, db: () => TraceDb): Promise<() => void> {
+async function reapWhileOpen(options: StartUiServerOptions, db: () => TraceStore): Promise<() => void> {
   const paths = { dbPath: options.dbPath, sessionsDir: options.sessionsDir, by: "sssf ui" };
   let busy = false;
   const reap = async () => {
@@ -87,7 +87,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
   // localhost); bound to every interface, the names are unknown and the Origin check alone guards writes.
   const wildcard = host === "0.0.0.0" || host === "::";
   const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
-  const ui = createUiApp({ ...options, allowedHosts });
+  const ui = await createUiApp({ ...options, allowedHosts });
   const stopReaping = options.reap === true ? await reapWhileOpen(options, () => ui.hub.db) : () => {};
   const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
   const first = options.port ?? DEFAULT_UI_PORT;
@@ -100,7 +100,7 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "EADDRINUSE" && i + 1 < tries) continue;
       stopReaping();
-      ui.close();
+      await ui.close();
       const what = code === "EADDRINUSE" ? `port ${first + i} is in use` : (error as Error).message;
       throw new SssfError("usage", `cannot serve the UI on ${host}: ${what} (pass --port N)`);
     }
@@ -114,10 +114,9 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
     close() {
       closing ??= new Promise<void>((resolve) => {
         stopReaping();
-        ui.close();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => ui.close());
       return closing;
     },
   };

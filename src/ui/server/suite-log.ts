@@ -1,4 +1,4 @@
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
 import type { FileText } from "./api-types.js";
 import { fileInside, readSessionFile, sessionRoot } from "./session-files.js";
 
@@ -10,19 +10,18 @@ export type SuiteLog = { log: FileText } | { missing: string };
  * only when it lies inside the session directory (symlinks followed), secrets redacted, cut to the
  * text limit. Never throws for a missing or foreign file: `missing` says what is wrong.
  */
-export function readSuiteLog(
-  db: TraceDb,
+export async function readSuiteLog(
+  db: TraceSql,
   adwId: string,
   phaseId: string,
   envelopeId: string,
   sessionsDir: string,
-): SuiteLog {
-  const row = db
-    .prepare(
-      `SELECT envelope_json FROM envelopes
-       WHERE adw_id = ? AND phase_id = ? AND id = ? AND output_type = 'VerifyOutput'`,
-    )
-    .get(adwId, phaseId, envelopeId) as { envelope_json: string | null } | undefined;
+): Promise<SuiteLog> {
+  const row = await db.get<{ envelope_json: string | null }>(
+    `SELECT envelope_json FROM envelopes
+     WHERE adw_id = ? AND phase_id = ? AND id = ? AND output_type = 'VerifyOutput'`,
+    [adwId, phaseId, envelopeId],
+  );
   if (row === undefined) return { missing: "no such suite envelope in this phase" };
   let logPath: unknown;
   try {

@@ -1,4 +1,4 @@
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
 import type { UsageReport } from "./api-types.js";
 
 const SUMS = `sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
@@ -9,35 +9,27 @@ const PHASE_SUMS = SUMS.replace(/sum\((\w+)\)/g, "sum(p.$1)");
 /**
  * Spend over the whole trace: per UTC day of the sessions' start, per workflow (from sessions), per
  * agent (agent phases by owner) and per model and coding agent (agent phases joined to their agent
- * session). Archived sessions count. Throws only what SQLite throws.
+ * session). Archived sessions count. Rejects only with what the database throws.
  */
-export function readUsage(db: TraceDb): UsageReport {
+export async function readUsage(db: TraceSql): Promise<UsageReport> {
   return {
-    days: db
-      .prepare(
-        `SELECT substr(started_at, 1, 10) AS day, count(*) AS runs, ${SUMS}
+    days: (await db.all(
+      `SELECT substr(started_at, 1, 10) AS day, count(*) AS runs, ${SUMS}
          FROM sessions GROUP BY day ORDER BY day`,
-      )
-      .all() as UsageReport["days"],
-    workflows: db
-      .prepare(
-        `SELECT workflow, count(*) AS runs, ${SUMS} FROM sessions GROUP BY workflow
+    )) as UsageReport["days"],
+    workflows: (await db.all(
+      `SELECT workflow, count(*) AS runs, ${SUMS} FROM sessions GROUP BY workflow
          ORDER BY cost_usd DESC, workflow`,
-      )
-      .all() as UsageReport["workflows"],
-    agents: db
-      .prepare(
-        `SELECT p.owner AS agent, count(*) AS runs, ${PHASE_SUMS} FROM phases p
+    )) as UsageReport["workflows"],
+    agents: (await db.all(
+      `SELECT p.owner AS agent, count(*) AS runs, ${PHASE_SUMS} FROM phases p
          WHERE p.kind = 'agent' GROUP BY p.owner ORDER BY cost_usd DESC, agent`,
-      )
-      .all() as UsageReport["agents"],
-    models: db
-      .prepare(
-        `SELECT coalesce(nullif(a.model, ''), 'unknown') AS model,
+    )) as UsageReport["agents"],
+    models: (await db.all(
+      `SELECT coalesce(nullif(a.model, ''), 'unknown') AS model,
            coalesce(nullif(a.coding_agent, ''), 'unknown') AS coding_agent, count(*) AS runs, ${PHASE_SUMS}
          FROM phases p LEFT JOIN agent_sessions a ON a.adw_id = p.adw_id AND a.agent = p.owner
          WHERE p.kind = 'agent' GROUP BY 1, 2 ORDER BY cost_usd DESC, model`,
-      )
-      .all() as UsageReport["models"],
+    )) as UsageReport["models"],
   };
 }

@@ -292,7 +292,7 @@ describe("no secret is stored or printed", () => {
     }
 
     // The UI API.
-    const ui = createUiApp({
+    const ui = await createUiApp({
       dbPath: path.join(sb.dir, "adws/adw_data/sssf.db"),
       sessionsDir: path.join(sb.dir, "adws/adw_data/sessions"),
       clientDir: path.join(sb.dir, "no-client"),
@@ -315,7 +315,7 @@ describe("no secret is stored or printed", () => {
         leaks.push(...leaksIn(`GET ${url}`, body, SECRETS), ...leaksIn(`GET ${url}`, body, halves));
       }
     } finally {
-      ui.close();
+      await ui.close();
     }
     expect(leaks).toEqual([]);
   }, 120_000);
