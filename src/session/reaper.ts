@@ -10,6 +10,8 @@ import { hostname } from "node:os";
 import { SessionLockedError } from "../errors/session-locked-error.js";
 import { createUpserter, openTraceDb } from "../trace/database.js";
 import type { EventRow, PhaseRow, ProcessRow, SessionRow, TraceRecord } from "../trace/events.js";
+import { EventsFile } from "../trace/events-file.js";
+import { openTraceStore } from "../trace/open-store.js";
 import { getSession } from "../trace/queries.js";
 import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
@@ -133,11 +135,12 @@ export async function reapRun(
     if (session === undefined || session.status !== "running") return null;
     if (session.host !== null && session.host !== hostname()) return null;
     if (session.pid !== null && processAlive(session.pid)) return null;
-    const tracer = new Tracer({ db, eventsFile: dirs.eventsFile });
+    const store = await openTraceStore(options.dbPath);
+    const tracer = new Tracer({ store, eventsFile: dirs.eventsFile });
     try {
       return await closeDeadRun(db, tracer, session, options.by);
     } finally {
-      tracer.close();
+      await tracer.close().finally(() => store.close());
     }
   } finally {
     release();
@@ -202,7 +205,7 @@ async function closeDeadRun(
     reason,
     payload: { pid: session.pid, host: session.host, closed_by: by, processes_ended: processesEnded },
   });
-  tracer.flush();
+  await tracer.flush();
   return { adwId: session.adw_id, pid: session.pid, processesEnded, reason };
 }
 
@@ -267,14 +270,22 @@ export function closeOwnRunNow(
     try {
       const session = getSession(db, adwId);
       if (session === undefined || session.status !== "running") return false;
-      const tracer = new Tracer({ db, eventsFile: sessionDirs(paths.sessionsDir, adwId).eventsFile });
+      // Synchronous to the end (the process exits next): the file first, then the db, record by record.
+      const file = new EventsFile(sessionDirs(paths.sessionsDir, adwId).eventsFile);
+      const upsert = createUpserter(db);
       try {
-        closeSessionAsInterrupted(db, (record) => tracer.write(record), session, {
-          reason,
-          payload: { pid: process.pid, host: hostname(), closed_by: "its own sssf" },
-        });
+        closeSessionAsInterrupted(
+          db,
+          (record) => {
+            const redacted = redactRecord(record);
+            file.append([redacted]);
+            upsert(redacted);
+          },
+          session,
+          { reason, payload: { pid: process.pid, host: hostname(), closed_by: "its own sssf" } },
+        );
       } finally {
-        tracer.close();
+        file.close();
       }
       return true;
     } finally {
