@@ -20,8 +20,8 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { openTraceStore } from "../trace/open-store.js";
+import { maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
 import type { TraceStore } from "../trace/store.js";
@@ -406,7 +406,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // An accepted run is never resumed: its checkpoints are of no more use.
     if (outcome.accepted && workspace.worktree !== null)
       await dropWorkCheckpoints(workspace.checkout, checkpointRef(adwId));
-    await finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed", commits });
+    await finishSession(trace, outcome, reporter, engine.phases, {
+      branchRemoved: branch === "removed",
+      commits,
+    });
     return {
       adwId,
       accepted: outcome.accepted,

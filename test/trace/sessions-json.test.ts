@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { openTraceDb } from "../../src/trace/database.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { listSessions, listSessionsJson } from "../../src/trace/queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
 
@@ -11,11 +12,12 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-it("listSessionsJson returns exactly the rows of listSessions, in order, with the same types", () => {
+it("listSessionsJson returns exactly the rows of listSessions, in order, with the same types", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "sssf-json-"));
   dirs.push(dir);
+  const store = await openTraceStore(path.join(dir, "sssf.db"));
   const db = openTraceDb(path.join(dir, "sssf.db"));
-  const tracer = new Tracer({ db, eventsFile: path.join(dir, "events.jsonl") });
+  const tracer = new Tracer({ store, eventsFile: path.join(dir, "events.jsonl") });
   for (let i = 0; i < 30; i++) {
     tracer.write({
       table: "sessions",
@@ -45,9 +47,10 @@ it("listSessionsJson returns exactly the rows of listSessions, in order, with th
       },
     });
   }
-  tracer.close();
+  await tracer.close();
   for (const options of [{}, { limit: 5 }, { includeArchived: true }, { status: "fail" as const }]) {
     expect(JSON.parse(listSessionsJson(db, options))).toEqual(listSessions(db, options));
   }
   db.close();
+  await store.close();
 });
