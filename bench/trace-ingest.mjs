@@ -181,7 +181,7 @@ function floodRow(i, at, span) {
 function ceilingChild(count) {
   const { dir, cleanup } = scratch("ingest-ceiling");
   try {
-    const db = await openTraceStore(path.join(dir, "sssf.db"));
+    const db = openTraceDb(path.join(dir, "sssf.db"));
     const columns = columnNames("events");
     const insert = db.prepare(
       `INSERT OR REPLACE INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
