@@ -173,8 +173,9 @@ export class Tracer {
    * of reach gets 30 s to come back first. Idempotent; never closes the store.
    */
   close(): Promise<void> {
-    if (this.#closing !== null) return this.#closing;
+    // Closed: nothing more to report. Closing: the callers share its outcome.
     if (!this.#file.isOpen) return Promise.resolve();
+    if (this.#closing !== null) return this.#closing;
     this.#closing = this.#close();
     return this.#closing;
   }
