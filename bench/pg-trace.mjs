@@ -36,16 +36,16 @@ function event(adwId, i) {
   };
 }
 
-function ingest(location, dir, adwId) {
-  const db = openTraceDb(location);
+async function ingest(location, dir, adwId) {
+  const store = await openTraceStore(location);
   try {
-    const tracer = new Tracer({ db, eventsFile: path.join(dir, adwId, "events.jsonl") });
+    const tracer = new Tracer({ store, eventsFile: path.join(dir, adwId, "events.jsonl") });
     const started = performance.now();
     for (let i = 0; i < EVENTS; i++) tracer.write(event(adwId, i));
-    tracer.close();
+    await tracer.close();
     return performance.now() - started;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -91,8 +91,8 @@ export async function run() {
   const postgres = { ingest: [], trip: [], store: [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      sqlite.ingest.push(ingest(path.join(dir, "trace.db"), dir, `s${round}`));
-      postgres.ingest.push(ingest(url.toString(), dir, `p${round}`));
+      sqlite.ingest.push(await ingest(path.join(dir, "trace.db"), dir, `s${round}`));
+      postgres.ingest.push(await ingest(url.toString(), dir, `p${round}`));
       sqlite.trip.push(roundTrip(path.join(dir, "trace.db")));
       postgres.trip.push(roundTrip(url.toString()));
       sqlite.store.push(await storeTrip(path.join(dir, "trace.db")));

@@ -1,15 +1,15 @@
 // `sssf sessions --json` over a database of 10,000 sessions.
 import path from "node:path";
-import { openTraceDb, Tracer } from "../dist/trace/index.js";
+import { openTraceStore, Tracer } from "../dist/trace/index.js";
 import { cli, fmt, median, scratch, timeCommand } from "./lib.mjs";
 
 const SESSIONS = 10_000;
 const RUNS = 11;
 
-function seed(dir) {
+async function seed(dir) {
   const dbPath = path.join(dir, "sssf.db");
-  const db = openTraceDb(dbPath);
-  const tracer = new Tracer({ db, eventsFile: path.join(dir, "seed.jsonl") });
+  const store = await openTraceStore(dbPath);
+  const tracer = new Tracer({ store, eventsFile: path.join(dir, "seed.jsonl") });
   const start = Date.parse("2026-01-01T00:00:00Z");
   for (let i = 0; i < SESSIONS; i++) {
     const started = new Date(start + i * 60_000).toISOString();
@@ -35,15 +35,15 @@ function seed(dir) {
       },
     });
   }
-  tracer.close();
-  db.close();
+  await tracer.close();
+  await store.close();
   return dbPath;
 }
 
 export async function run() {
   const { dir, cleanup } = scratch("sessions");
   try {
-    const dbPath = seed(dir);
+    const dbPath = await seed(dir);
     const all = median(
       timeCommand(
         [process.execPath, cli, "sessions", "--json", "--limit", String(SESSIONS), "--db", dbPath],

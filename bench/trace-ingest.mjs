@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { execRuntime } from "../dist/runtimes/exec/index.js";
-import { columnNames, newId, openTraceDb, Tracer } from "../dist/trace/index.js";
+import { columnNames, newId, openTraceDb, openTraceStore, Tracer } from "../dist/trace/index.js";
 
 import { benchRepo, cli, fmt, GIT_IDENTITY, median, percentile, root, scratch } from "./lib.mjs";
 
@@ -23,13 +23,13 @@ const ADW_ID = "f100d000";
 async function ingest(rate, count = EVENTS) {
   const { dir, cleanup } = scratch("ingest");
   try {
-    const db = openTraceDb(path.join(dir, "sssf.db"));
+    const db = await openTraceStore(path.join(dir, "sssf.db"));
     const latencies = [];
     const steady = [];
     let firstEmit = Number.POSITIVE_INFINITY;
     let lastCommit = 0;
     const tracer = new Tracer({
-      db,
+      store: db,
       eventsFile: path.join(dir, "sessions/bench/events.jsonl"),
       // Called right after each transaction commits.
       onCommit(records) {
@@ -82,9 +82,9 @@ async function ingest(rate, count = EVENTS) {
         },
       },
     );
-    tracer.close();
-    const stored = db.prepare("SELECT count(*) AS n FROM events").get().n;
-    db.close();
+    await tracer.close();
+    const stored = (await db.get("SELECT count(*) AS n FROM events")).n;
+    await db.close();
     if (!result.ok || stored !== count)
       throw new Error(`ingest bench: ok=${result.ok} stored=${stored} ${result.error ?? ""}`);
     return { perSecond: count / ((lastCommit - firstEmit) / 1000), latencies, steady };

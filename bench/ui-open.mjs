@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { hostname } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { openTraceDb, Tracer } from "../dist/trace/index.js";
+import { openTraceStore, Tracer } from "../dist/trace/index.js";
 import { cli, fmt, median, percentile, scratch } from "./lib.mjs";
 import { seedRun } from "./ui-seed.mjs";
 
@@ -69,10 +69,10 @@ async function openOnce(browser, url, run) {
 async function liveLatencies(browser, url, dataDir) {
   const adwId = "benchlive";
   const phaseId = `${adwId}-p01`;
-  const db = openTraceDb(path.join(dataDir, "sssf.db"));
+  const store = await openTraceStore(path.join(dataDir, "sssf.db"));
   const committed = new Map();
   const tracer = new Tracer({
-    db,
+    store,
     eventsFile: path.join(dataDir, "sessions", adwId, "events.jsonl"),
     onCommit(records) {
       const now = Date.now();
@@ -130,7 +130,7 @@ async function liveLatencies(browser, url, dataDir) {
       context_tokens: null,
     },
   });
-  tracer.flush();
+  await tracer.flush();
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${url}#/run/${adwId}/phase/${phaseId}`);
@@ -164,12 +164,12 @@ async function liveLatencies(browser, url, dataDir) {
     });
     await new Promise((resolve) => setTimeout(resolve, LIVE_GAP_MS));
   }
-  tracer.flush();
+  await tracer.flush();
   await page.waitForFunction((n) => Object.keys(window.__seen).length >= n, LIVE_EVENTS, { timeout: 30_000 });
   const seen = await page.evaluate(() => window.__seen);
   await page.close();
-  tracer.close();
-  db.close();
+  await tracer.close();
+  await store.close();
   return [...committed].filter(([id]) => seen[id] !== undefined).map(([id, at]) => seen[id] - at);
 }
 

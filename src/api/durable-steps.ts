@@ -52,7 +52,7 @@ export interface DurablePhase {
    * Journals that the phase starts live, with the checkpoint taken before it (null when none was), for
    * a later resume to go back to.
    */
-  checkpointed(checkpoint: PhaseCheckpoint | null): void;
+  checkpointed(checkpoint: PhaseCheckpoint | null): Promise<void>;
   /** The row the phase runs as (a live phase's new row, or the replayed one), before its body runs. */
   begin(row: PhaseRow): void;
   /**
@@ -63,9 +63,9 @@ export interface DurablePhase {
   step<T>(op: StepOp, inputs: unknown, body: () => Promise<T>): Promise<T>;
   /**
    * The phase's body returned. Replaying, throws `ReplayDiverged` when the body used fewer steps than
-   * the journal holds; live, journals the phase as completed.
+   * the journal holds; live, journals the phase as completed (resolved once it is stored).
    */
-  completed(row: PhaseRow): void;
+  completed(row: PhaseRow): Promise<void>;
 }
 
 /** A run's durable executor: one per attempt. */

@@ -17,8 +17,8 @@ import type { RuntimeRegistry } from "../runtimes/registry.js";
 import { takeOverPayload } from "../session/handed-over.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
-import { openTraceDb } from "../trace/database.js";
 import type { SessionRow } from "../trace/events.js";
+import { openTraceStore } from "../trace/open-store.js";
 import { readSessionRow } from "../trace/queries.js";
 import { claimSession, ownerName, type SessionOwner } from "../trace/session-fence.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
@@ -67,17 +67,17 @@ function endedResult(context: WorkerContext, row: SessionRow): ClusterRunResult 
  * taken for dead is fenced off the trace. Throws (Restate retries later) when another worker claimed it
  * first.
  */
-function claimRun(context: WorkerContext, before: SessionRow): void {
-  const db = openTraceDb(context.dbPath);
+async function claimRun(context: WorkerContext, before: SessionRow): Promise<void> {
+  const me: SessionOwner = { host: hostname(), pid: process.pid };
+  if (before.host === me.host && before.pid === me.pid) return;
+  const store = await openTraceStore(context.dbPath);
   try {
-    const me: SessionOwner = { host: hostname(), pid: process.pid };
-    if (before.host === me.host && before.pid === me.pid) return;
-    if (!claimSession(db, before.adw_id, before, me))
+    if (!(await claimSession(store, before.adw_id, before, me)))
       throw new Error(
         `run ${before.adw_id}: another worker claimed it after ${ownerName(before)} was taken for dead`,
       );
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -97,7 +97,7 @@ export async function executeClusterRun(
     return endedResult(context, before);
   const takingOver = before !== undefined;
   // Before reading what the run pushed: from here on, the attempt taken for dead writes nothing more.
-  if (takingOver) claimRun(context, before);
+  if (takingOver) await claimRun(context, before);
   await repo.fetch();
   const checkout = checkoutDir(context, adwId);
   await repo.checkoutFor(checkout, request.base_commit);
@@ -168,7 +168,7 @@ export async function executeClusterRun(
     phaseCompleted: async (phase) => {
       if (phase.status !== "success" && phase.status !== "fail") return;
       // Only an attempt the trace still takes pushes (the journal entry follows the push).
-      if (isFenced() || runTrace?.stillOwner() === false) return;
+      if (isFenced() || (runTrace !== undefined && !(await runTrace.stillOwner()))) return;
       try {
         const { head, wip: now } = await repo.workState(
           worktree,

@@ -237,7 +237,7 @@ export class RunEngine implements Run {
     ).finally(release);
     // A host keeps the phase's work first: a journaled phase is one whose work another host finds.
     await this.options.host?.phaseCompleted?.(row);
-    durable.completed(row);
+    await durable.completed(row);
     return result;
   }
 
@@ -269,17 +269,17 @@ export class RunEngine implements Run {
           false,
           { in_place: true, position },
         );
-      durable.checkpointed(null);
+      await durable.checkpointed(null);
       return;
     }
     if (durable.rerun !== null) await this.rollBack(row, durable.rerun.checkpoint, place);
+    let taken: Awaited<ReturnType<typeof takeWorkCheckpoint>>;
     try {
-      const taken = await takeWorkCheckpoint(place.top, {
+      taken = await takeWorkCheckpoint(place.top, {
         ref: checkpointRef(this.adwId),
         exclude: place.exclude,
         message: `sssf ${this.adwId}: checkpoint before ${row.name} (phase ${row.number}, position ${position})`,
       });
-      durable.checkpointed({ ...taken, parallel: this.scope.inParallel });
     } catch (error) {
       this.note(
         row,
@@ -287,8 +287,10 @@ export class RunEngine implements Run {
         false,
         { checkpoint: null, position },
       );
-      durable.checkpointed(null);
+      await durable.checkpointed(null);
+      return;
     }
+    await durable.checkpointed({ ...taken, parallel: this.scope.inParallel });
   }
 
   /** Puts the worktree back to `checkpoint` for the re-run of an interrupted phase, or says why not. */
@@ -358,7 +360,7 @@ export class RunEngine implements Run {
     try {
       durable.begin(row);
       value = await this.scope.inPhase(row.id, () => body(row, durable, position));
-      durable.completed(row);
+      await durable.completed(row);
     } catch (error) {
       this.throwIfAborted();
       this.lastEnvelope = before;

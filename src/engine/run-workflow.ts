@@ -20,9 +20,12 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
 import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
-import { getSession, maxPhaseNumber, readSessionRow } from "../trace/queries.js";
+import { openTraceStore } from "../trace/open-store.js";
+import { maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceDb } from "../trace/sqlite.js";
+import type { TraceStore } from "../trace/store.js";
+import { getStoreSession } from "../trace/store-queries.js";
 import { displayTraceLocation } from "../trace/trace-location.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
@@ -257,14 +260,14 @@ async function runBody(
   }
 }
 
-/** Ends the session's row and trace with the outcome, and tells the reporter. */
-function finishSession(
+/** Ends the session's row and trace with the outcome (committed when it resolves), and tells the reporter. */
+async function finishSession(
   trace: SessionTrace,
   outcome: { accepted: boolean; reason: string },
   reporter: RunReporter,
   phases: PhaseRow[],
   end?: RunEnd,
-): void {
+): Promise<void> {
   const { accepted, reason } = outcome;
   const endedAt = new Date();
   trace.updateSession({
@@ -281,7 +284,7 @@ function finishSession(
     ok: accepted,
     payload: { accepted, reason, ended_at: nowIso() },
   });
-  trace.flush();
+  await trace.flush();
   reporter.finished(trace.session, phases, end);
 }
 
@@ -321,21 +324,23 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   // A minted session's worktree is added while the trace opens: git works beside the main thread.
   const opening = new WorkspaceOpening(plan, minted !== undefined);
   let db: TraceDb | undefined;
+  let store: TraceStore | undefined;
   let tracer: Tracer | undefined;
   try {
     // Opening the trace holds the thread (the driver loads, the file opens): first let the opening's
     // steps up to `git worktree add` run, so git adds the worktree meanwhile instead of after it.
     if (minted !== undefined) await new Promise((resolve) => setImmediate(resolve));
+    store = await openTraceStore(config.dbPath);
     db = openTraceDb(config.dbPath);
     const fenced = options.host?.fenced;
     tracer = new Tracer({
-      db,
+      store,
       eventsFile: dirs.eventsFile,
       ...(fenced === undefined
         ? {}
         : { fence: { adwId, owner: { host: hostname(), pid: process.pid }, onFenced: fenced } }),
     });
-    const session: OpenedSession = { adwId, dirs, db, tracer, existing: getSession(db, adwId) };
+    const session: OpenedSession = { adwId, dirs, db, tracer, existing: await getStoreSession(store, adwId) };
     refuseJoinWithoutRecord(session, config);
     const takeOver = options.host?.takeOver;
     if (options.resume === true) checkResumable(adwId, session.existing, config, takeOver !== undefined);
@@ -357,7 +362,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
           ...takeOver?.payload,
         },
       });
-      tracer.flush();
+      await tracer.flush();
     }
     // Another process may have started this session between the first look and the lock.
     if ((session.existing === undefined) !== (onRecord === undefined))
@@ -401,7 +406,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // An accepted run is never resumed: its checkpoints are of no more use.
     if (outcome.accepted && workspace.worktree !== null)
       await dropWorkCheckpoints(workspace.checkout, checkpointRef(adwId));
-    finishSession(trace, outcome, reporter, engine.phases, { branchRemoved: branch === "removed", commits });
+    await finishSession(trace, outcome, reporter, engine.phases, {
+      branchRemoved: branch === "removed",
+      commits,
+    });
     return {
       adwId,
       accepted: outcome.accepted,
@@ -420,8 +428,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     await opening.abandon();
     throw error;
   } finally {
-    tracer?.close();
-    db?.close();
-    releaseLock();
+    try {
+      await tracer?.close();
+    } finally {
+      db?.close();
+      await store?.close();
+      releaseLock();
+    }
   }
 }

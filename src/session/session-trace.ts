@@ -107,14 +107,23 @@ export class SessionTrace {
     this.tracer.write({ table: "agent_sessions", row: { ...row } });
   }
 
-  /** Durable steps, stored at once: a step that returned survives a SIGKILL a moment later. */
-  writeSteps(rows: readonly StepRow[]): void {
-    for (const row of rows) this.tracer.write({ table: "steps", row: { ...row } });
-    this.tracer.flush();
+  /**
+   * Durable steps, in the events file when this returns and committed to the db when it resolves: a
+   * step awaited survives a SIGKILL a moment later.
+   */
+  writeSteps(rows: readonly StepRow[]): Promise<void> {
+    this.queueSteps(rows);
+    return this.tracer.flush();
   }
 
-  flush(): void {
-    this.tracer.flush();
+  /** Steps in the events file at once, stored in the db with the next flush (the next `writeSteps`). */
+  queueSteps(rows: readonly StepRow[]): void {
+    for (const row of rows) this.tracer.write({ table: "steps", row: { ...row } });
+  }
+
+  /** Every record written so far: in the file at once, committed to the db when it resolves. */
+  flush(): Promise<void> {
+    return this.tracer.flush();
   }
 
   /** True once another process claimed the session: the trace takes nothing more from this one. */
@@ -123,7 +132,7 @@ export class SessionTrace {
   }
 
   /** Reads the session's owner now: false when another process claimed it (see `fenced`). */
-  stillOwner(): boolean {
+  stillOwner(): Promise<boolean> {
     return this.tracer.checkFence();
   }
 }

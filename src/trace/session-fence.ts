@@ -7,7 +7,7 @@
  */
 
 import { SssfError } from "../errors/index.js";
-import type { TraceDb } from "./sqlite.js";
+import type { TraceSql } from "./store.js";
 
 /** The process a session row names as the one running it. */
 export interface SessionOwner {
@@ -43,13 +43,14 @@ const sameOwner = (a: SessionOwner, b: { host: string | null; pid: number | null
   a.host === b.host && a.pid === b.pid;
 
 /**
- * Throws FencedError unless the session's row is absent (the run's first batch creates it) or names
- * the fence's owner. `locked`: inside a write transaction, where PostgreSQL must lock the row so a
- * claim cannot commit between this read and the batch (SQLite's write transaction already excludes it).
+ * Rejects with FencedError unless the session's row is absent (the run's first batch creates it) or
+ * names the fence's owner. `lockRow`: inside a PostgreSQL write transaction, where the row must be
+ * locked so a claim cannot commit between this read and the batch (SQLite's write transaction already
+ * excludes it).
  */
-export function checkSessionOwner(db: TraceDb, fence: SessionFence, locked: boolean): void {
-  const sql = `SELECT host, pid FROM sessions WHERE adw_id = ?${locked && db.dialect === "postgres" ? " FOR UPDATE" : ""}`;
-  const row = db.prepare(sql).get(fence.adwId) as { host: string | null; pid: number | null } | undefined;
+export async function checkSessionOwner(db: TraceSql, fence: SessionFence, lockRow: boolean): Promise<void> {
+  const sql = `SELECT host, pid FROM sessions WHERE adw_id = ?${lockRow ? " FOR UPDATE" : ""}`;
+  const row = await db.get<{ host: string | null; pid: number | null }>(sql, [fence.adwId]);
   if (row === undefined || sameOwner(fence.owner, row)) return;
   throw new FencedError(
     row.host === null || row.pid === null ? null : { host: row.host, pid: Number(row.pid) },
@@ -58,22 +59,23 @@ export function checkSessionOwner(db: TraceDb, fence: SessionFence, locked: bool
 
 /**
  * Makes `to` the owner of session `adwId` if the row still names `from` (compare-and-set, one
- * statement). Returns false when another process changed the owner first, or the row is gone.
+ * statement). Resolves false when another process changed the owner first, or the row is gone.
  */
-export function claimSession(
-  db: TraceDb,
+export async function claimSession(
+  db: TraceSql,
   adwId: string,
   from: { host: string | null; pid: number | null },
   to: SessionOwner,
-): boolean {
+): Promise<boolean> {
   if (from.host === null || from.pid === null) {
     throw new SssfError(
       "internal",
       `session ${adwId} names no process (host ${from.host}, pid ${from.pid}): nothing to claim it from`,
     );
   }
-  const changed = db
-    .prepare("UPDATE sessions SET host = ?, pid = ? WHERE adw_id = ? AND host = ? AND pid = ?")
-    .run(to.host, to.pid, adwId, from.host, from.pid).changes;
-  return Number(changed) === 1;
+  const { changes } = await db.run(
+    "UPDATE sessions SET host = ?, pid = ? WHERE adw_id = ? AND host = ? AND pid = ?",
+    [to.host, to.pid, adwId, from.host, from.pid],
+  );
+  return changes === 1;
 }

@@ -1,25 +1,24 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { SssfError } from "../errors/index.js";
-import { createBatchUpserter } from "./batch-upsert.js";
-import { createUpserter } from "./database.js";
 import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
 import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
-import { sqliteErrorCode, type TraceDb, type TransactionFunction } from "./sqlite.js";
+import { sqliteErrorCode } from "./sqlite/driver.js";
+import type { TraceSql, TraceStore } from "./store.js";
 
-/** Options of a {@link Tracer}. The tracer never closes `db`. */
+/** Options of a {@link Tracer}. The tracer never closes `store`. */
 export interface TracerOptions {
-  db: TraceDb;
+  store: TraceStore;
   /** The session's `events.jsonl`; created (with its directory) when missing, always appended to. */
   eventsFile: string;
   /** Delay between the first queued record and its flush (default 10 ms). */
   flushIntervalMs?: number;
   /**
    * Queue length that triggers an immediate flush (default 1000: an agent flooding tool calls fills it
-   * long before the interval). A flush holds the event loop while it files its records, so the agent's
-   * pipe is read that much less often; with 4000 records a hold was about 8 ms, the agent's unread
-   * output piled up in its own heap, and the flood's rate was 5 % lower, its memory higher.
+   * long before the interval). The file append holds the event loop while it writes its records, so the
+   * agent's pipe is read that much less often; larger batches made the flood slower and its memory higher.
    */
   maxBatch?: number;
   /** Called after each committed transaction with its records (for latency measurements). */
@@ -42,11 +41,6 @@ export interface TracerStats {
   readonly maxBatchMs: number;
 }
 
-interface EachResult {
-  stored: number;
-  firstError: unknown;
-}
-
 /** A busy or locked SQLite, or a PostgreSQL out of reach: the records wait for a later flush. */
 function isTransient(error: unknown): boolean {
   if (isUnavailable(error)) return true;
@@ -57,38 +51,39 @@ function isTransient(error: unknown): boolean {
 /** How long `close()` keeps retrying records a database out of reach could not take yet. */
 const CLOSE_RETRY_MS = 30_000;
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /**
- * Writes trace records to a session's `events.jsonl` (the raw record) and then to the trace db (its
- * queryable mirror), in batches: one append and one transaction per flush. Secrets are redacted once
- * (`redactRecord`: every free-text and JSON column), before either write, so file and db hold the same rows.
- * Contract: `write` never throws, except after `close()`. A batch the db refuses as busy or locked stays
- * queued, in order, for the next flush; failures of timer- or size-triggered flushes are kept and thrown by
- * the next explicit `flush()` or `close()`. Records already appended to the file are never appended twice.
+ * Writes trace records to a session's `events.jsonl` (the raw record) and then to the trace store (its
+ * queryable mirror), in batches: one append, synchronous, as soon as a batch is due, then one store
+ * transaction, asynchronous, per batch. Secrets are redacted once (`redactRecord`: every free-text and
+ * JSON column), before either write, so file and db hold the same rows.
+ * Contract: `write` never throws, except after `close()`. A batch the db refuses as busy, locked or out of
+ * reach stays queued, in order, for the next flush; failures of timer- or size-triggered flushes are kept
+ * and thrown by the next explicit `flush()` or `close()`. Records already appended to the file are never
+ * appended twice.
  * @example
- * const tracer = new Tracer({ db, eventsFile: "adws/adw_data/sessions/a1b2c3d4/events.jsonl" });
+ * const tracer = new Tracer({ store, eventsFile: "adws/adw_data/sessions/a1b2c3d4/events.jsonl" });
  * tracer.write({ table: "events", row });
- * tracer.close();
+ * await tracer.close();
  */
 export class Tracer {
   readonly #eventsFile: string;
   readonly #flushIntervalMs: number;
   readonly #maxBatch: number;
   readonly #onCommit: ((records: readonly TraceRecord[]) => void) | undefined;
-  readonly #insertBatch: TransactionFunction<(records: TraceRecord[]) => void>;
-  readonly #insertEach: TransactionFunction<(records: TraceRecord[]) => EachResult>;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
   readonly #file: EventsFile;
+  readonly #store: TraceStore;
+  readonly #fence: SessionFence | undefined;
+  /** Redacted records not yet in the file. */
   #queue: TraceRecord[] = [];
+  /** Records in the file the db has not taken yet, in order. */
   #pendingDb: TraceRecord[] = [];
   #timer: NodeJS.Timeout | null = null;
   #deferredError: unknown = undefined;
   #lastBusyError: unknown = undefined;
-  readonly #db: TraceDb;
-  readonly #fence: SessionFence | undefined;
+  /** The store's writes, one after another: each link writes what is pending when it starts. */
+  #writes: Promise<void> = Promise.resolve();
+  #closing: Promise<void> | null = null;
   /** Another process owns the session: nothing more goes to the db. */
   #fenced = false;
   #fenceTimer: NodeJS.Timeout | null = null;
@@ -98,40 +93,11 @@ export class Tracer {
     this.#flushIntervalMs = options.flushIntervalMs ?? 10;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
     this.#onCommit = options.onCommit;
-    const fence = options.fence;
-    this.#fence = fence;
-    const upsert = createUpserter(options.db);
-    const batchUpsert = createBatchUpserter(options.db);
-    // Multi-row statements; the one-row upserts below store what they can after a failure.
-    this.#insertBatch = options.db.transaction(
-      fence === undefined
-        ? batchUpsert
-        : (records: TraceRecord[]) => {
-            checkSessionOwner(options.db, fence, true);
-            batchUpsert(records);
-          },
-    );
-    // Fallback after a non-transient failure: store every record that can be stored, report the first error.
-    // Each in its savepoint: on PostgreSQL a failed statement would abort the whole transaction.
-    const upsertOne = options.db.transaction(upsert);
-    this.#insertEach = options.db.transaction((records: TraceRecord[]) => {
-      if (fence !== undefined) checkSessionOwner(options.db, fence, true);
-      const result: EachResult = { stored: 0, firstError: undefined };
-      for (const record of records) {
-        try {
-          upsertOne(record);
-          result.stored += 1;
-        } catch (error) {
-          result.firstError ??= error;
-        }
-      }
-      return result;
-    });
+    this.#store = options.store;
+    this.#fence = options.fence;
     this.#file = new EventsFile(this.#eventsFile);
-    const db = options.db;
-    this.#db = db;
-    if (fence !== undefined) {
-      this.#fenceTimer = setInterval(() => this.#lookAtOwner(), FENCE_CHECK_MS);
+    if (this.#fence !== undefined) {
+      this.#fenceTimer = setInterval(() => void this.#lookAtOwner(), FENCE_CHECK_MS);
       this.#fenceTimer.unref();
     }
   }
@@ -145,8 +111,8 @@ export class Tracer {
    * Looks at the session's owner now (a fenced tracer; others answer true at once): true while it names
    * this tracer's owner or cannot be read (a database out of reach fences nobody).
    */
-  checkFence(): boolean {
-    this.#lookAtOwner();
+  async checkFence(): Promise<boolean> {
+    await this.#lookAtOwner();
     return !this.#fenced;
   }
 
@@ -156,8 +122,8 @@ export class Tracer {
   }
 
   /**
-   * Queues `record` (redacted, copied) and schedules a flush, or flushes now when the queue is full.
-   * Throws SssfError("internal") only when the tracer is closed.
+   * Queues `record` (redacted, copied) and schedules a flush, or flushes now when the queue is full
+   * (the file at once, the db in the background). Throws SssfError("internal") only when closed.
    */
   write(record: TraceRecord): void {
     if (!this.#file.isOpen) {
@@ -175,45 +141,55 @@ export class Tracer {
   }
 
   /**
-   * Appends every queued record to the events file (one write), then upserts the file's not yet stored
-   * records into the db in one transaction. Synchronous. Throws a deferred error of an earlier automatic
-   * flush, a file system error (the unwritten bytes are retried first next time), or a non-transient db
-   * error (the batch's other records are still stored). A busy or locked db is not an error here.
+   * Appends every queued record to the events file (one write, before this returns its promise), then
+   * stores the file's records the db has not taken yet, and settles when they are committed. Rejects
+   * with a deferred error of an earlier automatic flush, a file system error (the unwritten bytes are
+   * retried first next time), or a non-transient db error (the batch's other records are still stored).
+   * A busy, locked or unreachable db is not an error here: its records wait for the next flush.
    */
-  flush(): void {
+  flush(): Promise<void> {
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
+    let appended = true;
     let thrown: unknown;
-    let failed = false;
     try {
-      this.#flushNow();
+      this.#appendQueued();
     } catch (error) {
+      appended = false;
       thrown = error;
-      failed = true;
     }
-    const deferred = this.#deferredError;
-    this.#deferredError = undefined;
-    if (deferred !== undefined) throw deferred;
-    if (failed) throw thrown;
+    const stored = appended ? this.#storePending() : Promise.resolve();
+    return stored.then(
+      () => this.#afterFlush(appended, thrown),
+      (error: unknown) => this.#afterFlush(false, error),
+    );
   }
 
   /**
-   * Flushes and closes the events file. Throws what `flush()` throws, and the last busy error when records
-   * could not reach the db (they are in the file; a rebuild restores them). Idempotent; never closes the db.
+   * Flushes and closes the events file. Rejects with what `flush()` rejects with, and with the last busy
+   * error when records could not reach the db (they are in the file; a rebuild restores them); a db out
+   * of reach gets 30 s to come back first. Idempotent; never closes the store.
    */
-  close(): void {
-    if (!this.#file.isOpen) return;
+  close(): Promise<void> {
+    // Closed: nothing more to report. Closing: the callers share its outcome.
+    if (!this.#file.isOpen) return Promise.resolve();
+    if (this.#closing !== null) return this.#closing;
+    this.#closing = this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     try {
-      this.flush();
+      await this.flush();
       // A database out of reach (a PostgreSQL restarting) gets a while to come back before the run ends.
       const until = Date.now() + CLOSE_RETRY_MS;
       while (this.#pendingDb.length > 0 && isUnavailable(this.#lastBusyError) && Date.now() < until) {
-        sleepSync(250);
-        this.flush();
+        await sleep(250);
+        await this.flush();
       }
-      if (this.#pendingDb.length > 0) {
+      if (this.#pendingDb.length > 0 && !this.#fenced) {
         throw (
           this.#lastBusyError ?? new SssfError("internal", `Trace records of ${this.#eventsFile} not stored.`)
         );
@@ -227,6 +203,13 @@ export class Tracer {
     }
   }
 
+  #afterFlush(ok: boolean, thrown: unknown): void {
+    const deferred = this.#deferredError;
+    this.#deferredError = undefined;
+    if (deferred !== undefined) throw deferred;
+    if (!ok) throw thrown;
+  }
+
   #schedule(): void {
     if (this.#timer !== null) return;
     this.#timer = setTimeout(() => {
@@ -236,52 +219,96 @@ export class Tracer {
     this.#timer.unref();
   }
 
+  /** A flush of the timer or a full queue: its failure waits for the next explicit flush. */
   #flushKeepingErrors(): void {
     try {
-      this.#flushNow();
+      this.#appendQueued();
     } catch (error) {
       this.#deferredError ??= error;
+      return;
     }
+    this.#storePending().catch((error: unknown) => {
+      this.#deferredError ??= error;
+    });
   }
 
-  #flushNow(): void {
+  /** The queue into the file, and from there owed to the db. Throws the file's error. */
+  #appendQueued(): void {
     if (!this.#file.isOpen) return;
-    const started = performance.now();
     const queued = this.#queue;
     this.#queue = [];
-    const appended = this.#file.append(queued);
-    if (this.#fenced) return;
-    this.#afterFile(appended.records);
-    if (this.#pendingDb.length === 0) return;
-    const batch = this.#pendingDb;
-    let failure: unknown;
-    try {
-      this.#insertBatch.immediate(batch);
-      this.#pendingDb = [];
-      this.#record(batch.length, started);
-      this.#onCommit?.(batch);
-      return;
-    } catch (error) {
-      if (this.#keepForRetry(error) || this.#fencedBy(error)) return;
-      failure = error;
-    }
-    let result: EachResult;
-    try {
-      result = this.#insertEach.immediate(batch);
-    } catch (error) {
-      if (this.#keepForRetry(error) || this.#fencedBy(error)) return;
-      this.#pendingDb = [];
-      throw error;
-    }
-    this.#pendingDb = [];
-    this.#record(result.stored, started);
-    throw result.firstError ?? failure;
+    const { records } = this.#file.append(queued);
+    if (this.#fenced || records.length === 0) return;
+    if (this.#pendingDb.length === 0) this.#pendingDb = records;
+    else for (const record of records) this.#pendingDb.push(record);
   }
 
-  /** True (and a retry scheduled) when `error` is a busy or locked db: the pending records stay queued. */
-  #keepForRetry(error: unknown): boolean {
+  /**
+   * Stores what is pending once the writes before it are done, in transactions of at most `maxBatch`
+   * records; rejects with a non-transient db error. Stops at a busy or unreachable db (retried later).
+   */
+  #storePending(): Promise<void> {
+    const next = this.#writes.then(async () => {
+      while (this.#pendingDb.length > 0 && !this.#fenced && (await this.#storeBatch()));
+    });
+    this.#writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** One transaction of pending records: false when the db could not take it now (kept for a retry). */
+  async #storeBatch(): Promise<boolean> {
+    const started = performance.now();
+    const batch =
+      this.#pendingDb.length <= this.#maxBatch ? this.#pendingDb : this.#pendingDb.slice(0, this.#maxBatch);
+    this.#pendingDb = batch === this.#pendingDb ? [] : this.#pendingDb.slice(this.#maxBatch);
+    let failure: unknown;
+    try {
+      await this.#store.transaction(async (tx) => {
+        await this.#checkOwner(tx);
+        await tx.upsert(batch);
+      });
+      this.#record(batch.length, started);
+      this.#onCommit?.(batch);
+      return true;
+    } catch (error) {
+      if (this.#keepForRetry(error, batch) || this.#fencedBy(error)) return false;
+      failure = error;
+    }
+    // A non-transient failure: every record that can be stored is, each in its savepoint (on
+    // PostgreSQL a failed statement would abort the whole transaction); the first error is reported.
+    let stored = 0;
+    let firstError: unknown;
+    try {
+      await this.#store.transaction(async (tx) => {
+        await this.#checkOwner(tx);
+        for (const record of batch) {
+          try {
+            await tx.transaction((one) => one.upsert([record]));
+            stored += 1;
+          } catch (error) {
+            firstError ??= error;
+          }
+        }
+      });
+    } catch (error) {
+      if (this.#keepForRetry(error, batch) || this.#fencedBy(error)) return false;
+      throw error;
+    }
+    this.#record(stored, started);
+    throw firstError ?? failure;
+  }
+
+  /** Inside a batch's transaction: FencedError when another process owns the session. */
+  async #checkOwner(tx: TraceSql): Promise<void> {
+    if (this.#fence !== undefined)
+      await checkSessionOwner(tx, this.#fence, this.#store.dialect === "postgres");
+  }
+
+  /** True (the batch queued again, first, and a retry scheduled) when `error` is a busy, locked or lost db. */
+  #keepForRetry(error: unknown, batch: TraceRecord[]): boolean {
     if (!isTransient(error)) return false;
     this.#lastBusyError = error;
+    this.#pendingDb = this.#pendingDb.length === 0 ? batch : batch.concat(this.#pendingDb);
     this.#schedule();
     return true;
   }
@@ -302,20 +329,14 @@ export class Tracer {
   }
 
   /** The idle check of a fenced tracer; a busy or unreachable db is looked at again next time. */
-  #lookAtOwner(): void {
+  async #lookAtOwner(): Promise<void> {
     const fence = this.#fence;
     if (fence === undefined || this.#fenced || !this.#file.isOpen) return;
     try {
-      checkSessionOwner(this.#db, fence, false);
+      await checkSessionOwner(this.#store, fence, false);
     } catch (error) {
       this.#fencedBy(error);
     }
-  }
-
-  /** `records` are in the file: they are now owed to the db. */
-  #afterFile(records: TraceRecord[]): void {
-    if (this.#pendingDb.length === 0) this.#pendingDb = records;
-    else for (const record of records) this.#pendingDb.push(record);
   }
 
   #record(records: number, started: number): void {

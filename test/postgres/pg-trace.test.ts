@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
 import { SCHEMA_VERSION } from "../../src/trace/schema.js";
 import { Tracer } from "../../src/trace/tracer.js";
@@ -59,16 +60,17 @@ describePostgres("the trace on PostgreSQL", () => {
     expect(Number(version?.version)).toBe(SCHEMA_VERSION);
   });
 
-  it("stores a session's records as SQLite does: upserts replace, a rewritten row moves after the others", () => {
+  it("stores a session's records as SQLite does: upserts replace, a rewritten row moves after the others", async () => {
     const db = openTraceDb(database.url);
     const eventsFile = path.join(tempDir(), "sessions", "p1p1p1p1", "events.jsonl");
-    const tracer = new Tracer({ db, eventsFile, maxBatch: 50 });
+    const store = await openTraceStore(database.url);
+    const tracer = new Tracer({ store, eventsFile, maxBatch: 50 });
     const records = sessionRecords("p1p1p1p1", T0);
     for (const record of records) tracer.write(record);
     // The same event twice in one batch: the later one wins.
     for (let i = 0; i < 120; i++) tracer.write(event("p1p1p1p1", i));
     tracer.write(event("p1p1p1p1", 7, { name: "rewritten" }));
-    tracer.close();
+    await tracer.close();
     const events = readTable(db, "events") as EventRow[];
     expect(events.filter((e) => e.adw_id === "p1p1p1p1")).toHaveLength(3 * 6 + 120);
     expect(events.find((e) => e.id === "evt_000007")?.name).toBe("rewritten");
@@ -79,12 +81,14 @@ describePostgres("the trace on PostgreSQL", () => {
     expect(order).toBe("evt_000007");
     expect(Object.keys(events[0] as object)).not.toContain("rowid");
     db.close();
+    await store.close();
   });
 
   it("an outage mid-run loses no event: writes never throw, and the records reach the database when it is back", async () => {
     const db = openTraceDb(database.url);
     const eventsFile = path.join(tempDir(), "sessions", "o1o1o1o1", "events.jsonl");
-    const tracer = new Tracer({ db, eventsFile, flushIntervalMs: 5 });
+    const store = await openTraceStore(database.url);
+    const tracer = new Tracer({ store, eventsFile, flushIntervalMs: 5 });
     let written = 0;
     const writeFor = async (ms: number) => {
       const until = Date.now() + ms;
@@ -101,22 +105,24 @@ describePostgres("the trace on PostgreSQL", () => {
     expect(written - atOutage).toBeGreaterThan(10);
     await outage;
     await writeFor(300);
-    tracer.close();
+    await tracer.close();
     expect(fileRecords(eventsFile)).toHaveLength(written);
     const stored = await database.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE adw_id = $1", [
       "o1o1o1o1",
     ]);
     expect(Number(stored[0]?.n)).toBe(written);
     db.close();
+    await store.close();
   });
 
   it("close() waits for a database that is out of reach, then stores what it holds", async () => {
     const db = openTraceDb(database.url);
     const eventsFile = path.join(tempDir(), "sessions", "c1c1c1c1", "events.jsonl");
-    const tracer = new Tracer({ db, eventsFile, flushIntervalMs: 5 });
+    const store = await openTraceStore(database.url);
+    const tracer = new Tracer({ store, eventsFile, flushIntervalMs: 5 });
     tracer.write(event("c1c1c1c1", 1));
-    tracer.flush();
-    // The outage starts now and ends in 1 s; close() blocks this thread meanwhile, the database's
+    await tracer.flush();
+    // The outage starts now and ends in 1 s; close() retries meanwhile, the database's
     // side of the outage runs in another process.
     const child = spawn(process.execPath, [
       "-e",
@@ -134,13 +140,14 @@ describePostgres("the trace on PostgreSQL", () => {
     ]);
     await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     for (let i = 2; i <= 50; i++) tracer.write(event("c1c1c1c1", i));
-    tracer.close();
+    await tracer.close();
     await new Promise((resolve) => child.once("exit", resolve));
     const stored = await database.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE adw_id = $1", [
       "c1c1c1c1",
     ]);
     expect(Number(stored[0]?.n)).toBe(50);
     db.close();
+    await store.close();
   });
 
   it("an unreachable server is a usage error naming the URL without its password", () => {

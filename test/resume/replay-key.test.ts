@@ -74,7 +74,10 @@ function memoryTrace(): SessionTrace & { steps: StepRow[] } {
   return {
     adwId: "abcd0001",
     steps,
-    writeSteps: (rows: StepRow[]) => steps.push(...rows),
+    writeSteps: async (rows: StepRow[]) => {
+      steps.push(...rows);
+    },
+    queueSteps: (rows: StepRow[]) => steps.push(...rows),
     event: () => undefined,
   } as unknown as SessionTrace & { steps: StepRow[] };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES } from "../../src/trace/events.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { Tracer } from "../../src/trace/tracer.js";
@@ -13,12 +14,12 @@ const tempDir = useTempDir("rebuild");
 const ADW_IDS = ["a1b2c3d4", "b2c3d4e5", "c3d4e5f6"];
 
 /** Traces three sessions the way the engine does: one db, one tracer and events.jsonl per session. */
-function traceThreeSessions(): { sessionsDir: string; dbPath: string } {
+async function traceThreeSessions(): Promise<{ sessionsDir: string; dbPath: string }> {
   const sessionsDir = path.join(tempDir(), "adw_data", "sessions");
   const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
-  const db = openTraceDb(dbPath);
+  const store = await openTraceStore(dbPath);
   const tracers = ADW_IDS.map(
-    (adwId) => new Tracer({ db, eventsFile: path.join(sessionsDir, adwId, "events.jsonl"), maxBatch: 7 }),
+    (adwId) => new Tracer({ store, eventsFile: path.join(sessionsDir, adwId, "events.jsonl"), maxBatch: 7 }),
   );
   const streams = ADW_IDS.map((adwId, index) => sessionRecords(adwId, Date.UTC(2025, 0, 1 + index)));
   // Interleave the sessions, as concurrent runs would.
@@ -28,8 +29,8 @@ function traceThreeSessions(): { sessionsDir: string; dbPath: string } {
       if (record !== undefined) tracers[index]!.write(record);
     });
   }
-  for (const tracer of tracers) tracer.close();
-  db.close();
+  for (const tracer of tracers) await tracer.close();
+  await store.close();
   return { sessionsDir, dbPath };
 }
 
@@ -42,7 +43,7 @@ function snapshot(dbPath: string): Record<string, unknown[]> {
 
 describe("rebuildDatabase", () => {
   it("rebuilds a database equal to the traced one, table by table", async () => {
-    const { sessionsDir, dbPath } = traceThreeSessions();
+    const { sessionsDir, dbPath } = await traceThreeSessions();
     const rebuiltPath = path.join(tempDir(), "rebuilt", "sssf.db");
     const result = await rebuildDatabase({ sessionsDir, dbPath: rebuiltPath });
     expect(result).toMatchObject({ sessions: 3, skippedLines: 0, backupPath: null });
@@ -54,7 +55,7 @@ describe("rebuildDatabase", () => {
   });
 
   it("moves an existing database aside before rebuilding over it", async () => {
-    const { sessionsDir, dbPath } = traceThreeSessions();
+    const { sessionsDir, dbPath } = await traceThreeSessions();
     const before = snapshot(dbPath);
     const db = openTraceDb(dbPath);
     db.prepare("UPDATE sessions SET archived = 1").run();
@@ -75,7 +76,7 @@ describe("rebuildDatabase", () => {
   });
 
   it("moves a damaged database aside untouched", async () => {
-    const { sessionsDir } = traceThreeSessions();
+    const { sessionsDir } = await traceThreeSessions();
     const dbPath = path.join(tempDir(), "damaged.db");
     writeFileSync(dbPath, "not a database at all");
     const result = await rebuildDatabase({ sessionsDir, dbPath });
@@ -84,7 +85,7 @@ describe("rebuildDatabase", () => {
   });
 
   it("skips and counts a truncated last line and other bad lines", async () => {
-    const { sessionsDir } = traceThreeSessions();
+    const { sessionsDir } = await traceThreeSessions();
     const file = path.join(sessionsDir, ADW_IDS[0]!, "events.jsonl");
     const extra = eventRow(ADW_IDS[0]!, "evt_extra", "2025-02-01T00:00:00.000Z");
     appendFileSync(file, `${JSON.stringify({ table: "events", row: extra })}\n`);

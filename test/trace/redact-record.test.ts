@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { TABLE_COLUMNS } from "../../src/trace/columns.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "../../src/trace/events.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { redactRecord } from "../../src/trace/redact-record.js";
@@ -106,14 +107,16 @@ function dbFiles(dir: string): string[] {
 }
 
 describe("the tracer and sssf db rebuild never store a secret", () => {
-  it("the tracer writes events.jsonl and the db redacted, column by column", () => {
+  it("the tracer writes events.jsonl and the db redacted, column by column", async () => {
     const dbPath = path.join(tempDir(), "sssf.db");
     const eventsFile = path.join(tempDir(), "sessions", "a1b2c3d4", "events.jsonl");
+    const store = await openTraceStore(dbPath);
     const db = openTraceDb(dbPath);
-    const tracer = new Tracer({ db, eventsFile });
+    const tracer = new Tracer({ store, eventsFile });
     for (const table of TRACE_TABLES) tracer.write(hostileRecord(table, true));
-    tracer.close();
+    await tracer.close();
     db.close();
+    await store.close();
     expect(leaksInFiles([eventsFile, ...dbFiles(tempDir())], SECRETS)).toEqual([]);
   });
 

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { openTraceDb } from "../../src/trace/database.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import { listStoreSessions, listStoreSessionsJson } from "../../src/trace/store-queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
@@ -15,8 +14,8 @@ afterEach(() => {
 it("listStoreSessionsJson returns exactly the rows of listStoreSessions, in order, with the same types", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "sssf-json-"));
   dirs.push(dir);
-  const db = openTraceDb(path.join(dir, "sssf.db"));
-  const tracer = new Tracer({ db, eventsFile: path.join(dir, "events.jsonl") });
+  const store = await openTraceStore(path.join(dir, "sssf.db"));
+  const tracer = new Tracer({ store, eventsFile: path.join(dir, "events.jsonl") });
   for (let i = 0; i < 30; i++) {
     tracer.write({
       table: "sessions",
@@ -46,9 +45,7 @@ it("listStoreSessionsJson returns exactly the rows of listStoreSessions, in orde
       },
     });
   }
-  tracer.close();
-  db.close();
-  const store = await openTraceStore(path.join(dir, "sssf.db"), { readonly: true });
+  await tracer.close();
   for (const options of [{}, { limit: 5 }, { includeArchived: true }, { status: "fail" as const }]) {
     expect(JSON.parse(await listStoreSessionsJson(store, options))).toEqual(
       await listStoreSessions(store, options),

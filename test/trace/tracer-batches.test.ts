@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { eventRow, phaseRow, useTempDir } from "./trace-fixtures.js";
@@ -28,16 +29,17 @@ function event(index: number, overrides: Partial<EventRow> = {}): TraceRecord {
 describe("Tracer batches", () => {
   it.each([1, 99, 100, 101, 1000, 4321])(
     "stores %i records in multi-row statements: redacted, in order, the same in the file and the db",
-    (count) => {
+    async (count) => {
       const eventsFile = path.join(tempDir(), "events.jsonl");
+      const store = await openTraceStore(path.join(tempDir(), "sssf.db"));
       const db = openTraceDb(path.join(tempDir(), "sssf.db"));
-      const tracer = new Tracer({ db, eventsFile });
+      const tracer = new Tracer({ store, eventsFile });
       for (let index = 0; index < count; index += 1) {
         tracer.write(event(index));
         // Every 10th event is rewritten later (a span closed), often inside the same batch.
         if (index % 10 === 9) tracer.write(event(index - 5, { ok: 1, ended_at: new Date(T0).toISOString() }));
       }
-      tracer.close();
+      await tracer.close();
       const text = readFileSync(eventsFile, "utf8");
       expect(text).not.toContain(SECRET);
       const records = text
@@ -59,6 +61,7 @@ describe("Tracer batches", () => {
         "ANTHROPIC_API_KEY=[redacted:anthropic-api-key] pi 0",
       );
       db.close();
+      await store.close();
     },
   );
 });
@@ -96,15 +99,17 @@ describe("Tracer batches of mixed records", () => {
     [4321, 4000],
   ])(
     "%i records in flushes of %i: the db holds, in order, what a rebuild from the file reads",
-    (count, maxBatch) => {
+    async (count, maxBatch) => {
       const dir = tempDir();
+      const store = await openTraceStore(path.join(dir, "sssf.db"));
       const db = openTraceDb(path.join(dir, "sssf.db"));
-      const tracer = new Tracer({ db, eventsFile: path.join(dir, "events.jsonl"), maxBatch });
+      const tracer = new Tracer({ store, eventsFile: path.join(dir, "events.jsonl"), maxBatch });
       for (const record of mixed(count)) tracer.write(record);
-      tracer.close();
+      await tracer.close();
       const events = db.prepare("SELECT * FROM events ORDER BY rowid").all() as EventRow[];
       const phases = db.prepare("SELECT * FROM phases ORDER BY rowid").all();
       db.close();
+      await store.close();
       expect(events).toHaveLength(count);
       // The file's last record of each id, a missing field as null: what a rebuild stores.
       const filed = new Map<string, Record<string, unknown>>();

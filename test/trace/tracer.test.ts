@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
 import { openSqlite } from "../../src/trace/sqlite.js";
+import type { TraceStore } from "../../src/trace/store.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { asStored } from "../helpers/sandbox.js";
 import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
@@ -13,17 +15,31 @@ import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures
 const tempDir = useTempDir("tracer");
 const T0 = Date.UTC(2025, 0, 1);
 
-function setup(options: { flushIntervalMs?: number; maxBatch?: number } = {}) {
+/** The tracer's stores, closed after each test. */
+const stores: TraceStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function openStore(location: string): Promise<TraceStore> {
+  const store = await openTraceStore(location);
+  stores.push(store);
+  return store;
+}
+
+/** A tracer on its store, and a second connection (`db`) that reads what it committed. */
+async function setup(options: { flushIntervalMs?: number; maxBatch?: number } = {}) {
   const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
   const eventsFile = path.join(tempDir(), "adw_data", "sessions", "a1b2c3d4", "events.jsonl");
+  const store = await openStore(dbPath);
   const db = openTraceDb(dbPath);
-  const tracer = new Tracer({ db, eventsFile, ...options });
+  const tracer = new Tracer({ store, eventsFile, ...options });
   const fileRecords = (): TraceRecord[] =>
     readFileSync(eventsFile, "utf8")
       .split("\n")
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as TraceRecord);
-  return { db, dbPath, eventsFile, tracer, fileRecords };
+  return { db, store, dbPath, eventsFile, tracer, fileRecords };
 }
 
 function event(index: number, overrides: Partial<EventRow> = {}): TraceRecord {
@@ -40,11 +56,11 @@ async function eventually(check: () => boolean): Promise<void> {
 }
 
 describe("Tracer", () => {
-  it("writes every record to the events file and the db", () => {
-    const { db, tracer, fileRecords } = setup();
+  it("writes every record to the events file and the db", async () => {
+    const { db, tracer, fileRecords } = await setup();
     const records = sessionRecords("a1b2c3d4", T0);
     for (const record of records) tracer.write(record);
-    tracer.close();
+    await tracer.close();
     const lines = fileRecords();
     expect(lines).toHaveLength(records.length);
     expect(lines.map((line) => line.table)).toEqual(records.map((record) => record.table));
@@ -55,19 +71,19 @@ describe("Tracer", () => {
   });
 
   it("flushes on its own after the interval", async () => {
-    const { db, tracer, fileRecords } = setup({ flushIntervalMs: 5 });
+    const { db, tracer, fileRecords } = await setup({ flushIntervalMs: 5 });
     tracer.write(event(1));
     expect(readTable(db, "events")).toHaveLength(0);
     await sleep(60);
     await eventually(() => readTable(db, "events").length === 1);
     expect(fileRecords()).toHaveLength(1);
     expect(readTable(db, "events")).toHaveLength(1);
-    tracer.close();
+    await tracer.close();
     db.close();
   });
 
   it("batches many writes into few flushes", async () => {
-    const { db, tracer } = setup({ maxBatch: 1000 });
+    const { db, tracer } = await setup({ maxBatch: 1000 });
     for (let index = 0; index < 5000; index += 1) tracer.write(event(index));
     // Five full batches were flushed by size; nothing is left for the timer.
     await eventually(() => tracer.stats.records === 5000);
@@ -77,21 +93,21 @@ describe("Tracer", () => {
     await eventually(() => tracer.stats.records === 5300);
     expect(tracer.stats).toMatchObject({ records: 5300, batches: 6 });
     expect(tracer.stats.maxBatchMs).toBeGreaterThan(0);
-    tracer.close();
+    await tracer.close();
     expect(readTable(db, "events")).toHaveLength(5300);
     db.close();
   });
 
-  it("upserts by primary key: a phase written running then success is one success row", () => {
-    const { db, tracer, fileRecords } = setup();
+  it("upserts by primary key: a phase written running then success is one success row", async () => {
+    const { db, tracer, fileRecords } = await setup();
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     tracer.write({ table: "phases", row: running });
-    tracer.flush();
+    await tracer.flush();
     tracer.write({
       table: "phases",
       row: { ...running, status: "success", ended_at: new Date(T0 + 5).toISOString() },
     });
-    tracer.close();
+    await tracer.close();
     expect(readTable(db, "phases")).toEqual([
       { ...running, status: "success", ended_at: new Date(T0 + 5).toISOString() },
     ]);
@@ -102,76 +118,77 @@ describe("Tracer", () => {
     db.close();
   });
 
-  it("snapshots the row at write time", () => {
-    const { db, tracer } = setup();
+  it("snapshots the row at write time", async () => {
+    const { db, tracer } = await setup();
     const row = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     tracer.write({ table: "phases", row });
     row.status = "fail";
-    tracer.close();
+    await tracer.close();
     expect(readTable(db, "phases")[0]?.status).toBe("running");
     db.close();
   });
 
-  it("appends to the file before the db and retries a busy batch in order without duplicating lines", () => {
-    const { db, dbPath, tracer, fileRecords } = setup();
-    db.pragma("busy_timeout = 0");
+  it("appends to the file before the db and retries a busy batch in order without duplicating lines", async () => {
+    const { db, store, dbPath, tracer, fileRecords } = await setup();
+    await store.pragma("busy_timeout = 0");
     const other = openSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     tracer.write({ table: "phases", row: running });
-    expect(() => tracer.flush()).not.toThrow();
+    await expect(tracer.flush()).resolves.toBeUndefined();
     expect(fileRecords()).toHaveLength(1);
     expect(other.prepare("SELECT count(*) FROM phases").pluck().get()).toBe(0);
     tracer.write({ table: "phases", row: { ...running, status: "success" } });
     tracer.write(event(1));
-    expect(() => tracer.flush()).not.toThrow();
+    await expect(tracer.flush()).resolves.toBeUndefined();
     expect(fileRecords()).toHaveLength(3);
     expect(tracer.stats.records).toBe(0);
     other.exec("COMMIT");
     other.close();
-    tracer.flush();
+    await tracer.flush();
     expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
     expect(readTable(db, "events")).toHaveLength(1);
     expect(fileRecords()).toHaveLength(3);
     // Held here, the three records go in one retry.
     expect(tracer.stats).toMatchObject({ records: 3, batches: 1 });
-    tracer.close();
+    await tracer.close();
     db.close();
   });
 
   it.skipIf(!existsSync("/dev/full"))(
     "writes nothing to the db when the events file refuses the batch",
-    () => {
+    async () => {
+      const store = await openStore(path.join(tempDir(), "sssf.db"));
       const db = openTraceDb(path.join(tempDir(), "sssf.db"));
-      const tracer = new Tracer({ db, eventsFile: "/dev/full" });
+      const tracer = new Tracer({ store, eventsFile: "/dev/full" });
       tracer.write(event(1));
-      expect(() => tracer.flush()).toThrow(/ENOSPC/);
+      await expect(tracer.flush()).rejects.toThrow(/ENOSPC/);
       expect(readTable(db, "events")).toEqual([]);
       tracer.write(event(2));
-      expect(() => tracer.flush()).toThrow(/ENOSPC/);
-      expect(() => tracer.close()).toThrow(/ENOSPC/);
+      await expect(tracer.flush()).rejects.toThrow(/ENOSPC/);
+      await expect(tracer.close()).rejects.toThrow(/ENOSPC/);
       expect(readTable(db, "events")).toEqual([]);
       db.close();
     },
   );
 
-  it("close reports records a locked db never took, and keeps them in the file", () => {
-    const { db, dbPath, tracer, fileRecords } = setup();
-    db.pragma("busy_timeout = 0");
+  it("close reports records a locked db never took, and keeps them in the file", async () => {
+    const { db, store, dbPath, tracer, fileRecords } = await setup();
+    await store.pragma("busy_timeout = 0");
     const other = openSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write(event(1));
-    expect(() => tracer.close()).toThrow(/locked|busy/i);
+    await expect(tracer.close()).rejects.toThrow(/locked|busy/i);
     expect(fileRecords()).toHaveLength(1);
     other.exec("ROLLBACK");
     other.close();
     db.close();
   });
 
-  it("redacts once, so the file and the db hold the same rows", () => {
-    const { db, eventsFile, tracer, fileRecords } = setup();
+  it("redacts once, so the file and the db hold the same rows", async () => {
+    const { db, eventsFile, tracer, fileRecords } = await setup();
     for (const record of sessionRecords("a1b2c3d4", T0)) tracer.write(record);
-    tracer.close();
+    await tracer.close();
     const text = readFileSync(eventsFile, "utf8");
     expect(text).not.toMatch(/sk-ant-api03|abc123|ghp_|abcdefgh12345678/);
     expect(text).toContain("[redacted:named-value]");
@@ -193,7 +210,7 @@ describe("Tracer", () => {
   });
 
   it("keeps good records of a batch and reports a bad one from the next flush", async () => {
-    const { db, tracer } = setup({ flushIntervalMs: 1 });
+    const { db, tracer } = await setup({ flushIntervalMs: 1 });
     tracer.write(event(1));
     // A value neither driver can bind, in the file as in memory.
     tracer.write(event(2, { ok: { bad: true } as unknown as number }));
@@ -201,16 +218,16 @@ describe("Tracer", () => {
     await sleep(40);
     await eventually(() => readTable(db, "events").length === 2);
     expect(readTable(db, "events").map((row) => row.id)).toEqual(["evt_000001", "evt_000003"]);
-    expect(() => tracer.flush()).toThrow(/bind|bound|type/);
-    expect(() => tracer.flush()).not.toThrow();
-    tracer.close();
+    await expect(tracer.flush()).rejects.toThrow(/bind|bound|type/);
+    await expect(tracer.flush()).resolves.toBeUndefined();
+    await tracer.close();
     db.close();
   });
 
-  it("refuses writes after close, and close is idempotent", () => {
-    const { db, tracer } = setup();
-    tracer.close();
-    tracer.close();
+  it("refuses writes after close, and close is idempotent", async () => {
+    const { db, tracer } = await setup();
+    await tracer.close();
+    await tracer.close();
     let thrown: unknown;
     try {
       tracer.write(event(1));
@@ -221,14 +238,14 @@ describe("Tracer", () => {
     db.close();
   });
 
-  it("stores every event of a flood of 50,000", () => {
-    const { db, tracer } = setup();
+  it("stores every event of a flood of 50,000", async () => {
+    const { db, tracer } = await setup();
     for (let index = 0; index < 50_000; index += 1) {
       tracer.write(
         event(index, { type: "tool_call", name: `bash: ls -la src/${index}`, payload: `{"i":${index}}` }),
       );
     }
-    tracer.close();
+    await tracer.close();
     // Every event lands; the rate is bench/trace-ingest.mjs's to measure.
     expect(readTable(db, "events")).toHaveLength(50_000);
     db.close();
@@ -236,8 +253,8 @@ describe("Tracer", () => {
 });
 
 describe("Tracer floods, other connections and a busy database", () => {
-  it("stores a flood, and the db holds what the file holds", () => {
-    const { db, tracer, fileRecords } = setup();
+  it("stores a flood, and the db holds what the file holds", async () => {
+    const { db, tracer, fileRecords } = await setup();
     for (let index = 0; index < 20_000; index += 1)
       tracer.write(
         event(index, {
@@ -246,7 +263,7 @@ describe("Tracer floods, other connections and a busy database", () => {
           payload: `{"i":${index}}`,
         }),
       );
-    tracer.close();
+    await tracer.close();
     const rows = readTable(db, "events");
     expect(rows).toHaveLength(20_000);
     const filed = new Map(
@@ -262,48 +279,48 @@ describe("Tracer floods, other connections and a busy database", () => {
     db.close();
   });
 
-  it("commits a trickle in the flush itself: another connection reads it at once", () => {
-    const { db, dbPath, tracer } = setup();
+  it("commits a trickle in the flush itself: another connection reads it at once", async () => {
+    const { db, dbPath, tracer } = await setup();
     tracer.write(event(1));
-    tracer.flush();
+    await tracer.flush();
     // Readable at once from another connection: the rows were committed by the flush itself.
     const other = openSqlite(dbPath, { readonly: true });
     expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
     other.close();
-    tracer.close();
+    await tracer.close();
     db.close();
   });
 
-  it("keeps writing through its connection when the database file is renamed under it", () => {
-    const { db, dbPath, eventsFile } = setup();
+  it("keeps writing through its connection when the database file is renamed under it", async () => {
+    const { db, store, dbPath, eventsFile } = await setup();
     renameSync(dbPath, `${dbPath}.moved`);
-    const tracer = new Tracer({ db, eventsFile });
+    const tracer = new Tracer({ store, eventsFile });
     for (let index = 0; index < 1_000; index += 1) tracer.write(event(index));
-    tracer.close();
+    await tracer.close();
     expect(readTable(db, "events")).toHaveLength(1_000);
     expect(existsSync(dbPath)).toBe(false);
     db.close();
   });
 
-  it("keeps the order of batches a busy database held, and reports records it never took", () => {
-    const { db, dbPath, eventsFile } = setup();
-    db.pragma("busy_timeout = 50");
-    const tracer = new Tracer({ db, eventsFile, maxBatch: 100 });
+  it("keeps the order of batches a busy database held, and reports records it never took", async () => {
+    const { db, store, dbPath, eventsFile } = await setup();
+    await store.pragma("busy_timeout = 50");
+    const tracer = new Tracer({ store, eventsFile, maxBatch: 100 });
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     const other = openSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write({ table: "phases", row: running });
     for (let index = 0; index < 450; index += 1) tracer.write(event(index));
     tracer.write({ table: "phases", row: { ...running, status: "success" } });
-    tracer.flush();
+    await tracer.flush();
     expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(0);
     other.exec("COMMIT");
-    tracer.flush();
+    await tracer.flush();
     expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
     expect(readTable(db, "events")).toHaveLength(450);
     other.exec("BEGIN IMMEDIATE");
     tracer.write(event(999));
-    expect(() => tracer.close()).toThrow(/locked|busy/i);
+    await expect(tracer.close()).rejects.toThrow(/locked|busy/i);
     other.exec("ROLLBACK");
     other.close();
     db.close();

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import type { LiveDelta, LiveSubscription, PhaseCounts, RunView } from "../../src/ui/server/api-types.js";
@@ -145,21 +146,25 @@ describe("the live hub", () => {
     const { hub } = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     hub.add(list.client);
-    const tracer = new Tracer({ db: world.db, eventsFile: path.join(world.dir, "events.jsonl") });
+    const store = await openTraceStore(world.dbPath);
+    const tracer = new Tracer({ store, eventsFile: path.join(world.dir, "events.jsonl") });
     tracer.write({ table: "sessions", row: sessionRow("cccc0003", at(BASE, 0)) });
-    tracer.flush();
+    await tracer.flush();
     await waitFor(() => list.deltas().length > 0, "a delta after the commit");
     expect(list.deltas()[0]?.sessions?.[0]?.adw_id).toBe("cccc0003");
-    tracer.close();
+    await tracer.close();
+    await store.close();
   });
 
   it("reopens a replaced database (sssf db rebuild) and tells clients to reload", async () => {
+    const store = await openTraceStore(world.dbPath);
     const tracer = new Tracer({
-      db: world.db,
+      store,
       eventsFile: path.join(world.sessionsDir, "dddd0004", "events.jsonl"),
     });
     tracer.write({ table: "sessions", row: sessionRow("dddd0004", at(BASE, 0)) });
-    tracer.close();
+    await tracer.close();
+    await store.close();
     const ui = await world.app();
     const list = recorder({ adwId: null, phaseId: null });
     ui.hub.add(list.client);

@@ -68,7 +68,7 @@ export class LocalDurableRun implements DurableRun {
   started(start: Omit<StartStep, "roots">): void {
     this.startPrevious = start.previous;
     const step: StartStep = { ...start, roots: this.roots };
-    this.write({
+    this.queue({
       key: "start",
       position: 0,
       phaseId: "",
@@ -117,7 +117,7 @@ export class LocalDurableRun implements DurableRun {
   diverge(identity: PhaseIdentity, why: string): void {
     if (this.diverged) return;
     this.diverged = true;
-    this.write({
+    this.queue({
       key: `p${identity.position}.${identity.name}.diverge`,
       position: identity.position,
       phaseId: "",
@@ -147,7 +147,7 @@ export class LocalDurableRun implements DurableRun {
         const n = (counts.get(op) ?? 0) + 1;
         counts.set(op, n);
         const result = await body();
-        this.write({
+        await this.write({
           key: stepKey(identity.position, identity.name, op, n),
           position: identity.position,
           phaseId,
@@ -157,8 +157,8 @@ export class LocalDurableRun implements DurableRun {
         });
         return result;
       },
-      checkpointed: (checkpoint: PhaseCheckpoint | null) => {
-        this.write({
+      checkpointed: async (checkpoint: PhaseCheckpoint | null) => {
+        await this.write({
           key: stepKey(identity.position, identity.name, "checkpoint", 1),
           position: identity.position,
           phaseId,
@@ -170,8 +170,8 @@ export class LocalDurableRun implements DurableRun {
       begin: (row: PhaseRow) => {
         phaseId = row.id;
       },
-      completed: (row: PhaseRow) => {
-        this.write(phaseStep(identity, hash, row));
+      completed: async (row: PhaseRow) => {
+        await this.write(phaseStep(identity, hash, row));
       },
     };
   }
@@ -188,7 +188,7 @@ export class LocalDurableRun implements DurableRun {
       replays: journaled.row,
       rerun: null,
       begin: () => {},
-      checkpointed: () => {},
+      checkpointed: async () => {},
       step: async <T>(op: StepOp, inputs: unknown): Promise<T> => {
         const n = (counts.get(op) ?? 0) + 1;
         counts.set(op, n);
@@ -208,7 +208,7 @@ export class LocalDurableRun implements DurableRun {
         used.push({ ...recorded, input_hash: stepHash, result_json: JSON.stringify(result ?? null) });
         return result;
       },
-      completed: (row: PhaseRow) => {
+      completed: async (row: PhaseRow) => {
         if (used.length < journaled.steps.length)
           throw new ReplayDiverged(
             `${identity.name}: the phase now makes ${used.length} of the ${journaled.steps.length} steps attempt ${this.journal.attempt} made`,
@@ -216,7 +216,7 @@ export class LocalDurableRun implements DurableRun {
         // Journaled again, as this attempt's: a later resume reads one attempt, not a chain of them.
         const again = used.map((step) => ({ ...step, phase_id: row.id }));
         again.push(this.row(phaseStep(identity, hash, row)));
-        this.trace.writeSteps(
+        await this.trace.writeSteps(
           again.map((step) => ({
             ...step,
             id: `${this.trace.adwId}-a${this.attempt}-${step.key}`,
@@ -229,8 +229,14 @@ export class LocalDurableRun implements DurableRun {
     };
   }
 
-  private write(step: StepFields): void {
-    this.trace.writeSteps([this.row(step)]);
+  /** Journals `step`: in the events file at once, resolved once the db holds it. */
+  private write(step: StepFields): Promise<void> {
+    return this.trace.writeSteps([this.row(step)]);
+  }
+
+  /** Journals `step` in the file now and in the db with the next write (which everything later awaits). */
+  private queue(step: StepFields): void {
+    this.trace.queueSteps([this.row(step)]);
   }
 
   private row(step: StepFields): StepRow {

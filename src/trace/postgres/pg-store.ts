@@ -216,7 +216,8 @@ export class PgStore extends PgSql implements TraceStore {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw translateError(error);
+      // No connection at all (refused, a database not accepting connections now): out of reach, retry later.
+      throw Object.assign(translateError(error), { code: DB_UNAVAILABLE });
     }
     let broken = false;
     const onError = () => {
