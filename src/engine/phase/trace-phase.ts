@@ -1,9 +1,9 @@
-import { PhaseFailedError } from "../errors/phase-failed-error.js";
-import { isSssfError } from "../errors/sssf-error.js";
-import type { RunReporter } from "../session/reporter.js";
-import type { SessionTrace } from "../session/session-trace.js";
-import type { PhaseRow } from "../trace/events.js";
-import { endPhaseRow } from "../trace/rows.js";
+import { PhaseFailedError } from "../../errors/phase-failed-error.js";
+import { isSssfError } from "../../errors/sssf-error.js";
+import type { RunReporter } from "../../session/reporter.js";
+import type { SessionTrace } from "../../session/session-trace.js";
+import type { PhaseRow } from "../../trace/events.js";
+import { endPhaseRow } from "../../trace/rows.js";
 
 /** What a phase's lifecycle writes to and asks. */
 export interface PhaseLifecycle {

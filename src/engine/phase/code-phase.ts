@@ -1,20 +1,20 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { DurablePhase } from "../api/durable-steps.js";
-import type { CodePhase, CommitResult, SuiteBaseline } from "../api/run-api.js";
-import type { SssfConfig } from "../config/config-types.js";
-import type { EnvelopeOf, OutputType } from "../envelope/output-type.js";
-import { ChangesOutput, VerifyOutput } from "../envelope/schemas.js";
-import { SssfError } from "../errors/sssf-error.js";
-import type { RecordFiles } from "../session/record-files.js";
-import type { RunReporter } from "../session/reporter.js";
-import type { SessionTrace } from "../session/session-trace.js";
-import type { PhaseRow } from "../trace/events.js";
-import { redactSecrets } from "../util/secrets/redact.js";
-import { redactJsonValue } from "../util/secrets/redact-json.js";
-import { runSuitePhase, suiteLogPath } from "./code-support.js";
-import { type RunChanges, saveDiff } from "./run-changes.js";
-import { baseCommit, suiteBaseline } from "./suite-baseline.js";
+import type { DurablePhase } from "../../api/durable-steps.js";
+import type { CodePhase, CommitResult, SuiteBaseline } from "../../api/run-api.js";
+import type { SssfConfig } from "../../config/config-types.js";
+import type { EnvelopeOf, OutputType } from "../../envelope/output-type.js";
+import { ChangesOutput, VerifyOutput } from "../../envelope/schemas.js";
+import { SssfError } from "../../errors/sssf-error.js";
+import type { RecordFiles } from "../../session/record-files.js";
+import type { RunReporter } from "../../session/reporter.js";
+import type { SessionTrace } from "../../session/session-trace.js";
+import type { PhaseRow } from "../../trace/events.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
+import { redactJsonValue } from "../../util/secrets/redact-json.js";
+import { runSuitePhase, suiteLogPath } from "../code-support.js";
+import { type RunChanges, saveDiff } from "../run-changes.js";
+import { baseCommit, suiteBaseline } from "../suite-baseline.js";
 
 /** What a code phase's handle works with. */
 export interface CodePhaseDeps {
