@@ -3,12 +3,21 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { answerFile } from "../../src/approval/approval-files.js";
-import type { TraceRecord } from "../../src/trace/events.js";
 import { type RunningUiServer, startUiServer } from "../../src/ui/server/start-server.js";
 import { repoRoot } from "../helpers/sandbox.js";
-import { at, eventRow, phaseRow, sessionRow } from "../trace/trace-fixtures.js";
+import { at, eventRow } from "../trace/trace-fixtures.js";
+import {
+  BUILD,
+  HOSTILE,
+  LIVE,
+  LIVE_PHASE,
+  OTHER,
+  seedFeatures,
+  WAIT,
+  WAIT_PHASE,
+} from "./browser-features-seed.js";
 import { launchBrowser, openPage, screenshot, until } from "./browser-fixture.js";
-import { liveEvent, makeRepo, seedBuildRun, writeApprovalRequest } from "./feature-fixtures.js";
+import { liveEvent, type makeRepo, writeApprovalRequest } from "./feature-fixtures.js";
 import { TraceWorld } from "./ui-fixtures.js";
 
 // One seeded trace for every test here: a finished build run with a branch, commits, a saved diff and
@@ -19,128 +28,9 @@ let world: TraceWorld;
 let server: RunningUiServer;
 let repo: ReturnType<typeof makeRepo>;
 
-const BUILD = "feat0001";
-const OTHER = "feat0002";
-const LIVE = "feat0003";
-const WAIT = "feat0004";
-const LIVE_PHASE = `ph_${LIVE}_1`;
-const WAIT_PHASE = `ph_${WAIT}_2`;
-const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
-
-function seed(): void {
-  repo = makeRepo(world.dir, BUILD);
-  seedBuildRun(world, BUILD, repo);
-  const day2 = Date.parse("2026-05-02T12:00:00Z");
-  const records: TraceRecord[] = [
-    {
-      table: "sessions",
-      row: sessionRow(OTHER, at(day2, 0), {
-        workflow: "build",
-        request: "change b again",
-        status: "success",
-        ended_at: at(day2, 30_000),
-        duration_ms: 30_000,
-        input_tokens: 30_000,
-        output_tokens: 2000,
-        cost_usd: 0.4,
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(OTHER, 1, at(day2, 1), {
-        name: "build",
-        status: "success",
-        duration_ms: 25_000,
-        ended_at: at(day2, 25_001),
-        input_tokens: 30_000,
-        output_tokens: 2000,
-        cost_usd: 0.4,
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(OTHER, 2, at(day2, 26_000), {
-        name: "review",
-        owner: "reviewer",
-        status: "success",
-        duration_ms: 3000,
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(OTHER, 3, at(day2, 29_000), {
-        name: "test",
-        kind: "code",
-        owner: "code",
-        status: "success",
-        duration_ms: 900,
-      }),
-    },
-    {
-      table: "sessions",
-      row: sessionRow(LIVE, new Date(Date.now() - 5000).toISOString(), {
-        workflow: "plan",
-        request: "stream",
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(LIVE, 1, new Date(Date.now() - 4000).toISOString(), { name: "plan", owner: "planner" }),
-    },
-    {
-      table: "events",
-      row: liveEvent(
-        LIVE,
-        "lt1",
-        at(Date.now(), -3000),
-        "agent_text",
-        { text: "Reading the repository layout." },
-        LIVE_PHASE,
-      ),
-    },
-    {
-      table: "events",
-      row: liveEvent(
-        LIVE,
-        "lt2",
-        at(Date.now(), -2000),
-        "tool_start",
-        { tool: "bash", args: { command: `npm test ${HOSTILE}` } },
-        LIVE_PHASE,
-      ),
-    },
-    {
-      table: "sessions",
-      row: sessionRow(WAIT, new Date(Date.now() - 5000).toISOString(), {
-        workflow: "plan-build",
-        request: "plan then build",
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(WAIT, 1, at(Date.now(), -4000), {
-        name: "plan",
-        owner: "planner",
-        status: "success",
-        duration_ms: 1000,
-        ended_at: at(Date.now(), -3000),
-      }),
-    },
-    {
-      table: "phases",
-      row: phaseRow(WAIT, 2, at(Date.now(), -2000), {
-        name: "approve-plan",
-        kind: "engineer",
-        owner: "engineer",
-      }),
-    },
-  ];
-  world.write(...records);
-}
-
 beforeAll(async () => {
   world = new TraceWorld();
-  seed();
+  repo = seedFeatures(world);
   server = await startUiServer({
     dbPath: world.dbPath,
     sessionsDir: world.sessionsDir,
