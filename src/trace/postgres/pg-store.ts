@@ -44,8 +44,14 @@ const TYPES = {
 function translateError(error: unknown): Error {
   const cause = error instanceof Error ? error : new Error(String(error));
   const code = (cause as { code?: unknown }).code;
-  const lost = typeof code !== "string" || LOST.test(code) || /^E[A-Z]+$/.test(code);
-  return Object.assign(cause, { code: lost ? DB_UNAVAILABLE : code, sqlState: code });
+  if (code === DB_UNAVAILABLE) return cause;
+  return Object.assign(cause, { code: isLost(cause) ? DB_UNAVAILABLE : code, sqlState: code });
+}
+
+/** A connection lost or refused (no SQLSTATE, a connection-class SQLSTATE, a socket error), not a statement's error. */
+function isLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code !== "string" || LOST.test(code) || /^E[A-Z]+$/.test(code);
 }
 
 const templates = new Map<string, SqlTemplate>();
@@ -198,7 +204,30 @@ export class PgStore extends PgSql implements TraceStore {
 
   #usable(): Runner {
     if (!this.#open) throw new SssfError("internal", `trace database ${this.name} used after close`);
-    return this.#pool as unknown as Runner;
+    return { query: (text) => this.#onOwnConnection(text) };
+  }
+
+  /**
+   * Runs `text` on a connection of the pool, taken first: a connection that cannot be had at all
+   * (refused, a database not accepting connections now, whatever its SQLSTATE) is out of reach, so
+   * the caller retries; an error of the statement itself keeps its own code.
+   */
+  async #onOwnConnection(text: string): Promise<QueryResult | QueryResult[]> {
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw Object.assign(translateError(error), { code: DB_UNAVAILABLE });
+    }
+    let lost = false;
+    try {
+      return await client.query(text);
+    } catch (error) {
+      lost = isLost(error);
+      throw error;
+    } finally {
+      client.release(lost);
+    }
   }
 
   /** Creates the rowid sequence and the schema-version row, once per database. */
