@@ -10,7 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openTraceDb } from "../dist/trace/index.js";
-import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch } from "./lib.mjs";
+import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch, sssf } from "./lib.mjs";
 
 const ROUNDS = 7;
 const CONCURRENT = 16;
@@ -90,32 +90,15 @@ const nodeStart = () => {
   return performance.now() - started;
 };
 
-/** One `sssf run …` in `repo`; resolves with its wall ms, its adw_id and the probe's figures. */
-function sssfRun(repo, env, args, { usageFile } = {}) {
-  const argv = usageFile ? ["--import", probe, cli, ...args, "--json"] : [cli, ...args, "--json"];
-  const started = performance.now();
+/** One `sssf run …` in `repo` (through lib.mjs's `sssf`); resolves with its wall ms and its adw_id. */
+async function sssfRun(repo, env, args, { usageFile } = {}) {
   const startedAt = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, {
-      cwd: repo,
-      env: { ...process.env, ...env, ...(usageFile ? { SSSF_BENCH_USAGE: usageFile } : {}) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const wall = performance.now() - started;
-      if (code !== 0) return reject(new Error(`sssf ${args.join(" ")} exited ${code}: ${stderr}`));
-      resolve({ wall, startedAt, adwId: JSON.parse(stdout).adw_id });
-    });
+  const { code, wall, stdout, stderr } = await sssf(repo, [...args, "--json"], {
+    env: { ...env, ...(usageFile ? { SSSF_BENCH_USAGE: usageFile } : {}) },
+    node: usageFile ? ["--import", probe] : [],
   });
+  if (code !== 0) throw new Error(`sssf ${args.join(" ")} exited ${code}: ${stderr}`);
+  return { wall, startedAt, adwId: JSON.parse(stdout).adw_id };
 }
 
 const ms = (iso) => Date.parse(iso);
