@@ -3,26 +3,7 @@ import { Command, CommanderError } from "commander";
 import { UsageError } from "../errors/usage-error.js";
 import { packageVersion } from "../util/package-root.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
-import { registerPool } from "./cluster/pool-command.js";
-import { registerWorker } from "./cluster/worker-command.js";
-import { registerWorkers } from "./cluster/workers-command.js";
-import { registerApproval } from "./commands/approval.js";
-import { registerClean } from "./commands/clean.js";
-import { registerCompletion } from "./commands/completion.js";
-import { registerDb } from "./commands/db.js";
-import { registerDemo } from "./commands/demo.js";
-import { registerDoctor } from "./commands/doctor.js";
-import { registerFakeModel } from "./commands/fake-model.js";
-import { registerKill } from "./commands/kill.js";
-import { registerListWorkflows } from "./commands/list-workflows.js";
-import { registerPs } from "./commands/ps.js";
-import { registerResume } from "./commands/resume.js";
-import { registerRun } from "./commands/run.js";
-import { registerTail } from "./commands/tail.js";
-import { registerTraceLists } from "./commands/trace-lists.js";
-import { registerUi } from "./commands/ui.js";
 import { prepareHelp, topHelpAfter } from "./help-text.js";
-import { registerInit } from "./init/init-command.js";
 import { jsonError, reportError } from "./report-error.js";
 
 /** Global flags every command accepts. */
@@ -46,29 +27,65 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// Every command, in the order `sssf --help` lists them.
-for (const register of [
-  registerRun,
-  registerResume,
-  registerPool,
-  registerWorker,
-  registerWorkers,
-  registerApproval,
-  registerInit,
-  registerListWorkflows,
-  registerTraceLists,
-  registerTail,
-  registerPs,
-  registerKill,
-  registerDb,
-  registerClean,
-  registerDoctor,
-  registerFakeModel,
-  registerDemo,
-  registerUi,
-  registerCompletion,
-])
-  register(program);
+type Register = (program: Command) => void;
+
+/**
+ * Every command's module, by the command names it registers, in the order `sssf --help` lists them.
+ * Only the invoked command's module is loaded: the others bring the engine, the UI server, the
+ * cluster's HTTP stack, which a `sssf ps` or a `sssf run` never uses. Help and an unknown command load
+ * them all (the listing, commander's suggestions), and so does `sssf completion`.
+ */
+const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register>; needsAll?: true }[] = [
+  { names: ["run"], load: async () => (await import("./commands/run.js")).registerRun },
+  { names: ["resume"], load: async () => (await import("./commands/resume.js")).registerResume },
+  { names: ["pool"], load: async () => (await import("./cluster/pool-command.js")).registerPool },
+  { names: ["worker"], load: async () => (await import("./cluster/worker-command.js")).registerWorker },
+  { names: ["workers"], load: async () => (await import("./cluster/workers-command.js")).registerWorkers },
+  {
+    names: ["approve", "reject"],
+    load: async () => (await import("./commands/approval.js")).registerApproval,
+  },
+  { names: ["init"], load: async () => (await import("./init/init-command.js")).registerInit },
+  { names: ["list"], load: async () => (await import("./commands/list-workflows.js")).registerListWorkflows },
+  {
+    names: ["sessions", "phases", "events", "envelopes"],
+    load: async () => (await import("./commands/trace-lists.js")).registerTraceLists,
+  },
+  { names: ["tail"], load: async () => (await import("./commands/tail.js")).registerTail },
+  { names: ["ps"], load: async () => (await import("./commands/ps.js")).registerPs },
+  { names: ["kill"], load: async () => (await import("./commands/kill.js")).registerKill },
+  { names: ["db"], load: async () => (await import("./commands/db.js")).registerDb },
+  { names: ["clean"], load: async () => (await import("./commands/clean.js")).registerClean },
+  { names: ["doctor"], load: async () => (await import("./commands/doctor.js")).registerDoctor },
+  { names: ["fake-model"], load: async () => (await import("./commands/fake-model.js")).registerFakeModel },
+  { names: ["demo"], load: async () => (await import("./commands/demo.js")).registerDemo },
+  { names: ["ui"], load: async () => (await import("./commands/ui.js")).registerUi },
+  // The shell scripts complete every command and its flags.
+  {
+    names: ["completion"],
+    load: async () => (await import("./commands/completion.js")).registerCompletion,
+    needsAll: true,
+  },
+];
+
+/** The command `args` invoke (the first word after the global flags), or undefined. */
+function commandName(args: readonly string[]): string | undefined {
+  return args.slice(2).find((arg) => !arg.startsWith("-"));
+}
+
+/**
+ * Registers the invoked command alone when it is known, none for `sssf --version`, else every command
+ * (help, a typo).
+ */
+async function registerCommands(args: readonly string[]): Promise<void> {
+  const name = commandName(args);
+  const version = args.includes("-v") || args.includes("--version");
+  if (name === undefined && version && !args.includes("--help") && !args.includes("-h")) return;
+  const invoked = COMMANDS.find((entry) => name !== undefined && entry.names.includes(name));
+  const entries = invoked && !invoked.needsAll ? [invoked] : COMMANDS;
+  const registers = await Promise.all(entries.map((entry) => entry.load()));
+  for (const register of registers) register(program);
+}
 
 /**
  * The arguments as commander should see them: `-V` before any command is `-v` (both print the
@@ -98,6 +115,7 @@ function cwdArgument(args: readonly string[]): string {
 export async function runCli(rawArgv: readonly string[]): Promise<void> {
   const argv = normalizedArgv(rawArgv);
   try {
+    await registerCommands(argv);
     if (helpRequested(argv)) await prepareHelp(cwdArgument(argv));
     await program.parseAsync(argv);
   } catch (error) {
