@@ -1,7 +1,7 @@
-// The end-to-end tests, and the tests of what differs most between Nodes (the trace on node:sqlite, the
-// lifecycle and its reaper, resume, sixteen runs at once on one repository), again on Node 22 and
-// Node 26: users run 22, 24 and 26, and the whole suite runs on Node 24 (the `node` dev dependency,
-// which npm scripts find first on PATH). Each other Node comes from the package registry
+// The end-to-end tests (every command through the CLI, on the built bundle) and the trace's own tests
+// (node:sqlite, the one Node module whose API moves between majors), again on Node 22 and Node 26:
+// users run 22, 24 and 26, and the whole suite runs on Node 24 (the `node` dev dependency, which npm
+// scripts find first on PATH). Each other Node comes from the package registry
 // (`node-<platform>-<arch>`, a plain binary, no install script) into node_modules/.cache/sssf-node<major>,
 // and is first on the leg's PATH, so the agents and scripts the tests start run on it too. A leg is
 // skipped, saying so, when this Node is already that major or when SSSF_SKIP_NODE<major>=1
@@ -51,14 +51,8 @@ function nodeBinary(major) {
 /** Workers per leg: two legs side by side on a 2-core machine, each waiting on child processes. */
 const LEG_WORKERS = Number(process.env.SSSF_LEG_WORKERS ?? 2);
 
-/** What each other Node runs: the end-to-end tests and the driver-sensitive ones. */
-const LEG_TESTS = [
-  "test/e2e",
-  "test/trace",
-  "test/lifecycle",
-  "test/resume",
-  "test/worktree/worktree-concurrent.test.ts",
-];
+/** What each other Node runs: the end-to-end tests and the trace store's. */
+const LEG_TESTS = ["test/e2e", "test/trace"];
 
 /**
  * Runs LEG_TESTS on Node `major`; its report goes to test-artifacts/vitest-node<major>.json and its
