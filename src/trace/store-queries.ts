@@ -1,7 +1,7 @@
 /**
- * The CLI's and the UI's reads of a trace on a {@link TraceStore}: the same statements on SQLite and
- * PostgreSQL (translated there), so both give the same rows. queries.ts runs the same SQL texts on the
- * synchronous connection its last callers still hold. Each throws only what the database throws.
+ * The reads of a trace on a {@link TraceStore} (the engine's, the CLI's, the UI's): the same statements
+ * on SQLite and PostgreSQL (translated there), so both give the same rows. Each throws only what the
+ * database throws.
  */
 
 import { existsSync } from "node:fs";
