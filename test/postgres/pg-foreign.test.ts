@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openTraceDb } from "../../src/trace/database.js";
-import { ForeignTraceError, SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { ForeignTraceError } from "../../src/trace/schema.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 
 /** The Python SSSF's sessions and phases tables in PostgreSQL's dialect (see test/trace/foreign-trace-fixtures.ts). */

@@ -8,7 +8,7 @@ import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
-import { SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 import { eventRow, sessionRecords, useTempDir } from "../trace/trace-fixtures.js";

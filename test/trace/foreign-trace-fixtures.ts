@@ -6,7 +6,7 @@
  */
 
 import { writeFileSync } from "node:fs";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 
 /**
  * The trace of the original Python SSSF, as the seed describes what it recorded (sessions, phases,
@@ -93,7 +93,7 @@ export function writeTraceShape(file: string, kind: TraceShapeKind): void {
     writeFileSync(file, "");
     return;
   }
-  const db = openSqlite(file);
+  const db = openRawSqlite(file);
   try {
     const run = (statements: readonly string[]) => {
       for (const statement of statements) db.exec(statement);

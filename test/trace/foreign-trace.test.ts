@@ -5,8 +5,9 @@ import { isSssfError } from "../../src/errors/index.js";
 import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES } from "../../src/trace/events.js";
 import { getSession, listEnvelopes } from "../../src/trace/queries.js";
-import { ForeignTraceError, SCHEMA_VERSION } from "../../src/trace/schema.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { ForeignTraceError } from "../../src/trace/schema.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { FOREIGN_SHAPES, type TraceShapeKind, writeTraceShape } from "./foreign-trace-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
 
@@ -22,7 +23,7 @@ function thrownBy(fn: () => unknown): unknown {
 }
 
 function tablesOf(file: string): string[] {
-  const db = openSqlite(file, { readonly: true });
+  const db = openRawSqlite(file, { readonly: true });
   try {
     return db
       .prepare(
@@ -105,7 +106,7 @@ describe("older and half-made sssf traces", () => {
         writeTraceShape(file, kind);
         openTraceDb(file, { readonly }).close();
         expect(tablesOf(file)).toEqual([...TRACE_TABLES].sort());
-        const db = openSqlite(file, { readonly: true });
+        const db = openRawSqlite(file, { readonly: true });
         expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
         db.close();
       });
@@ -116,7 +117,7 @@ describe("older and half-made sssf traces", () => {
     const file = path.join(tempDir(), "sssf.db");
     writeTraceShape(file, "sssf_v3");
     openTraceDb(file).close();
-    const db = openSqlite(file);
+    const db = openRawSqlite(file);
     db.exec("DROP TABLE gate_results; DROP TABLE steps;");
     db.close();
     const reopened = openTraceDb(file, { readonly: true });
@@ -128,11 +129,11 @@ describe("older and half-made sssf traces", () => {
   it("a v2 trace that lost its envelopes table is given it as v2 had it, then migrated", () => {
     const file = path.join(tempDir(), "sssf.db");
     writeTraceShape(file, "sssf_v2");
-    const raw = openSqlite(file);
+    const raw = openRawSqlite(file);
     raw.exec("DROP TABLE envelopes");
     raw.close();
     openTraceDb(file).close();
-    const db = openSqlite(file, { readonly: true });
+    const db = openRawSqlite(file, { readonly: true });
     const columns = (db.pragma("table_info(envelopes)") as { name: string }[]).map((c) => c.name);
     db.close();
     expect(columns.at(-1)).toBe("accepted");

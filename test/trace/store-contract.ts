@@ -11,7 +11,8 @@ import { isSssfError } from "../../src/errors/index.js";
 import type { EventRow, SessionRow, TraceRecord } from "../../src/trace/events.js";
 import { PRIMARY_KEYS, TRACE_TABLES } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { columnsAt, createTableSql, SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { columnsAt, createTableSql } from "../../src/trace/schema.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import {
   getStoreSession,

@@ -6,7 +6,7 @@ import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import { readTable } from "../../src/trace/queries.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { asStored } from "../helpers/sandbox.js";
@@ -131,7 +131,7 @@ describe("Tracer", () => {
   it("appends to the file before the db and retries a busy batch in order without duplicating lines", async () => {
     const { db, store, dbPath, tracer, fileRecords } = await setup();
     await store.pragma("busy_timeout = 0");
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     tracer.write({ table: "phases", row: running });
@@ -175,7 +175,7 @@ describe("Tracer", () => {
   it("close reports records a locked db never took, and keeps them in the file", async () => {
     const { db, store, dbPath, tracer, fileRecords } = await setup();
     await store.pragma("busy_timeout = 0");
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write(event(1));
     await expect(tracer.close()).rejects.toThrow(/locked|busy/i);
@@ -284,7 +284,7 @@ describe("Tracer floods, other connections and a busy database", () => {
     tracer.write(event(1));
     await tracer.flush();
     // Readable at once from another connection: the rows were committed by the flush itself.
-    const other = openSqlite(dbPath, { readonly: true });
+    const other = openRawSqlite(dbPath, { readonly: true });
     expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
     other.close();
     await tracer.close();
@@ -307,7 +307,7 @@ describe("Tracer floods, other connections and a busy database", () => {
     await store.pragma("busy_timeout = 50");
     const tracer = new Tracer({ store, eventsFile, maxBatch: 100 });
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write({ table: "phases", row: running });
     for (let index = 0; index < 450; index += 1) tracer.write(event(index));
