@@ -4,6 +4,7 @@
  * ExperimentalWarning on Node 22).
  */
 
+import { PRIMARY_KEYS, type TraceTable, type TraceTables } from "../../src/trace/events.js";
 import { BUSY_TIMEOUT_MS, type NodeSqliteDatabase, sqliteModule } from "../../src/trace/sqlite/driver.js";
 
 export type RawSqlite = NodeSqliteDatabase;
@@ -29,4 +30,11 @@ export function pragmaRows<T = Record<string, unknown>>(db: RawSqlite, text: str
 /** The first column of the first row of `PRAGMA <text>`. */
 export function pragmaValue(db: RawSqlite, text: string): unknown {
   return scalar(db, `PRAGMA ${text}`);
+}
+
+/** Every row of trace table `table` by primary key, as another process would read it. */
+export function readRows<T extends TraceTable>(db: RawSqlite, table: T): TraceTables[T][] {
+  return db
+    .prepare(`SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`)
+    .all() as TraceTables[T][];
 }

@@ -103,10 +103,10 @@ export function writeTraceShape(file: string, kind: TraceShapeKind): void {
       const version = Number(kind.slice(-1));
       run(version === 1 ? SSSF_V1_DDL : version === 2 ? SSSF_V2_DDL : SSSF_V3_DDL);
       run(SSSF_V1_ROWS.map((insert) => (version >= 2 ? withNulls(insert, version) : insert)));
-      db.pragma(`user_version = ${version}`);
+      db.exec(`PRAGMA user_version = ${version}`);
     } else if (kind === "no_tables") {
       // What a first run killed before its schema transaction committed leaves: WAL mode, no tables.
-      db.pragma("journal_mode = WAL");
+      db.exec("PRAGMA journal_mode = WAL");
     } else if (kind === "some_tables") {
       // Two of the first migration's tables and nothing else (user_version still 0).
       run(SSSF_V1_DDL.slice(0, 2));

@@ -12,7 +12,6 @@ import type { EventRow, SessionRow, TraceRecord } from "../../src/trace/events.j
 import { PRIMARY_KEYS, TRACE_TABLES } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import { columnsAt, createTableSql } from "../../src/trace/schema.js";
-import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import {
   getStoreSession,
@@ -24,6 +23,7 @@ import {
   maxStorePhaseNumber,
   readStoreTable,
 } from "../../src/trace/store-queries.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { displayTraceLocation } from "../../src/trace/trace-location.js";
 import { LiveReader } from "../../src/ui/server/live-query.js";
 import { loadColumns } from "../../src/ui/server/row-sql.js";
