@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { defaultPrompts, type SddAgentName } from "../../src/workflows/prompts/default-prompts.js";
 import { SDD_AGENTS } from "../../src/workflows/sdd.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, type CliResult, cliPath, collect } from "../helpers/sandbox.js";
 
 // `sssf init --sdd` in a fresh git repo, then the roster re-pointed at scripted exec agents (keeping the

@@ -223,7 +223,9 @@ export class LandingWorld {
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {
-    const db = openRawSqlite(this.dbPath ?? path.join(this.repo, "adws/adw_data/sssf.db"), { readonly: true });
+    const db = openRawSqlite(this.dbPath ?? path.join(this.repo, "adws/adw_data/sssf.db"), {
+      readonly: true,
+    });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { workflowRefName } from "../../src/workspace/run-branch.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
 import { buildTurn, git, WorktreeWorld } from "./worktree-world.js";
 

@@ -6,8 +6,8 @@ import { codexRuntime } from "../../../src/runtimes/codex/index.js";
 import { SANDBOX_HELPER } from "../../../src/runtimes/codex/sandbox-helper.js";
 import { sandboxSupport } from "../../../src/sandbox/sandbox-support.js";
 import type { FakeScript } from "../../../src/testing/index.js";
-import { openRawSqlite } from "../../helpers/raw-sqlite.js";
 import { promptWorkflow } from "../../../src/workflows/prompt.js";
+import { openRawSqlite } from "../../helpers/raw-sqlite.js";
 import { type CliWorld, engineRepo } from "../cli-harness.js";
 import { CODEX_TEST_MODEL, type CodexWorld, codexBin, codexObserver, openCodexWorld } from "./codex-world.js";
 
