@@ -19,7 +19,7 @@ import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { openTraceStore } from "../trace/open-store.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
 import type { TraceStore } from "../trace/store.js";
-import { getStoreSession, maxStorePhaseNumber, readStoreSessionRow } from "../trace/store-queries.js";
+import { getSession, maxPhaseNumber, readSessionRow } from "../trace/store-queries.js";
 import { displayTraceLocation } from "../trace/trace-location.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
@@ -253,7 +253,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
 
   const adwId = minted ?? checkAdwId(options.adwId as string);
   const wanted = wantedFor(adwId);
-  const onRecord = minted === undefined ? await readStoreSessionRow(config.dbPath, adwId) : undefined;
+  const onRecord = minted === undefined ? await readSessionRow(config.dbPath, adwId) : undefined;
   let plan = await (planning ?? planWorkspace({ ...wanted, existing: onRecord }));
   const dirs = sessionDirs(config.sessionsDir, adwId);
   ensureSessionDirs(dirs);
@@ -281,7 +281,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       dirs,
       db: store,
       tracer,
-      existing: await getStoreSession(store, adwId),
+      existing: await getSession(store, adwId),
     };
     refuseJoinWithoutRecord(session, config);
     const takeOver = options.host?.takeOver;
@@ -328,7 +328,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       durable,
       previous,
       files,
-      lastPhaseNumber: await maxStorePhaseNumber(store, adwId),
+      lastPhaseNumber: await maxPhaseNumber(store, adwId),
     });
     trace.event({
       type: "log",

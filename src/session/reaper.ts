@@ -14,7 +14,7 @@ import { openTraceStore } from "../trace/open-store.js";
 import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
 import type { TraceSql } from "../trace/store.js";
-import { getStoreSession } from "../trace/store-queries.js";
+import { getSession } from "../trace/store-queries.js";
 import { processAlive, RUN_ID_ENV, runMarkerValue, terminateRunProcesses } from "../util/process-group.js";
 import { runLiveness } from "./run-liveness.js";
 import { sessionDirs } from "./session-dirs.js";
@@ -127,7 +127,7 @@ export async function reapRun(
     throw error;
   }
   try {
-    const session = await getStoreSession(db, adwId);
+    const session = await getSession(db, adwId);
     if (session === undefined || session.status !== "running") return null;
     if (session.host !== null && session.host !== hostname()) return null;
     if (session.pid !== null && processAlive(session.pid)) return null;
@@ -146,7 +146,7 @@ async function reapWithoutFiles(
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
-  const session = await getStoreSession(db, adwId);
+  const session = await getSession(db, adwId);
   if (session === undefined || session.status !== "running") return null;
   if (session.host !== null && session.host !== hostname()) return null;
   if (session.pid !== null && processAlive(session.pid)) return null;
@@ -280,7 +280,7 @@ export async function closeOwnRunNow(
   try {
     const db = await openTraceStore(paths.dbPath);
     try {
-      const session = await getStoreSession(db, adwId);
+      const session = await getSession(db, adwId);
       if (session === undefined || session.status !== "running") return false;
       const records: TraceRecord[] = [];
       await closeSessionAsInterrupted(db, (record) => records.push(record), session, {

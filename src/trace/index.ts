@@ -17,20 +17,20 @@ export { redactRecord } from "./redact-record.js";
 export { ForeignTraceError } from "./schema.js";
 export type { RunResult, SqlParams, TraceSql, TraceStore } from "./store.js";
 export {
-  getStoreSession,
+  getSession,
   type ListEventsOptions,
   type ListSessionsOptions,
-  latestStoreAcceptedEnvelope,
-  listStoreAgentSessions,
-  listStoreEnvelopes,
-  listStoreEvents,
-  listStoreGateResults,
-  listStorePhases,
-  listStoreProcesses,
-  listStoreSessions,
-  listStoreSteps,
-  maxStorePhaseNumber,
-  readStoreTable,
+  latestAcceptedEnvelope,
+  listAgentSessions,
+  listEnvelopes,
+  listEvents,
+  listGateResults,
+  listPhases,
+  listProcesses,
+  listSessions,
+  listSteps,
+  maxPhaseNumber,
+  readTable,
 } from "./store-queries.js";
 export { checkStoreShape, migrateStore, SCHEMA_VERSION } from "./store-schema.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

@@ -8,7 +8,7 @@ import { UsageError } from "../errors/usage-error.js";
 import { liveLockHolder } from "../session/run-liveness.js";
 import { sessionDirs } from "../session/session-dirs.js";
 import type { SessionRow } from "../trace/events.js";
-import { readStoreSessionRow } from "../trace/store-queries.js";
+import { readSessionRow } from "../trace/store-queries.js";
 import { legacyRunBranch, runBranch, runBranchesIn, runBranchGlobs, worktreePath } from "./run-branch.js";
 import {
   branchExists,
@@ -152,7 +152,7 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
   const mergeInto = await mergeTarget(request, git);
   const keeps = (what: string) =>
     new UsageError(
-      `--carry-dirty: session ${adwId} already has its ${what}; a rejoin keeps it as it is (drop --carry-dirty)`,
+      `--carry-dirty: session ${adwId} already has its ${what}; a rejoin keeps it is (drop --carry-dirty)`,
       "--carry-dirty",
     );
   if (!existsSync(worktree)) {
@@ -275,7 +275,7 @@ async function refuseLiveRace(config: SssfConfig, adwId: string): Promise<void> 
       "--adw-id",
     );
   // The other run may have finished between this run's first look at the trace and now.
-  if ((await readStoreSessionRow(config.dbPath, adwId)) !== undefined)
+  if ((await readSessionRow(config.dbPath, adwId)) !== undefined)
     throw new UsageError(
       `--adw-id ${adwId}: another sssf run created this session meanwhile; run the command again to join it (sssf sessions shows it)`,
       "--adw-id",

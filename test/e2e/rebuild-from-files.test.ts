@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
 import { openSqliteStore } from "../../src/trace/sqlite/sqlite-store.js";
-import { readStoreTable } from "../../src/trace/store-queries.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 type Row = Record<string, unknown>;
@@ -28,7 +28,7 @@ const sessionsDir = () => path.join(sb.dir, "adws/adw_data/sessions");
 async function dump(dbPath: string): Promise<Dump> {
   const db = openSqliteStore(dbPath, { readonly: true });
   try {
-    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readStoreTable(db, t)]));
+    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readTable(db, t)]));
     return Object.fromEntries(tables) as Dump;
   } finally {
     await db.close();

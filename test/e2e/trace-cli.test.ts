@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
 import { openSqliteStore } from "../../src/trace/sqlite/sqlite-store.js";
-import { readStoreTable } from "../../src/trace/store-queries.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 let sb: Sandbox;
@@ -15,7 +15,7 @@ afterEach(() => sb.cleanup());
 async function dumpAll(dbPath: string): Promise<Record<TraceTable, unknown[]>> {
   const db = openSqliteStore(dbPath, { readonly: true });
   try {
-    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readStoreTable(db, t)]));
+    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readTable(db, t)]));
     return Object.fromEntries(tables) as Record<TraceTable, unknown[]>;
   } finally {
     await db.close();

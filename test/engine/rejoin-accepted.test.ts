@@ -6,7 +6,7 @@ import { GenericOutput } from "../../src/envelope/schemas.js";
 import { defineGate } from "../../src/gates/gate.js";
 import { runWorkflow } from "../../src/library.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { latestStoreAcceptedEnvelope as latestAcceptedEnvelope } from "../../src/trace/store-queries.js";
+import { latestAcceptedEnvelope } from "../../src/trace/store-queries.js";
 import { createRepo, ok, type Repo } from "./workflow-fixture.js";
 
 let repo: Repo | undefined;

@@ -12,10 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { EventRow, SessionRow } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import type { TraceStore } from "../../src/trace/store.js";
-import {
-  getStoreSession as getSession,
-  listStoreEvents as listEvents,
-} from "../../src/trace/store-queries.js";
+import { getSession, listEvents } from "../../src/trace/store-queries.js";
 import type { RunView, SessionsPage } from "../../src/ui/server/api-types.js";
 import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";

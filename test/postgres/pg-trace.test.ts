@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readStoreTable as readTable } from "../../src/trace/store-queries.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";

@@ -5,10 +5,7 @@ import { isSssfError } from "../../src/errors/index.js";
 import { TRACE_TABLES } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import { ForeignTraceError } from "../../src/trace/schema.js";
-import {
-  getStoreSession as getSession,
-  listStoreEnvelopes as listEnvelopes,
-} from "../../src/trace/store-queries.js";
+import { getSession, listEnvelopes } from "../../src/trace/store-queries.js";
 import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { openRawSqlite, pragmaRows, pragmaValue } from "../helpers/raw-sqlite.js";
 import { FOREIGN_SHAPES, type TraceShapeKind, writeTraceShape } from "./foreign-trace-fixtures.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import type { TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readStoreTable } from "../../src/trace/store-queries.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { eventRow, useTempDir } from "./trace-fixtures.js";
 
@@ -27,7 +27,7 @@ describe("openTraceStore on a SQLite file", () => {
     await (await openTraceStore(dbPath)).close();
     const db = await openTraceStore(dbPath, { readonly: true });
     expect(db.readonly).toBe(true);
-    expect(await readStoreTable(db, "sessions")).toEqual([]);
+    expect(await readTable(db, "sessions")).toEqual([]);
     await expect(db.run("DELETE FROM sessions")).rejects.toThrow(/readonly/);
     await db.close();
   });
@@ -65,8 +65,8 @@ describe("TraceStore.upsert", () => {
     await db.upsert([{ table: "agent_sessions", row: agent }]);
     await db.upsert([{ table: "agent_sessions", row: { ...agent, sends: 2 } }]);
     await db.upsert([{ table: "agent_sessions", row: { ...agent, agent: "reviewer" } }]);
-    expect(await readStoreTable(db, "events")).toEqual([{ ...row, name: "renamed", ok: 1 }]);
-    expect((await readStoreTable(db, "agent_sessions")).map((r) => [r.agent, r.sends])).toEqual([
+    expect(await readTable(db, "events")).toEqual([{ ...row, name: "renamed", ok: 1 }]);
+    expect((await readTable(db, "agent_sessions")).map((r) => [r.agent, r.sends])).toEqual([
       ["builder", 2],
       ["reviewer", 1],
     ]);
@@ -81,7 +81,7 @@ describe("TraceStore.upsert", () => {
       ...partial
     } = eventRow("a1", "evt_1", "2025-01-01T00:00:00.000Z");
     await db.upsert([{ table: "events", row: partial } as unknown as TraceRecord]);
-    expect((await readStoreTable(db, "events"))[0]).toMatchObject({
+    expect((await readTable(db, "events"))[0]).toMatchObject({
       id: "evt_1",
       ended_at: null,
       duration_ms: null,

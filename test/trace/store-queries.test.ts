@@ -3,16 +3,16 @@ import { describe, expect, it } from "vitest";
 import type { TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import {
-  getStoreSession as getSession,
-  listStoreAgentSessions as listAgentSessions,
-  listStoreEnvelopes as listEnvelopes,
-  listStoreEvents as listEvents,
-  listStoreGateResults as listGateResults,
-  listStorePhases as listPhases,
-  listStoreProcesses as listProcesses,
-  listStoreSessions as listSessions,
-  maxStorePhaseNumber as maxPhaseNumber,
-  readStoreTable as readTable,
+  getSession,
+  listAgentSessions,
+  listEnvelopes,
+  listEvents,
+  listGateResults,
+  listPhases,
+  listProcesses,
+  listSessions,
+  maxPhaseNumber,
+  readTable,
 } from "../../src/trace/store-queries.js";
 import { at, eventRow, phaseRow, sessionRecords, sessionRow, useTempDir } from "./trace-fixtures.js";
 

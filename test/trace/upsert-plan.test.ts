@@ -6,7 +6,7 @@ import { columnNames } from "../../src/trace/columns.js";
 import type { EventRow, TraceRecord, TraceTable } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import type { TraceStore } from "../../src/trace/store.js";
-import { readStoreTable as readTable } from "../../src/trace/store-queries.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { ROWS_PER_STATEMENT, upsertPlan, upsertSql } from "../../src/trace/upsert-plan.js";
 import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
 

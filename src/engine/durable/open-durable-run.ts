@@ -1,7 +1,7 @@
 import type { SessionTrace } from "../../session/session-trace.js";
 import type { SessionRow } from "../../trace/events.js";
 import type { TraceSql } from "../../trace/store.js";
-import { latestStoreAcceptedEnvelope, listStorePhases, listStoreSteps } from "../../trace/store-queries.js";
+import { latestAcceptedEnvelope, listPhases, listSteps } from "../../trace/store-queries.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import type { RunRoots } from "./run-roots.js";
 import { buildJournal, type StepJournal } from "./step-journal.js";
@@ -26,15 +26,15 @@ export async function openDurableRun(
   trace: SessionTrace,
   roots: RunRoots,
 ): Promise<LocalDurableRun> {
-  const steps = await listStoreSteps(session.db, session.adwId);
-  const journal: StepJournal = buildJournal(steps, await listStorePhases(session.db, session.adwId));
+  const steps = await listSteps(session.db, session.adwId);
+  const journal: StepJournal = buildJournal(steps, await listPhases(session.db, session.adwId));
   const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
   const resume = options.resume === true;
   const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume, roots });
   const previous = resume
     ? durable.relocated(journal.start?.previous ?? null)
     : session.existing
-      ? await latestStoreAcceptedEnvelope(session.db, session.adwId)
+      ? await latestAcceptedEnvelope(session.db, session.adwId)
       : null;
   durable.started({
     workflow: options.workflow.name,
