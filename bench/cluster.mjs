@@ -209,10 +209,10 @@ export async function run() {
     for (let i = 0; i < 3; i++) addWorker();
     await until(async () => (await liveWorkers()).length === 3);
 
-    const { openSqlite } = await import(path.join(root, "dist/trace/sqlite.js"));
+    const { DatabaseSync } = await import("node:sqlite");
     const ended = (ids) => {
       if (!existsSync(dbPath)) return 0;
-      const db = openSqlite(dbPath, { readonly: true });
+      const db = new DatabaseSync(dbPath, { readOnly: true });
       try {
         const rows = db.prepare("SELECT adw_id FROM sessions WHERE status IN ('success', 'fail')").all();
         return rows.filter((r) => ids.includes(r.adw_id)).length;

@@ -5,11 +5,11 @@
 // wall time is only a note.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { defineWorkflow, GenericOutput, loadConfig, runWorkflow } from "../dist/index.js";
 import { claudeCodeRuntime } from "../dist/runtimes/claude-code/index.js";
 import { codexRuntime } from "../dist/runtimes/codex/index.js";
 import { createFakeModelServer, fakeModelEnv } from "../dist/testing/index.js";
-import { openSqlite } from "../dist/trace/sqlite.js";
 import { root, scratch } from "./lib.mjs";
 
 const VALID = {
@@ -144,7 +144,7 @@ async function scenario(id, native) {
       inPlace: true,
     });
     const ms = performance.now() - started;
-    const db = openSqlite(config.dbPath, { readonly: true });
+    const db = new DatabaseSync(config.dbPath, { readOnly: true });
     try {
       const count = (sql) => db.prepare(sql).get().n;
       // The runtime's per-send line says how many answers the CLI itself sent back (claude reports them).

@@ -1,14 +1,14 @@
 // The trace on PostgreSQL (docs/trace.md#postgresql) against the same trace on SQLite, in one process,
 // interleaved rounds, medians:
 // - ingest: 20,000 tool-call events through the Tracer (batched transactions, 100-row upserts);
-// - one statement's round trip through the bridge (worker thread + Atomics.wait), a one-row SELECT,
-//   and the same through the asynchronous TraceStore (a `pg` pool, awaited).
+// - one statement's round trip through the TraceStore, a one-row SELECT (on PostgreSQL a `pg` pool,
+//   awaited).
 // Needs a server: SSSF_BENCH_POSTGRES_URL (or SSSF_TEST_POSTGRES_URL, as .ci/run sets it), a URL of a
 // user that may create databases; the benchmark creates and drops its own.
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { openTraceDb, openTraceStore, Tracer } from "../dist/trace/index.js";
+import { openTraceStore, Tracer } from "../dist/trace/index.js";
 import { median, scratch } from "./lib.mjs";
 
 const EVENTS = 20_000;
@@ -49,19 +49,7 @@ async function ingest(location, dir, adwId) {
   }
 }
 
-function roundTrip(location) {
-  const db = openTraceDb(location);
-  try {
-    const statement = db.prepare("SELECT adw_id FROM sessions WHERE adw_id = ?");
-    const started = performance.now();
-    for (let i = 0; i < TRIPS; i++) statement.get("none");
-    return (performance.now() - started) / TRIPS;
-  } finally {
-    db.close();
-  }
-}
-
-/** The same statement through the asynchronous TraceStore (awaited; on PostgreSQL a `pg` pool, no thread). */
+/** One statement's round trip through the TraceStore (awaited; on PostgreSQL a `pg` pool), in ms. */
 async function storeTrip(location) {
   const store = await openTraceStore(location);
   try {
@@ -87,14 +75,12 @@ export async function run() {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const { dir, cleanup } = scratch("pg-trace");
-  const sqlite = { ingest: [], trip: [], store: [] };
-  const postgres = { ingest: [], trip: [], store: [] };
+  const sqlite = { ingest: [], store: [] };
+  const postgres = { ingest: [], store: [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       sqlite.ingest.push(await ingest(path.join(dir, "trace.db"), dir, `s${round}`));
       postgres.ingest.push(await ingest(url.toString(), dir, `p${round}`));
-      sqlite.trip.push(roundTrip(path.join(dir, "trace.db")));
-      postgres.trip.push(roundTrip(url.toString()));
       sqlite.store.push(await storeTrip(path.join(dir, "trace.db")));
       postgres.store.push(await storeTrip(url.toString()));
     }
@@ -107,21 +93,10 @@ export async function run() {
   return [
     { label: `ingest of ${EVENTS} events, PostgreSQL`, value: (EVENTS / pgIngest) * 1000, unit: "events/s" },
     { label: "ingest time, PostgreSQL ÷ SQLite", value: pgIngest / median(sqlite.ingest), unit: "×" },
-    { label: "one statement's round trip, PostgreSQL", value: median(postgres.trip), unit: "ms" },
+    { label: "one statement's round trip, PostgreSQL", value: median(postgres.store), unit: "ms" },
     {
       label: "one statement's round trip, PostgreSQL ÷ SQLite",
-      value: median(postgres.trip) / median(sqlite.trip),
-      unit: "×",
-    },
-    {
-      label: "one statement's round trip through the async store, PostgreSQL",
-      value: median(postgres.store),
-      unit: "ms",
-    },
-    { label: "  the same, SQLite", value: median(sqlite.store), unit: "ms" },
-    {
-      label: "  PostgreSQL: async store ÷ the synchronous bridge",
-      value: median(postgres.store) / median(postgres.trip),
+      value: median(postgres.store) / median(sqlite.store),
       unit: "×",
     },
   ];

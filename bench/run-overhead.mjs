@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openTraceDb } from "../dist/trace/index.js";
+import { openTraceStore } from "../dist/trace/index.js";
 import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch, sssf } from "./lib.mjs";
 
 const ROUNDS = 7;
@@ -104,14 +104,15 @@ async function sssfRun(repo, env, args, { usageFile } = {}) {
 const ms = (iso) => Date.parse(iso);
 
 /** The trace's figures of one run: session start, and per phase its duration and its agent's lifetime. */
-function traced(db, adwId) {
-  const session = db.prepare("SELECT started_at FROM sessions WHERE adw_id = ?").get(adwId);
-  const phases = db
-    .prepare("SELECT id, name, duration_ms FROM phases WHERE adw_id = ? ORDER BY started_at")
-    .all(adwId);
-  const processes = db
-    .prepare("SELECT phase_id, started_at, ended_at FROM processes WHERE adw_id = ?")
-    .all(adwId);
+async function traced(db, adwId) {
+  const session = await db.get("SELECT started_at FROM sessions WHERE adw_id = ?", [adwId]);
+  const phases = await db.all(
+    "SELECT id, name, duration_ms FROM phases WHERE adw_id = ? ORDER BY started_at",
+    [adwId],
+  );
+  const processes = await db.all("SELECT phase_id, started_at, ended_at FROM processes WHERE adw_id = ?", [
+    adwId,
+  ]);
   const lifetime = (phaseId) =>
     processes
       .filter((p) => phaseId === undefined || p.phase_id === phaseId)
@@ -132,7 +133,7 @@ export async function run() {
   setUp(repo);
   const fake = await startFakeModel(dir);
   try {
-    const db = openTraceDb(path.join(repo, "adws/adw_data/sssf.db"));
+    const db = await openTraceStore(path.join(repo, "adws/adw_data/sssf.db"));
     const prompt = ["run", "prompt", "TURN hello", "--agent", "helper"];
     await sssfRun(repo, fake.env, prompt); // warm the file cache and the trace
     const node = [];
@@ -144,12 +145,12 @@ export async function run() {
     for (let i = 0; i < ROUNDS; i++) {
       node.push(nodeStart());
       const single = await sssfRun(repo, fake.env, prompt);
-      const one = traced(db, single.adwId);
+      const one = await traced(db, single.adwId);
       harness.push(single.wall - one.lifetime());
       beforeSession.push(one.sessionAt - single.startedAt);
       node.push(nodeStart());
       const two = await sssfRun(repo, fake.env, ["run", "two", "go"]);
-      const t = traced(db, two.adwId);
+      const t = await traced(db, two.adwId);
       const second = t.phases.find((p) => p.name === "second");
       phaseExtra.push(second.duration_ms - t.lifetime(second.id));
       commit.push(t.phases.find((p) => p.name === "commit").duration_ms);
@@ -166,7 +167,7 @@ export async function run() {
     );
     const cpu = usageLines(concurrentFile).map((line) => line.cpu_ms);
     const bare = median(node);
-    db.close();
+    await db.close();
     return [
       { label: "node -e 0 on this machine now, median", value: bare, unit: "ms", target: "" },
       {

@@ -8,8 +8,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { execRuntime } from "../dist/runtimes/exec/index.js";
-import { columnNames, newId, openTraceDb, openTraceStore, Tracer } from "../dist/trace/index.js";
+import { columnNames, newId, openTraceStore, Tracer } from "../dist/trace/index.js";
 
 import { benchRepo, cli, fmt, GIT_IDENTITY, median, percentile, root, scratch } from "./lib.mjs";
 
@@ -129,16 +130,15 @@ async function cliIngest(count = EVENTS, env = {}) {
     const wallMs = exitedAt - started;
     closeSync(log);
     if (code !== 0) throw new Error(`sssf run exited ${code}; see ${path.join(dir, "sssf.log")}`);
-    const db = openTraceDb(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
-    const calls = db
-      .prepare(
-        "SELECT count(*) AS n, min(started_at) AS first FROM events WHERE adw_id = ? AND type = 'tool_call'",
-      )
-      .get(ADW_ID);
-    const span = db
-      .prepare("SELECT ended_at FROM events WHERE adw_id = ? AND type = 'agent_start'")
-      .get(ADW_ID);
-    db.close();
+    const db = await openTraceStore(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
+    const calls = await db.get(
+      "SELECT count(*) AS n, min(started_at) AS first FROM events WHERE adw_id = ? AND type = 'tool_call'",
+      [ADW_ID],
+    );
+    const span = await db.get("SELECT ended_at FROM events WHERE adw_id = ? AND type = 'agent_start'", [
+      ADW_ID,
+    ]);
+    await db.close();
     const events = readFileSync(path.join(dir, `adws/adw_data/sessions/${ADW_ID}/events.jsonl`), "utf8");
     const filed = events.split('"type":"tool_call"').length - 1;
     if (calls.n !== count || filed !== count)
@@ -174,14 +174,15 @@ function floodRow(i, at, span) {
 }
 
 /**
- * The ceiling, run in this child process (`--ceiling COUNT`): a fresh trace db with the real schema,
- * the real events upsert prepared once, COUNT flood rows (built beforehand) inserted in one transaction.
- * Prints `{ driver, perSecond }`.
+ * The ceiling, run in this child process (`--ceiling COUNT`): a fresh trace db with the real schema
+ * (made by the store), then node:sqlite itself: the events upsert prepared once, COUNT flood rows
+ * (built beforehand) inserted in one transaction. Prints `{ perSecond }`.
  */
-function ceilingChild(count) {
+async function ceilingChild(count) {
   const { dir, cleanup } = scratch("ingest-ceiling");
   try {
-    const db = openTraceDb(path.join(dir, "sssf.db"));
+    await (await openTraceStore(path.join(dir, "sssf.db"))).close();
+    const db = new DatabaseSync(path.join(dir, "sssf.db"));
     const columns = columnNames("events");
     const insert = db.prepare(
       `INSERT OR REPLACE INTO events (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
@@ -190,9 +191,9 @@ function ceilingChild(count) {
     const at = new Date().toISOString();
     const rows = Array.from({ length: count }, (_, i) => floodRow(i, at, span));
     const started = performance.now();
-    db.transaction(() => {
-      for (const row of rows) insert.run(row);
-    }).immediate();
+    db.exec("BEGIN IMMEDIATE");
+    for (const row of rows) insert.run(...row);
+    db.exec("COMMIT");
     const ms = performance.now() - started;
     const stored = db.prepare("SELECT count(*) AS n FROM events").get().n;
     db.close();
@@ -310,7 +311,7 @@ export async function run() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--ceiling") {
-  ceilingChild(Number(process.argv[3] ?? EVENTS));
+  await ceilingChild(Number(process.argv[3] ?? EVENTS));
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   for (const f of await run()) console.log(`${f.label}: ${fmt(f.value)} ${f.unit}`);
 }

@@ -176,7 +176,7 @@ async function liveLatencies(browser, url, dataDir) {
 export async function run() {
   const { dir, cleanup } = scratch("ui");
   const dataDir = path.join(dir, "adws/adw_data");
-  const seeded = seedRun(dataDir);
+  const seeded = await seedRun(dataDir);
   const ui = await startUi(dir);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   try {

@@ -11,7 +11,6 @@ const ENTRIES = {
   "testing/index": () => import("./testing/index.js"),
   zod: () => import("./zod.js"),
   "trace/index": () => import("./trace/index.js"),
-  "trace/sqlite": () => import("./trace/sqlite.js"),
   "runtimes/exec/index": () => import("./runtimes/exec/index.js"),
   "runtimes/claude-code/index": () => import("./runtimes/claude-code/index.js"),
   "runtimes/codex/index": () => import("./runtimes/codex/index.js"),

@@ -8,7 +8,7 @@ import type { RunOutcome } from "../engine/run-workflow.js";
 import type { PhaseRow } from "../trace/events.js";
 import { openTraceStore } from "../trace/open-store.js";
 import type { TraceStore } from "../trace/store.js";
-import { listStoreEvents } from "../trace/store-queries.js";
+import { listEvents } from "../trace/store-queries.js";
 import { redactSecrets } from "../util/secrets/redact.js";
 import { jsonTerminalSafe } from "../util/terminal-text.js";
 import { branchCommitsSync } from "../workspace/worktree-dirty.js";
@@ -127,7 +127,7 @@ async function tracedCommits(dbPath: string, adwId: string): Promise<SummaryComm
   let db: TraceStore | undefined;
   try {
     db = await openTraceStore(dbPath, { readonly: true });
-    return (await listStoreEvents(db, adwId, { type: "log" })).flatMap((event) => {
+    return (await listEvents(db, adwId, { type: "log" })).flatMap((event) => {
       if (!event.name.startsWith("committed ") || event.ok !== 1) return [];
       const payload = JSON.parse(event.payload) as { commit?: unknown; message?: unknown };
       if (typeof payload.commit !== "string") return [];

@@ -19,8 +19,8 @@ import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { SessionRow } from "../trace/events.js";
 import { openTraceStore } from "../trace/open-store.js";
-import { readSessionRow } from "../trace/queries.js";
 import { claimSession, ownerName, type SessionOwner } from "../trace/session-fence.js";
+import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
@@ -91,7 +91,7 @@ export async function executeClusterRun(
 ): Promise<ClusterRunResult> {
   const { repo } = context;
   const adwId = request.adw_id;
-  const before = readSessionRow(context.dbPath, adwId);
+  const before = await readSessionRow(context.dbPath, adwId);
   // An execution that finished but whose answer Restate did not get: the trace has the outcome.
   if (before !== undefined && (before.status === "success" || before.status === "fail"))
     return endedResult(context, before);

@@ -15,14 +15,11 @@ import { type RunEnd, type RunReporter, silentReporter } from "../session/report
 import { ensureSessionDirs, type SessionDirs, sessionDirs } from "../session/session-dirs.js";
 import { acquireSessionLock } from "../session/session-lock.js";
 import { nowIso, SessionTrace } from "../session/session-trace.js";
-import { openTraceDb } from "../trace/database.js";
 import type { PhaseRow, SessionRow } from "../trace/events.js";
 import { openTraceStore } from "../trace/open-store.js";
-import { maxPhaseNumber, readSessionRow } from "../trace/queries.js";
 import { newSessionRow, rejoinedSessionRow } from "../trace/rows.js";
-import type { TraceDb } from "../trace/sqlite.js";
 import type { TraceStore } from "../trace/store.js";
-import { getStoreSession } from "../trace/store-queries.js";
+import { getSession, maxPhaseNumber, readSessionRow } from "../trace/store-queries.js";
 import { displayTraceLocation } from "../trace/trace-location.js";
 import { Tracer } from "../trace/tracer.js";
 import { withRunMarker } from "../util/process-group.js";
@@ -63,7 +60,7 @@ function hasRecords(file: string): boolean {
 interface OpenedSession {
   adwId: string;
   dirs: SessionDirs;
-  db: TraceDb;
+  db: TraceStore;
   tracer: Tracer;
   /** The session's row before this run, when it joins one. */
   existing: SessionRow | undefined;
@@ -125,11 +122,12 @@ function createEngine(
     resolveRuntime: (agent: AgentConfig) => Runtime;
     durable: LocalDurableRun;
     previous: object | null;
+    lastPhaseNumber: number;
     files: RecordFiles;
   },
 ): RunEngine {
   const { config } = options;
-  const { adwId, dirs, db } = session;
+  const { adwId, dirs } = session;
   const { trace, workspace } = context;
   const runConfig = workspaceConfig(config, workspace);
   return new RunEngine({
@@ -144,7 +142,7 @@ function createEngine(
     signal: options.signal ?? new AbortController().signal,
     agentOverride: options.agent,
     resolveRuntime: context.resolveRuntime,
-    lastPhaseNumber: maxPhaseNumber(db, adwId),
+    lastPhaseNumber: context.lastPhaseNumber,
     lastEnvelope: context.previous,
     checkoutRoot: config.repoRoot,
     checkpoints: checkpointPlace(runConfig, workspace),
@@ -255,7 +253,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
 
   const adwId = minted ?? checkAdwId(options.adwId as string);
   const wanted = wantedFor(adwId);
-  const onRecord = minted === undefined ? readSessionRow(config.dbPath, adwId) : undefined;
+  const onRecord = minted === undefined ? await readSessionRow(config.dbPath, adwId) : undefined;
   let plan = await (planning ?? planWorkspace({ ...wanted, existing: onRecord }));
   const dirs = sessionDirs(config.sessionsDir, adwId);
   ensureSessionDirs(dirs);
@@ -263,7 +261,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   const reporter = options.reporter ?? silentReporter;
   // A minted session's worktree is added while the trace opens: git works beside the main thread.
   const opening = new WorkspaceOpening(plan, minted !== undefined);
-  let db: TraceDb | undefined;
   let store: TraceStore | undefined;
   let tracer: Tracer | undefined;
   try {
@@ -271,7 +268,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // steps up to `git worktree add` run, so git adds the worktree meanwhile instead of after it.
     if (minted !== undefined) await new Promise((resolve) => setImmediate(resolve));
     store = await openTraceStore(config.dbPath);
-    db = openTraceDb(config.dbPath);
     const fenced = options.host?.fenced;
     tracer = new Tracer({
       store,
@@ -280,7 +276,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
         ? {}
         : { fence: { adwId, owner: { host: hostname(), pid: process.pid }, onFenced: fenced } }),
     });
-    const session: OpenedSession = { adwId, dirs, db, tracer, existing: await getStoreSession(store, adwId) };
+    const session: OpenedSession = {
+      adwId,
+      dirs,
+      db: store,
+      tracer,
+      existing: await getSession(store, adwId),
+    };
     refuseJoinWithoutRecord(session, config);
     const takeOver = options.host?.takeOver;
     if (options.resume === true) checkResumable(adwId, session.existing, config, takeOver !== undefined);
@@ -289,9 +291,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       // A host that claimed the row already names itself there: the processes are the previous owner's.
       const existing = session.existing;
       const dead = { ...existing, ...takeOver?.from };
-      await endLeftoverProcesses(db, dead);
+      await endLeftoverProcesses(store, dead);
       const write = tracer.write.bind(tracer);
-      await closeSessionAsInterrupted(db, write, existing, {
+      await closeSessionAsInterrupted(store, write, existing, {
         reason:
           takeOver?.reason ??
           `interrupted: the sssf that ran it (pid ${dead.pid ?? "unknown"}) ended without finalizing`,
@@ -316,7 +318,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     reporter.sessionStarted(trace.session, dirs.root, session.existing !== undefined);
     announceWorkspace(workspace, { trace, reporter });
     await options.host?.workspaceOpened?.(workspace, trace);
-    const durable = openDurableRun(options, session, trace, runRoots(config, workspace, dirs));
+    const durable = await openDurableRun(options, session, trace, runRoots(config, workspace, dirs));
     const previous = durable.startPrevious;
     const files = RecordFiles.toldTo(trace, reporter);
     const engine = createEngine(options, session, {
@@ -326,6 +328,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       durable,
       previous,
       files,
+      lastPhaseNumber: await maxPhaseNumber(store, adwId),
     });
     trace.event({
       type: "log",
@@ -371,7 +374,6 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     try {
       await tracer?.close();
     } finally {
-      db?.close();
       await store?.close();
       releaseLock();
     }

@@ -13,21 +13,12 @@ import { EventsFile } from "../trace/events-file.js";
 import { openTraceStore } from "../trace/open-store.js";
 import { redactRecord } from "../trace/redact-record.js";
 import { endEventRow, endPhaseRow, eventRow } from "../trace/rows.js";
-import type { TraceDb } from "../trace/sqlite.js";
 import type { TraceSql } from "../trace/store.js";
-import { getStoreSession } from "../trace/store-queries.js";
+import { getSession } from "../trace/store-queries.js";
 import { processAlive, RUN_ID_ENV, runMarkerValue, terminateRunProcesses } from "../util/process-group.js";
 import { runLiveness } from "./run-liveness.js";
 import { sessionDirs } from "./session-dirs.js";
 import { acquireSessionLock } from "./session-lock.js";
-
-/**
- * The rows `sql` returns for `params`. The engine still hands its synchronous TraceDb to
- * {@link closeSessionAsInterrupted} and {@link endLeftoverProcesses}; everything else passes a store.
- */
-async function rowsOf<T>(db: TraceSql | TraceDb, sql: string, params: unknown[]): Promise<T[]> {
-  return "prepare" in db ? (db.prepare(sql).all(...params) as T[]) : db.all<T>(sql, params);
-}
 
 /** A `running` row of the sessions table: who runs it. */
 export interface RunningSession {
@@ -136,7 +127,7 @@ export async function reapRun(
     throw error;
   }
   try {
-    const session = await getStoreSession(db, adwId);
+    const session = await getSession(db, adwId);
     if (session === undefined || session.status !== "running") return null;
     if (session.host !== null && session.host !== hostname()) return null;
     if (session.pid !== null && processAlive(session.pid)) return null;
@@ -155,7 +146,7 @@ async function reapWithoutFiles(
   options: ReapOptions,
   adwId: string,
 ): Promise<ReapedSession | null> {
-  const session = await getStoreSession(db, adwId);
+  const session = await getSession(db, adwId);
   if (session === undefined || session.status !== "running") return null;
   if (session.host !== null && session.host !== hostname()) return null;
   if (session.pid !== null && processAlive(session.pid)) return null;
@@ -175,11 +166,10 @@ async function reapWithoutFiles(
  * and the groups of its processes still `running` on record (only on the host that ran it). Resolves with how many processes and
  * groups were still alive. Never throws.
  */
-export async function endLeftoverProcesses(db: TraceSql | TraceDb, session: SessionRow): Promise<number> {
+export async function endLeftoverProcesses(db: TraceSql, session: SessionRow): Promise<number> {
   // Another host's pids mean nothing here.
   if (session.host !== null && session.host !== hostname()) return 0;
-  const running = await rowsOf<Pick<ProcessRow, "pid">>(
-    db,
+  const running = await db.all<Pick<ProcessRow, "pid">>(
     "SELECT pid FROM processes WHERE adw_id = ? AND status = 'running'",
     [session.adw_id],
   );
@@ -235,12 +225,12 @@ async function closeDeadRun(
  * signalled here. Resolves with the session row as written.
  */
 export async function closeSessionAsInterrupted(
-  db: TraceSql | TraceDb,
+  db: TraceSql,
   write: (record: TraceRecord) => void,
   session: SessionRow,
   detail: { reason: string; payload?: Record<string, unknown> },
 ): Promise<SessionRow> {
-  const rows = <T>(sql: string) => rowsOf<T>(db, sql, [session.adw_id]);
+  const rows = <T>(sql: string) => db.all<T>(sql, [session.adw_id]);
   const processes = await rows<ProcessRow>("SELECT * FROM processes WHERE adw_id = ? AND status = 'running'");
   const phases = await rows<PhaseRow>("SELECT * FROM phases WHERE adw_id = ? AND status = 'running'");
   const events = await rows<EventRow>("SELECT * FROM events WHERE adw_id = ? AND ended_at IS NULL");
@@ -290,7 +280,7 @@ export async function closeOwnRunNow(
   try {
     const db = await openTraceStore(paths.dbPath);
     try {
-      const session = await getStoreSession(db, adwId);
+      const session = await getSession(db, adwId);
       if (session === undefined || session.status !== "running") return false;
       const records: TraceRecord[] = [];
       await closeSessionAsInterrupted(db, (record) => records.push(record), session, {

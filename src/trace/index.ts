@@ -9,14 +9,18 @@ export {
 } from "../util/secrets/redact.js";
 export { redactJsonText, redactJsonValue } from "../util/secrets/redact-json.js";
 export { type ColumnDeclaration, columnNames, TABLE_COLUMNS } from "./columns.js";
-export { createUpserter, type OpenTraceDbOptions, openTraceDb } from "./database.js";
 export * from "./events.js";
 export { newId } from "./ids.js";
 export { type OpenTraceStoreOptions, openTraceConnection, openTraceStore } from "./open-store.js";
+export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
+export { redactRecord } from "./redact-record.js";
+export { ForeignTraceError } from "./schema.js";
+export type { RunResult, SqlParams, TraceSql, TraceStore } from "./store.js";
 export {
   getSession,
   type ListEventsOptions,
   type ListSessionsOptions,
+  latestAcceptedEnvelope,
   listAgentSessions,
   listEnvelopes,
   listEvents,
@@ -24,12 +28,9 @@ export {
   listPhases,
   listProcesses,
   listSessions,
+  listSteps,
   maxPhaseNumber,
   readTable,
-} from "./queries.js";
-export { type RebuildOptions, type RebuildResult, rebuildDatabase } from "./rebuild.js";
-export { redactRecord } from "./redact-record.js";
-export { ForeignTraceError, migrate, SCHEMA_VERSION } from "./schema.js";
-export type { RunResult, SqlParams, TraceSql, TraceStore } from "./store.js";
-export { getStoreSession, listStoreEvents, listStoreSessions, readStoreTable } from "./store-queries.js";
+} from "./store-queries.js";
+export { checkStoreShape, migrateStore, SCHEMA_VERSION } from "./store-schema.js";
 export { Tracer, type TracerOptions, type TracerStats } from "./tracer.js";

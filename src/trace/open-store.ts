@@ -8,10 +8,9 @@ import path from "node:path";
 import { SssfError } from "../errors/index.js";
 import { isUnavailable } from "./db-unavailable.js";
 import { PgStore } from "./postgres/pg-store.js";
-import { SCHEMA_VERSION } from "./schema.js";
 import { openSqliteStore } from "./sqlite/sqlite-store.js";
 import type { TraceStore } from "./store.js";
-import { checkStoreShape, migrateStore } from "./store-schema.js";
+import { checkStoreShape, migrateStore, SCHEMA_VERSION } from "./store-schema.js";
 import { isPostgresUrl } from "./trace-location.js";
 
 /** Options of {@link openTraceStore}. */

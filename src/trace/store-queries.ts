@@ -1,7 +1,7 @@
 /**
- * The CLI's and the UI's reads of a trace on a {@link TraceStore}: the same statements on SQLite and
- * PostgreSQL (translated there), so both give the same rows. queries.ts runs the same SQL texts on the
- * synchronous connection its last callers still hold. Each throws only what the database throws.
+ * The reads of a trace on a {@link TraceStore} (the engine's, the CLI's, the UI's): the same statements
+ * on SQLite and PostgreSQL (translated there), so both give the same rows. Each throws only what the
+ * database throws.
  */
 
 import { existsSync } from "node:fs";
@@ -27,7 +27,7 @@ import { openTraceStore } from "./open-store.js";
 import type { TraceSql } from "./store.js";
 import { traceMayExist } from "./trace-location.js";
 
-/** Options of {@link listStoreSessions}. */
+/** Options of {@link listSessions}. */
 export interface ListSessionsOptions {
   /** Most sessions to return (default: all). */
   limit?: number;
@@ -37,7 +37,7 @@ export interface ListSessionsOptions {
   status?: SessionStatus;
 }
 
-/** Options of {@link listStoreEvents}. */
+/** Options of {@link listEvents}. */
 export interface ListEventsOptions {
   /** Only events of this type. */
   type?: EventType;
@@ -62,7 +62,7 @@ export const LIST_STEPS_SQL = "SELECT * FROM steps WHERE adw_id = ? ORDER BY att
 
 export const MAX_PHASE_NUMBER_SQL = "SELECT COALESCE(MAX(number), 0) AS number FROM phases WHERE adw_id = ?";
 
-/** The newest accepted envelope of a session (see {@link latestStoreAcceptedEnvelope}). */
+/** The newest accepted envelope of a session (see {@link latestAcceptedEnvelope}). */
 export const LATEST_ACCEPTED_ENVELOPE_SQL = `SELECT e.envelope_json FROM envelopes e LEFT JOIN phases p ON p.id = e.phase_id
      WHERE e.adw_id = ? AND e.envelope_json IS NOT NULL AND (e.accepted = 1 OR (e.accepted IS NULL
        AND e.valid = 1 AND e.status = 'success'
@@ -84,33 +84,27 @@ const sessionParams = (options: ListSessionsOptions) => ({
 });
 
 /** Sessions, newest `started_at` first. */
-export async function listStoreSessions(
-  db: TraceSql,
-  options: ListSessionsOptions = {},
-): Promise<SessionRow[]> {
+export async function listSessions(db: TraceSql, options: ListSessionsOptions = {}): Promise<SessionRow[]> {
   return db.all<SessionRow>(LIST_SESSIONS_SQL, sessionParams(options));
 }
 
 /**
- * The same rows as {@link listStoreSessions}, as one JSON array text built by the database itself:
+ * The same rows as {@link listSessions}, as one JSON array text built by the database itself:
  * for large listings this avoids creating a JavaScript object per row.
  */
-export async function listStoreSessionsJson(
-  db: TraceSql,
-  options: ListSessionsOptions = {},
-): Promise<string> {
+export async function listSessionsJson(db: TraceSql, options: ListSessionsOptions = {}): Promise<string> {
   const row = await db.get<{ rows: unknown }>(LIST_SESSIONS_JSON_SQL, sessionParams(options));
   // PostgreSQL's driver hands json back parsed.
   return typeof row?.rows === "string" ? row.rows : JSON.stringify(row?.rows ?? []);
 }
 
 /** The session `adwId`, or undefined. */
-export async function getStoreSession(db: TraceSql, adwId: string): Promise<SessionRow | undefined> {
+export async function getSession(db: TraceSql, adwId: string): Promise<SessionRow | undefined> {
   return db.get<SessionRow>(GET_SESSION_SQL, [adwId]);
 }
 
 /** The session's events by `started_at`, then id. */
-export async function listStoreEvents(
+export async function listEvents(
   db: TraceSql,
   adwId: string,
   options: ListEventsOptions = {},
@@ -119,50 +113,47 @@ export async function listStoreEvents(
 }
 
 /** The session's phases by number. */
-export async function listStorePhases(db: TraceSql, adwId: string): Promise<PhaseRow[]> {
+export async function listPhases(db: TraceSql, adwId: string): Promise<PhaseRow[]> {
   return db.all<PhaseRow>(LIST_PHASES_SQL, [adwId]);
 }
 
 /** The session's journal of durable steps, every attempt, in the order they were written. */
-export async function listStoreSteps(db: TraceSql, adwId: string): Promise<StepRow[]> {
+export async function listSteps(db: TraceSql, adwId: string): Promise<StepRow[]> {
   return db.all<StepRow>(LIST_STEPS_SQL, [adwId]);
 }
 
 /** Every row of `table` by primary key. SssfError("usage") for a name that is not a trace table. */
-export async function readStoreTable<T extends TraceTable>(
-  db: TraceSql,
-  table: T,
-): Promise<TraceTables[T][]> {
+export async function readTable<T extends TraceTable>(db: TraceSql, table: T): Promise<TraceTables[T][]> {
   if (!TRACE_TABLES.includes(table)) throw new SssfError("usage", `Unknown trace table "${String(table)}".`);
   return db.all<TraceTables[T]>(`SELECT * FROM ${table} ORDER BY ${PRIMARY_KEYS[table].join(", ")}`);
 }
 
 /** The session's envelopes (every attempt) by `created_at`, then id. */
-export async function listStoreEnvelopes(db: TraceSql, adwId: string): Promise<EnvelopeRow[]> {
+export async function listEnvelopes(db: TraceSql, adwId: string): Promise<EnvelopeRow[]> {
   return db.all<EnvelopeRow>("SELECT * FROM envelopes WHERE adw_id = ? ORDER BY created_at, id", [adwId]);
 }
 
 /** The session's gate results by `created_at`, then id. */
-export async function listStoreGateResults(db: TraceSql, adwId: string): Promise<GateResultRow[]> {
+export async function listGateResults(db: TraceSql, adwId: string): Promise<GateResultRow[]> {
   return db.all<GateResultRow>("SELECT * FROM gate_results WHERE adw_id = ? ORDER BY created_at, id", [
     adwId,
   ]);
 }
 
 /** The session's child processes by `started_at`, then id. */
-export async function listStoreProcesses(db: TraceSql, adwId: string): Promise<ProcessRow[]> {
+export async function listProcesses(db: TraceSql, adwId: string): Promise<ProcessRow[]> {
   return db.all<ProcessRow>("SELECT * FROM processes WHERE adw_id = ? ORDER BY started_at, id", [adwId]);
 }
 
 /** The session's agent sessions by `created_at`, then agent. */
-export async function listStoreAgentSessions(db: TraceSql, adwId: string): Promise<AgentSessionRow[]> {
+export async function listAgentSessions(db: TraceSql, adwId: string): Promise<AgentSessionRow[]> {
   return db.all<AgentSessionRow>("SELECT * FROM agent_sessions WHERE adw_id = ? ORDER BY created_at, agent", [
     adwId,
   ]);
 }
 
 /** The highest phase number of the session, 0 when it has no phases. */
-export async function maxStorePhaseNumber(db: TraceSql, adwId: string): Promise<number> {
+export async function maxPhaseNumber(db: TraceSql, adwId: string): Promise<number> {
   return Number((await db.get<{ number: number }>(MAX_PHASE_NUMBER_SQL, [adwId]))?.number ?? 0);
 }
 
@@ -171,17 +162,17 @@ export async function maxStorePhaseNumber(db: TraceSql, adwId: string): Promise<
  * every gate passed: `accepted = 1`), by phase and then by time; rows rebuilt from records older than
  * the column count by that same rule. Null when there is none: a rejoin then hands on nothing.
  */
-export async function latestStoreAcceptedEnvelope(db: TraceSql, adwId: string): Promise<object | null> {
+export async function latestAcceptedEnvelope(db: TraceSql, adwId: string): Promise<object | null> {
   const row = await db.get<{ envelope_json: string }>(LATEST_ACCEPTED_ENVELOPE_SQL, [adwId]);
   return row ? (JSON.parse(row.envelope_json) as object) : null;
 }
 
 /** The session's row in the trace at `location` (opened read-only), or undefined when it or the row is missing. */
-export async function readStoreSessionRow(location: string, adwId: string): Promise<SessionRow | undefined> {
+export async function readSessionRow(location: string, adwId: string): Promise<SessionRow | undefined> {
   if (!traceMayExist(location, existsSync)) return undefined;
   const store = await openTraceStore(location, { readonly: true });
   try {
-    return await getStoreSession(store, adwId);
+    return await getSession(store, adwId);
   } finally {
     await store.close();
   }
@@ -211,6 +202,6 @@ export async function listEventsAfter(
 }
 
 /** The phase `id` as it stands now, or undefined. */
-export async function getStorePhase(db: TraceSql, id: string): Promise<PhaseRow | undefined> {
+export async function getPhase(db: TraceSql, id: string): Promise<PhaseRow | undefined> {
   return db.get<PhaseRow>("SELECT * FROM phases WHERE id = ?", [id]);
 }

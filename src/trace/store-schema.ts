@@ -12,7 +12,6 @@ import {
   createTableSql,
   ForeignTraceError,
   ifNotExists,
-  SCHEMA_VERSION,
   someOf,
   type TraceShape,
   V1_INDEXES,
@@ -30,7 +29,10 @@ async function columnsOf(db: TraceSql, table: string): Promise<Set<string>> {
   return new Set(((await db.pragma(`table_info(${table})`)) as { name: string }[]).map((c) => c.name));
 }
 
-/** Migration i brings the database to version i + 1 (as schema.ts's, statement for statement). */
+/**
+ * Migration i brings the database to version i + 1. Only append: a released migration never changes
+ * (tables gain columns, never rename them).
+ */
 const MIGRATIONS: readonly Migration[] = [
   async (tx) => {
     const v1Tables = TRACE_TABLES.filter((table) => !LATER_TABLES.includes(table));
@@ -61,6 +63,9 @@ const MIGRATIONS: readonly Migration[] = [
     await tx.exec("CREATE INDEX IF NOT EXISTS idx_steps_adw_attempt ON steps (adw_id, attempt);");
   },
 ];
+
+/** Schema version this build of sssf writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Table names in the database (SQLite's own left out). */
 async function tablesIn(db: TraceStore): Promise<Set<string>> {

@@ -7,7 +7,6 @@
  */
 
 import { SssfError } from "../errors/index.js";
-import { upsertSql } from "./batch-upsert.js";
 import { columnNames } from "./columns.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "./events.js";
 
@@ -27,6 +26,13 @@ function columnsOf(table: TraceTable): readonly string[] {
     COLUMNS.set(table, columns);
   }
   return columns;
+}
+
+/** `INSERT OR REPLACE INTO <table> (<columns>) VALUES (?, …), …` with `rows` rows of placeholders. */
+export function upsertSql(table: TraceTable, rows = 1): string {
+  const columns = columnNames(table);
+  const row = `(${columns.map(() => "?").join(", ")})`;
+  return `INSERT OR REPLACE INTO ${table} (${columns.join(", ")}) VALUES ${Array(rows).fill(row).join(", ")}`;
 }
 
 function sqlFor(table: TraceTable, rows: number): string {

@@ -9,7 +9,7 @@ import { acquireSessionLock } from "../session/session-lock.js";
 import type { SessionRow } from "../trace/events.js";
 import { openTraceStore } from "../trace/open-store.js";
 import type { TraceStore } from "../trace/store.js";
-import { getStoreSession } from "../trace/store-queries.js";
+import { getSession } from "../trace/store-queries.js";
 import { traceMayExist } from "../trace/trace-location.js";
 import {
   type GitRepo,
@@ -72,7 +72,7 @@ function readSessions(dbPath: string): {
   return {
     async get(adwId) {
       db ??= openTraceStore(dbPath, { readonly: true });
-      return getStoreSession(await db, adwId);
+      return getSession(await db, adwId);
     },
     async close() {
       const opened = db;

@@ -8,7 +8,7 @@ import { UsageError } from "../errors/usage-error.js";
 import { liveLockHolder } from "../session/run-liveness.js";
 import { sessionDirs } from "../session/session-dirs.js";
 import type { SessionRow } from "../trace/events.js";
-import { readSessionRow } from "../trace/queries.js";
+import { readSessionRow } from "../trace/store-queries.js";
 import { legacyRunBranch, runBranch, runBranchesIn, runBranchGlobs, worktreePath } from "./run-branch.js";
 import {
   branchExists,
@@ -152,7 +152,7 @@ async function planRejoin(request: WorkspaceRequest, existing: SessionRow): Prom
   const mergeInto = await mergeTarget(request, git);
   const keeps = (what: string) =>
     new UsageError(
-      `--carry-dirty: session ${adwId} already has its ${what}; a rejoin keeps it as it is (drop --carry-dirty)`,
+      `--carry-dirty: session ${adwId} already has its ${what}; a rejoin keeps it is (drop --carry-dirty)`,
       "--carry-dirty",
     );
   if (!existsSync(worktree)) {
@@ -267,7 +267,7 @@ function samePath(a: string, b: string): boolean {
  * session's lock it is that run starting right now (two `--adw-id` runs raced), or it finished
  * meanwhile. Either way the branch is a run's: say to wait, stop or join it, never to delete it.
  */
-function refuseLiveRace(config: SssfConfig, adwId: string): void {
+async function refuseLiveRace(config: SssfConfig, adwId: string): Promise<void> {
   const holder = liveLockHolder(sessionDirs(config.sessionsDir, adwId).lockFile);
   if (holder !== null)
     throw new UsageError(
@@ -275,7 +275,7 @@ function refuseLiveRace(config: SssfConfig, adwId: string): void {
       "--adw-id",
     );
   // The other run may have finished between this run's first look at the trace and now.
-  if (readSessionRow(config.dbPath, adwId) !== undefined)
+  if ((await readSessionRow(config.dbPath, adwId)) !== undefined)
     throw new UsageError(
       `--adw-id ${adwId}: another sssf run created this session meanwhile; run the command again to join it (sssf sessions shows it)`,
       "--adw-id",
@@ -323,7 +323,7 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
   const branch = runBranch(request.workflow, adwId);
   const [taken] = runBranchesIn(git.refs, adwId);
   const branchTaken = taken !== undefined;
-  if (branchTaken || existsSync(worktree)) refuseLiveRace(config, adwId);
+  if (branchTaken || existsSync(worktree)) await refuseLiveRace(config, adwId);
   if (branchTaken) {
     throw new UsageError(
       `--adw-id ${adwId}: the branch ${taken} already exists but no session has that id; pick another id, or delete the branch (git branch -D ${taken})`,

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { sleep, waitFor } from "../helpers/wait.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
@@ -172,7 +172,7 @@ describe("a worker whose trace is unavailable for a while", () => {
     const w = world;
     await waitFor(() => w.sends("second") === 1, 120_000, "the second agent");
     // Another process holds the trace's write lock for 5 s while the worker writes.
-    const blocker = openSqlite(w.dbPath);
+    const blocker = openRawSqlite(w.dbPath);
     blocker.exec("BEGIN EXCLUSIVE");
     await sleep(5000);
     blocker.exec("COMMIT");

@@ -85,7 +85,7 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
     const followed = await follow;
     expect(followed.code, `${followed.stdout}\n${followed.stderr}\n${world.logs()}`).toBe(0);
     expect(followed.stdout).toMatch(/takes it over/);
-    expect(world.phases(adwId)).toEqual([
+    expect(await world.tracePhases(adwId)).toEqual([
       "one:success+r",
       "two:interrupted",
       "two:success",
@@ -146,12 +146,13 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
     const adwId = "0d0d0d0d";
     const follow = world.cli(["run", "three", "add a feature", "--engine", "restate", "--adw-id", adwId]);
     await waitFor(
-      () => world?.query("SELECT 1 FROM phases WHERE adw_id = ? AND name = 'two'", adwId).length === 1,
+      async () =>
+        (await world?.rows("SELECT 1 FROM phases WHERE adw_id = ? AND name = 'two'", adwId))?.length === 1,
     );
     await database.outage(3_000);
     const followed = await follow;
     expect(followed.code, `${followed.stdout}\n${followed.stderr}\n${world.logs()}`).toBe(0);
-    expect(world.phases(adwId)).toEqual([
+    expect(await world.tracePhases(adwId)).toEqual([
       "one:success",
       "two:success",
       "commit:success",

@@ -3,16 +3,20 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScriptedTurn } from "../../src/testing/index.js";
-import { openTraceDb } from "../../src/trace/database.js";
-import type { TraceDb } from "../../src/trace/sqlite.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import type { TraceStore } from "../../src/trace/store.js";
 import { isPostgresUrl, traceMayExist } from "../../src/trace/trace-location.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { type CliResult, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
 import { THREE, USER } from "../resume/resume-world.js";
 import { GIT_ENV, git } from "../worktree/worktree-world.js";
 import { ExitedEarly, freePort, Proc, QUIET_ENV, RestateServer, until } from "./restate-server.js";
 
 export { freePort, Proc, RestateServer, sharedRestate } from "./restate-server.js";
+
+type PhaseStatus = { name: string; status: string; replayed_at: string | null };
+const PHASES_SQL = "SELECT name, status, replayed_at FROM phases WHERE adw_id = ? ORDER BY number";
+const phaseStatus = (p: PhaseStatus) => `${p.name}:${p.status}${p.replayed_at === null ? "" : "+r"}`;
 
 const ASK = `import { defineWorkflow, GenericOutput } from "sssf";
 export default defineWorkflow({
@@ -198,19 +202,14 @@ export class ClusterWorld {
     return collect(child);
   }
 
-  /** Rows of the shared trace (none before a worker created it). */
+  /**
+   * Rows of the shared SQLite trace (none before a worker created it), read as plain rows. A
+   * PostgreSQL trace is read with {@link rows}.
+   */
   query<T>(sql: string, ...params: unknown[]): T[] {
+    if (isPostgresUrl(this.dbPath)) throw new Error("a PostgreSQL trace is read with rows()");
     if (!traceMayExist(this.dbPath, existsSync)) return [];
-    let db: TraceDb;
-    try {
-      db = isPostgresUrl(this.dbPath)
-        ? openTraceDb(this.dbPath, { readonly: true })
-        : openSqlite(this.dbPath, { readonly: true });
-    } catch (error) {
-      // A PostgreSQL trace no worker has written to yet.
-      if (/holds no sssf trace yet/.test(String(error))) return [];
-      throw error;
-    }
+    const db = openRawSqlite(this.dbPath, { readonly: true });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {
@@ -218,12 +217,32 @@ export class ClusterWorld {
     }
   }
 
-  /** `name:status` of every phase row, by number, `+r` when replayed. */
+  /** Rows of the shared trace, SQLite or PostgreSQL (none before a worker created it). */
+  async rows<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+    if (!isPostgresUrl(this.dbPath)) return this.query<T>(sql, ...params);
+    let store: TraceStore;
+    try {
+      store = await openTraceStore(this.dbPath, { readonly: true });
+    } catch (error) {
+      // A PostgreSQL trace no worker has written to yet.
+      if (/holds no sssf trace yet/.test(String(error))) return [];
+      throw error;
+    }
+    try {
+      return await store.all<T>(sql, params);
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** `name:status` of every phase row of the SQLite trace, by number, `+r` when replayed. */
   phases(adwId: string): string[] {
-    return this.query<{ name: string; status: string; replayed_at: string | null }>(
-      "SELECT name, status, replayed_at FROM phases WHERE adw_id = ? ORDER BY number",
-      adwId,
-    ).map((p) => `${p.name}:${p.status}${p.replayed_at === null ? "" : "+r"}`);
+    return this.query<PhaseStatus>(PHASES_SQL, adwId).map(phaseStatus);
+  }
+
+  /** {@link phases} of a trace SQLite or PostgreSQL. */
+  async tracePhases(adwId: string): Promise<string[]> {
+    return (await this.rows<PhaseStatus>(PHASES_SQL, adwId)).map(phaseStatus);
   }
 
   sends(agent: string): number {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_COMMITS, FIXED_CODE } from "../../src/demo/demo-story-files.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, type CliResult, cliPath, collect } from "../helpers/sandbox.js";
 
 let root: string;
@@ -38,7 +38,7 @@ function demo(dir: string): Promise<CliResult> {
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 function query<T>(dir: string, sql: string, ...params: unknown[]): T[] {
-  const db = openSqlite(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
+  const db = openRawSqlite(path.join(dir, "adws/adw_data/sssf.db"), { readonly: true });
   try {
     return db.prepare(sql).all(...params) as T[];
   } finally {

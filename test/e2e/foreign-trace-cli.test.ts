@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCHEMA_VERSION } from "../../src/trace/schema.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
+import { openRawSqlite, pragmaValue } from "../helpers/raw-sqlite.js";
 import { envelopeJson, Sandbox } from "../helpers/sandbox.js";
 import { type TraceShapeKind, writeTraceShape } from "../trace/foreign-trace-fixtures.js";
 
@@ -98,8 +98,8 @@ describe("an older or half-made sssf trace", () => {
       expect(sessions.code).toBe(0);
       const rows = JSON.parse(sessions.stdout) as { adw_id: string; request: string }[];
       expect(rows.map((row) => row.adw_id)).toEqual(kind.startsWith("sssf_v") ? ["0ld5e551"] : []);
-      const db = openSqlite(dbFile(), { readonly: true });
-      expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      const db = openRawSqlite(dbFile(), { readonly: true });
+      expect(pragmaValue(db, "user_version")).toBe(SCHEMA_VERSION);
       db.close();
       if (kind === "sssf_v1" || kind === "no_tables") {
         const run = await sb.run(["run", "prompt", "hello"]);

@@ -10,8 +10,8 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
-import { readTable } from "../../src/trace/queries.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openSqliteStore } from "../../src/trace/sqlite/sqlite-store.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 type Row = Record<string, unknown>;
@@ -25,12 +25,13 @@ let failed: string;
 
 const sessionsDir = () => path.join(sb.dir, "adws/adw_data/sessions");
 
-function dump(dbPath: string): Dump {
-  const db = openSqlite(dbPath, { readonly: true });
+async function dump(dbPath: string): Promise<Dump> {
+  const db = openSqliteStore(dbPath, { readonly: true });
   try {
-    return Object.fromEntries(TRACE_TABLES.map((t) => [t, readTable(db, t) as unknown as Row[]])) as Dump;
+    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readTable(db, t)]));
+    return Object.fromEntries(tables) as Dump;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -46,7 +47,7 @@ async function rebuild(
 ): Promise<{ code: number | null; stdout: string; stderr: string; db: Dump }> {
   const dbPath = path.join(sb.dir, `${name}.db`);
   const result = await sb.run(["db", "rebuild", "--db", dbPath]);
-  return { ...result, db: result.code === 0 ? dump(dbPath) : (undefined as unknown as Dump) };
+  return { ...result, db: result.code === 0 ? await dump(dbPath) : (undefined as unknown as Dump) };
 }
 
 const pick = (row: Row, columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, row[c]]));
@@ -127,7 +128,7 @@ beforeAll(async () => {
   const two = await sb.run(["run", "prompt", "two"]);
   expect(two.code).toBe(1);
   failed = adwIdFrom(two.stdout);
-  original = dump(path.join(sb.dir, "adws/adw_data/sssf.db"));
+  original = await dump(path.join(sb.dir, "adws/adw_data/sssf.db"));
   pristine = path.join(sb.agentsDir, "pristine-sessions");
   cpSync(sessionsDir(), pristine, { recursive: true });
 }, 900_000);

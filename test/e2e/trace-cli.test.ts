@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
-import { readTable } from "../../src/trace/queries.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openSqliteStore } from "../../src/trace/sqlite/sqlite-store.js";
+import { readTable } from "../../src/trace/store-queries.js";
 import { adwIdFrom, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 
 let sb: Sandbox;
@@ -12,15 +12,13 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-function dumpAll(dbPath: string): Record<TraceTable, unknown[]> {
-  const db = openSqlite(dbPath, { readonly: true });
+async function dumpAll(dbPath: string): Promise<Record<TraceTable, unknown[]>> {
+  const db = openSqliteStore(dbPath, { readonly: true });
   try {
-    return Object.fromEntries(TRACE_TABLES.map((t) => [t, readTable(db, t)])) as Record<
-      TraceTable,
-      unknown[]
-    >;
+    const tables = await Promise.all(TRACE_TABLES.map(async (t) => [t, await readTable(db, t)]));
+    return Object.fromEntries(tables) as Record<TraceTable, unknown[]>;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -50,13 +48,13 @@ describe("trace commands", () => {
     expect((await sb.run(["run", "prompt", "one"])).code).toBe(0);
     expect((await sb.run(["run", "prompt", "two"])).code).toBe(1);
     const dbPath = path.join(sb.dir, "adws/adw_data/sssf.db");
-    const before = dumpAll(dbPath);
+    const before = await dumpAll(dbPath);
     expect(before.events.length).toBeGreaterThan(10);
     expect(before.gate_results.length).toBeGreaterThan(0);
     const rebuilt = await sb.run(["db", "rebuild"]);
     expect(rebuilt.code).toBe(0);
     expect(rebuilt.stdout).toMatch(/rebuilt .* from 2 session\(s\)/);
-    expect(dumpAll(dbPath)).toEqual(before);
+    expect(await dumpAll(dbPath)).toEqual(before);
     expect(readdirSync(path.dirname(dbPath)).some((f) => f.startsWith("sssf.db.bak-"))).toBe(true);
   });
 

@@ -5,8 +5,8 @@ import { defineWorkflow } from "../../src/api/run-api.js";
 import { GenericOutput } from "../../src/envelope/schemas.js";
 import { defineGate } from "../../src/gates/gate.js";
 import { runWorkflow } from "../../src/library.js";
-import { openTraceDb } from "../../src/trace/database.js";
-import { latestAcceptedEnvelope } from "../../src/trace/queries.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import { latestAcceptedEnvelope } from "../../src/trace/store-queries.js";
 import { createRepo, ok, type Repo } from "./workflow-fixture.js";
 
 let repo: Repo | undefined;
@@ -127,19 +127,21 @@ describe("a rejoin hands the next agent only an envelope that was accepted", () 
     expect(previousSeenByC(repo)).not.toContain("code found a failure");
   });
 
-  it("records rebuilt from before the accepted column count by the same rule", () => {
+  it("records rebuilt from before the accepted column count by the same rule", async () => {
     repo = createRepo({ a: [] });
-    const db = openTraceDb(repo.config.dbPath);
+    const db = await openTraceStore(repo.config.dbPath);
     try {
-      const insert = db.prepare(
-        `INSERT INTO envelopes (id, adw_id, phase_id, agent, attempt, reason, output_type, valid, status,
+      const insert = (...values: unknown[]) =>
+        db.run(
+          `INSERT INTO envelopes (id, adw_id, phase_id, agent, attempt, reason, output_type, valid, status,
          envelope_json, raw_text, errors, created_at, accepted) VALUES (?, 's', ?, 'x', 1, 'initial', 'T', 1, ?, ?, '', '[]', ?, NULL)`,
-      );
-      insert.run("e1", "s-p01", "success", '{"n":1}', "2026-01-01T00:00:01Z");
-      insert.run("e2", "s-p02", "fail", '{"n":2}', "2026-01-01T00:00:02Z");
-      expect(latestAcceptedEnvelope(db, "s")).toEqual({ n: 1 });
+          values,
+        );
+      await insert("e1", "s-p01", "success", '{"n":1}', "2026-01-01T00:00:01Z");
+      await insert("e2", "s-p02", "fail", '{"n":2}', "2026-01-01T00:00:02Z");
+      expect(await latestAcceptedEnvelope(db, "s")).toEqual({ n: 1 });
     } finally {
-      db.close();
+      await db.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { SssfConfig } from "../../src/config/config-types.js";
 import { loadConfig } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 
 export interface Repo {
   dir: string;
@@ -45,7 +45,7 @@ export function createRepo(
     config,
     agents: scripted,
     query<T>(sql: string, ...params: unknown[]) {
-      const db = openSqlite(config.dbPath, { readonly: true });
+      const db = openRawSqlite(config.dbPath, { readonly: true });
       try {
         return db.prepare(sql).all(...params) as T[];
       } finally {

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { nodeSqliteCutsAtNul, openSqlite, type TraceDb } from "../../src/trace/sqlite.js";
+import { nodeSqliteCutsAtNul } from "../../src/trace/sqlite/driver.js";
+import { openRawSqlite, type RawSqlite } from "./raw-sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const cliPath = path.join(repoRoot, "dist/cli/main.js");
@@ -85,8 +86,8 @@ export class Sandbox {
     return collect(this.start(args, env));
   }
 
-  db(): TraceDb {
-    return openSqlite(path.join(this.dir, "adws/adw_data/sssf.db"), { readonly: true });
+  db(): RawSqlite {
+    return openRawSqlite(path.join(this.dir, "adws/adw_data/sssf.db"), { readonly: true });
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {
@@ -125,7 +126,7 @@ export function collect(child: ChildProcess): Promise<CliResult> {
 
 /**
  * `text` as the trace database gives it back: on Node 22's node:sqlite, which reads text only up to a
- * NUL, sssf stores each NUL as U+FFFD (src/trace/sqlite.ts); everywhere else, unchanged.
+ * NUL, sssf stores each NUL as U+FFFD (src/trace/sqlite/driver.ts); everywhere else, unchanged.
  */
 export function asStored(text: string): string {
   return nodeSqliteCutsAtNul() ? text.replaceAll("\0", "\uFFFD") : text;

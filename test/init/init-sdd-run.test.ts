@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
 import { defaultPrompts, type SddAgentName } from "../../src/workflows/prompts/default-prompts.js";
 import { SDD_AGENTS } from "../../src/workflows/sdd.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, type CliResult, cliPath, collect } from "../helpers/sandbox.js";
 
 // `sssf init --sdd` in a fresh git repo, then the roster re-pointed at scripted exec agents (keeping the
@@ -175,7 +175,7 @@ describe("a repo set up with sssf init --sdd", () => {
     expect(git(["status", "--porcelain"]).trim()).toBe("");
 
     // Apply's report was checked against what it changed, in place (sssf's own files left out).
-    const db = openSqlite(path.join(repo, "adws/adw_data/sssf.db"), { readonly: true });
+    const db = openRawSqlite(path.join(repo, "adws/adw_data/sssf.db"), { readonly: true });
     try {
       const gates = db
         .prepare("SELECT ok, checks FROM gate_results WHERE gate = 'artifactsCoverChanges'")

@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { collect, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import {
@@ -115,7 +115,7 @@ describe("what the reaper leaves alone", () => {
     const lockFile = path.join(sb.sessionDir("dead0003"), ".lock");
     const deadLock = readFileSync(lockFile, "utf8");
     const write = (sql: string) => {
-      const db = openSqlite(path.join(sb.dir, "adws/adw_data/sssf.db"));
+      const db = openRawSqlite(path.join(sb.dir, "adws/adw_data/sssf.db"));
       try {
         db.prepare(sql).run();
       } finally {

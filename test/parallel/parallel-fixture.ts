@@ -7,7 +7,7 @@ import type { SssfConfig } from "../../src/config/config-types.js";
 import type { RunOutcome } from "../../src/engine/run-workflow.js";
 import { loadConfig, runWorkflow } from "../../src/library.js";
 import { createScriptedAgent, type ScriptedAgent, type ScriptedTurn } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 
 /** One roster agent of a world: its script and, optionally, its `writes`. */
 export interface WorldAgent {
@@ -110,7 +110,7 @@ export class World {
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {
-    const db = openSqlite(this.config.dbPath, { readonly: true });
+    const db = openRawSqlite(this.config.dbPath, { readonly: true });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { openTraceDb } from "../../src/trace/database.js";
-import { ForeignTraceError, SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import { ForeignTraceError } from "../../src/trace/schema.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 
 /** The Python SSSF's sessions and phases tables in PostgreSQL's dialect (see test/trace/foreign-trace-fixtures.ts). */
@@ -10,9 +11,9 @@ const PYTHON_SSSF = [
   "INSERT INTO sessions VALUES ('a1b2c3d4', 'adw_plan_build', 'add a /health endpoint', 'success', 1735689600.5, NULL)",
 ];
 
-function thrownBy(fn: () => unknown): unknown {
+async function thrownBy(fn: () => Promise<unknown>): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return error;
   }
@@ -39,7 +40,7 @@ describePostgres("a PostgreSQL trace whose tables have another shape", () => {
     it(`is refused in one line naming it, opened ${readonly ? "read-only" : "to write"}, nothing created or changed`, async () => {
       for (const statement of PYTHON_SSSF) await database.query(statement);
       const before = await tables();
-      const thrown = thrownBy(() => openTraceDb(database.url, { readonly }).close());
+      const thrown = await thrownBy(async () => (await openTraceStore(database.url, { readonly })).close());
       expect(thrown).toBeInstanceOf(ForeignTraceError);
       const message = (thrown as Error).message;
       expect(message).toContain(database.name);
@@ -55,19 +56,19 @@ describePostgres("a PostgreSQL trace whose tables have another shape", () => {
 
   it("another program's tables beside sssf's are left alone: the trace is created next to them", async () => {
     await database.query("CREATE TABLE users (id SERIAL PRIMARY KEY, email TEXT)");
-    openTraceDb(database.url).close();
-    const db = openTraceDb(database.url, { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    db.close();
+    await (await openTraceStore(database.url)).close();
+    const db = await openTraceStore(database.url, { readonly: true });
+    expect(await db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    await db.close();
     expect(await tables()).toContain("users");
     expect(await tables()).toContain("sessions");
   });
 
   it("a trace that lost tables gets them back, read-only opens included", async () => {
-    openTraceDb(database.url).close();
+    await (await openTraceStore(database.url)).close();
     await database.query("DROP TABLE gate_results");
     await database.query("DROP TABLE steps");
-    openTraceDb(database.url, { readonly: true }).close();
+    await (await openTraceStore(database.url, { readonly: true })).close();
     expect(await tables()).toEqual(expect.arrayContaining(["gate_results", "steps", "sessions"]));
   });
 });

@@ -9,10 +9,10 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createUpserter, openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, SessionRow } from "../../src/trace/events.js";
-import { getSession, listEvents } from "../../src/trace/queries.js";
-import type { TraceDb } from "../../src/trace/sqlite.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import type { TraceStore } from "../../src/trace/store.js";
+import { getSession, listEvents } from "../../src/trace/store-queries.js";
 import type { RunView, SessionsPage } from "../../src/ui/server/api-types.js";
 import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
@@ -233,11 +233,10 @@ describePostgres("the readers on a PostgreSQL trace", () => {
 
   it("hostile text goes into the PostgreSQL trace and comes back unchanged (NUL as U+FFFD)", async () => {
     const hostile = await createTestDatabase();
-    let db: TraceDb | undefined;
+    let db: TraceStore | undefined;
     try {
-      db = openTraceDb(hostile.url);
-      const trace = db;
-      const upsert = createUpserter(trace);
+      const trace = await openTraceStore(hostile.url);
+      db = trace;
       const fragment = fc.oneof(
         fc.constantFrom(
           "'",
@@ -273,36 +272,40 @@ describePostgres("the readers on a PostgreSQL trace", () => {
       );
       const text = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(""));
       let n = 0;
-      fc.assert(
-        fc.property(text, text, text, (request, name, payloadText) => {
+      await fc.assert(
+        fc.asyncProperty(text, text, text, async (request, name, payloadText) => {
           n += 1;
           const adwId = `h${String(n).padStart(7, "0")}`;
           const started = new Date(Date.UTC(2026, 4, 1, 0, 0, n)).toISOString();
           const payload = JSON.stringify({ text: payloadText, [name]: request });
-          trace.transaction(() => {
-            upsert({ table: "sessions", row: sessionRow(adwId, started, { request, reason: name }) });
-            upsert({ table: "events", row: eventRow(adwId, `${adwId}-e1`, started, { name, payload }) });
-          })();
+          await trace.transaction(async (tx) => {
+            await tx.upsert([
+              { table: "sessions", row: sessionRow(adwId, started, { request, reason: name }) },
+            ]);
+            await tx.upsert([
+              { table: "events", row: eventRow(adwId, `${adwId}-e1`, started, { name, payload }) },
+            ]);
+          });
           const pgText = (s: string) => s.replaceAll("\0", "\uFFFD");
-          const session = getSession(trace, adwId);
+          const session = await getSession(trace, adwId);
           expect(session?.request).toBe(pgText(request));
           expect(session?.reason).toBe(pgText(name));
-          const events = listEvents(trace, adwId);
+          const events = await listEvents(trace, adwId);
           expect(events.map((e) => [e.id, e.name, e.payload])).toEqual([
             [`${adwId}-e1`, pgText(name), pgText(payload)],
           ]);
           // The payload is still the JSON that went in (a NUL inside a string only changed to U+FFFD).
           expect(JSON.parse(events[0]?.payload as string)).toEqual(JSON.parse(pgText(payload)));
           // The `@type` parameter binds beside the hostile values: the filter still finds exactly this event.
-          expect(listEvents(trace, adwId, { type: "log" }).map((e) => e.id)).toEqual([`${adwId}-e1`]);
-          expect(listEvents(trace, adwId, { type: "error" })).toEqual([]);
+          expect((await listEvents(trace, adwId, { type: "log" })).map((e) => e.id)).toEqual([`${adwId}-e1`]);
+          expect(await listEvents(trace, adwId, { type: "error" })).toEqual([]);
         }),
         { seed: 42, numRuns: 100 },
       );
       const rows = await hostile.query<{ n: string }>("SELECT count(*) AS n FROM events");
       expect(Number(rows[0]?.n)).toBe(100);
     } finally {
-      db?.close();
+      await db?.close();
       await hostile.drop();
     }
   });

@@ -8,7 +8,7 @@ import {
   type ScriptedToolCall,
   type ScriptedTurn,
 } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { type CliResult, cliPath, collect, envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { GIT_ENV } from "../worktree/worktree-world.js";
@@ -223,7 +223,9 @@ export class LandingWorld {
   }
 
   query<T>(sql: string, ...params: unknown[]): T[] {
-    const db = openSqlite(this.dbPath ?? path.join(this.repo, "adws/adw_data/sssf.db"), { readonly: true });
+    const db = openRawSqlite(this.dbPath ?? path.join(this.repo, "adws/adw_data/sssf.db"), {
+      readonly: true,
+    });
     try {
       return db.prepare(sql).all(...params) as T[];
     } finally {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { cliPath, collect, envelopeJson } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import { chatMessages, createPiWorld, messageText, type PiWorld, piBinary } from "../runtimes/pi/pi-world.js";
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 function query<T>(w: PiWorld, sql: string): T[] {
-  const db = openSqlite(path.join(w.work, "adws/adw_data/sssf.db"), { readonly: true });
+  const db = openRawSqlite(path.join(w.work, "adws/adw_data/sssf.db"), { readonly: true });
   try {
     return db.prepare(sql).all() as T[];
   } finally {

@@ -11,7 +11,7 @@ import {
   type FakeScript,
   fakeModelEnv,
 } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The real CLIs, installed as exact-version dev dependencies. */
@@ -148,7 +148,7 @@ export function engineRepo(
   return {
     config,
     query<T>(sql: string) {
-      const db = openSqlite(config.dbPath, { readonly: true });
+      const db = openRawSqlite(config.dbPath, { readonly: true });
       try {
         return db.prepare(sql).all() as T[];
       } finally {

@@ -6,7 +6,7 @@
  */
 
 import { writeFileSync } from "node:fs";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 
 /**
  * The trace of the original Python SSSF, as the seed describes what it recorded (sessions, phases,
@@ -93,7 +93,7 @@ export function writeTraceShape(file: string, kind: TraceShapeKind): void {
     writeFileSync(file, "");
     return;
   }
-  const db = openSqlite(file);
+  const db = openRawSqlite(file);
   try {
     const run = (statements: readonly string[]) => {
       for (const statement of statements) db.exec(statement);
@@ -103,10 +103,10 @@ export function writeTraceShape(file: string, kind: TraceShapeKind): void {
       const version = Number(kind.slice(-1));
       run(version === 1 ? SSSF_V1_DDL : version === 2 ? SSSF_V2_DDL : SSSF_V3_DDL);
       run(SSSF_V1_ROWS.map((insert) => (version >= 2 ? withNulls(insert, version) : insert)));
-      db.pragma(`user_version = ${version}`);
+      db.exec(`PRAGMA user_version = ${version}`);
     } else if (kind === "no_tables") {
       // What a first run killed before its schema transaction committed leaves: WAL mode, no tables.
-      db.pragma("journal_mode = WAL");
+      db.exec("PRAGMA journal_mode = WAL");
     } else if (kind === "some_tables") {
       // Two of the first migration's tables and nothing else (user_version still 0).
       run(SSSF_V1_DDL.slice(0, 2));

@@ -2,12 +2,11 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, write
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
-import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { openRawSqlite, readRows } from "../helpers/raw-sqlite.js";
 import { eventRow, sessionRecords, sessionRow, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("rebuild");
@@ -35,8 +34,8 @@ async function traceThreeSessions(): Promise<{ sessionsDir: string; dbPath: stri
 }
 
 function snapshot(dbPath: string): Record<string, unknown[]> {
-  const db = openTraceDb(dbPath, { readonly: true });
-  const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readTable(db, table)]));
+  const db = openRawSqlite(dbPath, { readonly: true });
+  const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readRows(db, table)]));
   db.close();
   return tables;
 }
@@ -57,7 +56,7 @@ describe("rebuildDatabase", () => {
   it("moves an existing database aside before rebuilding over it", async () => {
     const { sessionsDir, dbPath } = await traceThreeSessions();
     const before = snapshot(dbPath);
-    const db = openTraceDb(dbPath);
+    const db = openRawSqlite(dbPath);
     db.prepare("UPDATE sessions SET archived = 1").run();
     db.close();
     const result = await rebuildDatabase({ sessionsDir, dbPath });

@@ -2,14 +2,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TABLE_COLUMNS } from "../../src/trace/columns.js";
-import { openTraceDb } from "../../src/trace/database.js";
 import { TRACE_TABLES, type TraceRecord, type TraceTable } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readTable } from "../../src/trace/queries.js";
 import { rebuildDatabase } from "../../src/trace/rebuild.js";
 import { redactRecord } from "../../src/trace/redact-record.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { placeholder, registerSecretValues } from "../../src/util/secrets/redact.js";
+import { openRawSqlite, readRows } from "../helpers/raw-sqlite.js";
 import { leaksIn, leaksInFiles, PATTERN_SAMPLES, PATTERN_TEXT } from "../util/secrets/secret-fixtures.js";
 import { useTempDir } from "./trace-fixtures.js";
 
@@ -111,7 +110,7 @@ describe("the tracer and sssf db rebuild never store a secret", () => {
     const dbPath = path.join(tempDir(), "sssf.db");
     const eventsFile = path.join(tempDir(), "sessions", "a1b2c3d4", "events.jsonl");
     const store = await openTraceStore(dbPath);
-    const db = openTraceDb(dbPath);
+    const db = openRawSqlite(dbPath);
     const tracer = new Tracer({ store, eventsFile });
     for (const table of TRACE_TABLES) tracer.write(hostileRecord(table, true));
     await tracer.close();
@@ -133,8 +132,8 @@ describe("the tracer and sssf db rebuild never store a secret", () => {
 
     const result = await rebuildDatabase({ sessionsDir, dbPath });
     expect(result).toMatchObject({ sessions: 1, records: TRACE_TABLES.length, skippedLines: 0 });
-    const db = openTraceDb(dbPath, { readonly: true });
-    const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readTable(db, table)]));
+    const db = openRawSqlite(dbPath, { readonly: true });
+    const tables = Object.fromEntries(TRACE_TABLES.map((table) => [table, readRows(db, table)]));
     db.close();
     for (const table of TRACE_TABLES) {
       const rows = tables[table] ?? [];

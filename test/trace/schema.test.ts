@@ -2,8 +2,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
 import { PRIMARY_KEYS, TRACE_TABLES, type TraceTable } from "../../src/trace/events.js";
-import { migrate, SCHEMA_VERSION } from "../../src/trace/schema.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openSqliteStore } from "../../src/trace/sqlite/sqlite-store.js";
+import { firstColumn } from "../../src/trace/store.js";
+import { migrateStore as migrate, SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { sessionRecords, useTempDir } from "./trace-fixtures.js";
 
 interface ColumnInfo {
@@ -24,19 +25,18 @@ function rowsByTable(): Map<TraceTable, Record<string, unknown>> {
   return rows;
 }
 
-describe("migrate", () => {
-  it("creates the trace tables with exactly the columns, types and keys of events.ts", () => {
-    const db = openSqlite(":memory:");
-    migrate(db);
+describe("migrate", async () => {
+  it("creates the trace tables with exactly the columns, types and keys of events.ts", async () => {
+    const db = openSqliteStore(":memory:");
+    await migrate(db);
     const rows = rowsByTable();
     expect([...rows.keys()].sort()).toEqual([...TRACE_TABLES].sort());
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .pluck()
-      .all();
+    const tables = firstColumn(
+      await db.all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
+    );
     expect(tables).toEqual([...TRACE_TABLES].sort());
     for (const table of TRACE_TABLES) {
-      const info = db.pragma(`table_info(${table})`) as ColumnInfo[];
+      const info = (await db.pragma(`table_info(${table})`)) as ColumnInfo[];
       const row = rows.get(table)!;
       expect(info.map((column) => column.name)).toEqual(Object.keys(row));
       for (const column of info) {
@@ -47,72 +47,72 @@ describe("migrate", () => {
       const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk);
       expect(keys.map((column) => column.name)).toEqual(PRIMARY_KEYS[table]);
     }
-    const costs = (db.pragma("table_info(sessions)") as ColumnInfo[]).find(
+    const costs = ((await db.pragma("table_info(sessions)")) as ColumnInfo[]).find(
       (column) => column.name === "cost_usd",
     );
     expect(costs?.type).toBe("REAL");
-    const endedAt = (db.pragma("table_info(phases)") as ColumnInfo[]).find(
+    const endedAt = ((await db.pragma("table_info(phases)")) as ColumnInfo[]).find(
       (column) => column.name === "ended_at",
     );
     expect(endedAt?.notnull).toBe(0);
-    db.close();
+    await db.close();
   });
 
-  it("creates the query indexes", () => {
-    const db = openSqlite(":memory:");
-    migrate(db);
-    const indexed = (table: string): string[] =>
-      (db.pragma(`index_list(${table})`) as { name: string; origin: string }[])
-        .filter((index) => index.origin === "c")
-        .map((index) =>
-          (db.pragma(`index_info(${index.name})`) as { name: string }[]).map((c) => c.name).join(","),
-        )
-        .sort();
-    expect(indexed("events")).toEqual(["adw_id,started_at", "phase_id"]);
-    expect(indexed("phases")).toEqual(["adw_id,number"]);
-    expect(indexed("envelopes")).toEqual(["adw_id"]);
-    expect(indexed("gate_results")).toEqual(["adw_id"]);
-    expect(indexed("processes")).toEqual(["adw_id"]);
-    expect(indexed("sessions")).toEqual(["started_at"]);
-    db.close();
+  it("creates the query indexes", async () => {
+    const db = openSqliteStore(":memory:");
+    await migrate(db);
+    const indexed = async (table: string): Promise<string[]> => {
+      const list = (await db.pragma(`index_list(${table})`)) as { name: string; origin: string }[];
+      const columns: string[] = [];
+      for (const index of list.filter((one) => one.origin === "c")) {
+        const info = (await db.pragma(`index_info(${index.name})`)) as { name: string }[];
+        columns.push(info.map((c) => c.name).join(","));
+      }
+      return columns.sort();
+    };
+    expect(await indexed("events")).toEqual(["adw_id,started_at", "phase_id"]);
+    expect(await indexed("phases")).toEqual(["adw_id,number"]);
+    expect(await indexed("envelopes")).toEqual(["adw_id"]);
+    expect(await indexed("gate_results")).toEqual(["adw_id"]);
+    expect(await indexed("processes")).toEqual(["adw_id"]);
+    expect(await indexed("sessions")).toEqual(["started_at"]);
+    await db.close();
   });
 
-  it("is idempotent and records the schema version", () => {
+  it("is idempotent and records the schema version", async () => {
     const file = path.join(tempDir(), "trace.db");
-    const db = openSqlite(file);
-    migrate(db);
-    db.prepare(
+    const db = openSqliteStore(file);
+    await migrate(db);
+    await db.run(
       "INSERT INTO events (id, adw_id, type, name, started_at, payload) VALUES ('e1', 'a', 'log', 'n', 't', '{}')",
-    ).run();
-    migrate(db);
-    db.close();
-    const reopened = openSqlite(file);
-    migrate(reopened);
-    expect(reopened.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    expect(reopened.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
-    reopened.close();
+    );
+    await migrate(db);
+    await db.close();
+    const reopened = openSqliteStore(file);
+    await migrate(reopened);
+    expect(await reopened.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    expect(await reopened.get("SELECT count(*) AS n FROM events")).toEqual({ n: 1 });
+    await reopened.close();
   });
 
-  it("adds the workspace columns to a version 1 database and keeps its rows", () => {
+  it("adds the workspace columns to a version 1 database and keeps its rows", async () => {
     const file = path.join(tempDir(), "v1.db");
-    const db = openSqlite(file);
-    migrate(db);
+    const db = openSqliteStore(file);
+    await migrate(db);
     // Back to schema version 1: the sessions table as it was before migration 2.
     for (const column of ["worktree", "branch", "base_ref", "checkout"]) {
-      db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
+      await db.exec(`ALTER TABLE sessions DROP COLUMN ${column}`);
     }
-    db.pragma("user_version = 1");
-    db.prepare(
+    await db.pragma("user_version = 1");
+    await db.run(
       `INSERT INTO sessions (adw_id, workflow, request, status, cwd, started_at, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cost_usd, archived) VALUES ('old', 'prompt', 'r', 'success', '/r', 't', 0, 0, 0, 0, 0, 0)`,
-    ).run();
-    migrate(db);
-    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-    const columns = (db.pragma("table_info(sessions)") as ColumnInfo[]).map((column) => column.name);
+    );
+    await migrate(db);
+    expect(await db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    const columns = ((await db.pragma("table_info(sessions)")) as ColumnInfo[]).map((column) => column.name);
     expect(columns.slice(-4)).toEqual(["worktree", "branch", "base_ref", "checkout"]);
-    expect(
-      db.prepare("SELECT adw_id, cwd, worktree, branch, base_ref, checkout FROM sessions").get(),
-    ).toEqual({
+    expect(await db.get("SELECT adw_id, cwd, worktree, branch, base_ref, checkout FROM sessions")).toEqual({
       adw_id: "old",
       cwd: "/r",
       worktree: null,
@@ -120,47 +120,49 @@ describe("migrate", () => {
       base_ref: null,
       checkout: null,
     });
-    db.close();
+    await db.close();
   });
 
-  it("adds envelopes.accepted to a version 2 database, set on old rows by the acceptance rule", () => {
+  it("adds envelopes.accepted to a version 2 database, set on old rows by the acceptance rule", async () => {
     const file = path.join(tempDir(), "v2.db");
-    const db = openSqlite(file);
-    migrate(db);
-    db.exec("ALTER TABLE envelopes DROP COLUMN accepted");
-    db.pragma("user_version = 2");
-    const insert = db.prepare(
-      `INSERT INTO envelopes (id, adw_id, phase_id, agent, attempt, reason, output_type, valid, status,
+    const db = openSqliteStore(file);
+    await migrate(db);
+    await db.exec("ALTER TABLE envelopes DROP COLUMN accepted");
+    await db.pragma("user_version = 2");
+    const insert = (...values: unknown[]) =>
+      db.run(
+        `INSERT INTO envelopes (id, adw_id, phase_id, agent, attempt, reason, output_type, valid, status,
        envelope_json, raw_text, errors, created_at) VALUES (?, 'a', 'a-p01', 'x', 1, 'initial', 'T', ?, ?, ?, '', '[]', 't')`,
-    );
-    insert.run("good", 1, "success", "{}");
-    insert.run("gated", 1, "success", "{}");
-    insert.run("failed", 1, "fail", "{}");
-    insert.run("invalid", 0, null, null);
-    db.prepare(
+        values,
+      );
+    await insert("good", 1, "success", "{}");
+    await insert("gated", 1, "success", "{}");
+    await insert("failed", 1, "fail", "{}");
+    await insert("invalid", 0, null, null);
+    await db.run(
       "INSERT INTO gate_results (id, adw_id, phase_id, envelope_id, gate, ok, checks, violations, created_at) VALUES ('g', 'a', 'a-p01', 'gated', 'g', 0, '[]', '[]', 't')",
-    ).run();
-    migrate(db);
-    expect(db.prepare("SELECT id, accepted FROM envelopes ORDER BY id").all()).toEqual([
+    );
+    await migrate(db);
+    expect(await db.all("SELECT id, accepted FROM envelopes ORDER BY id")).toEqual([
       { id: "failed", accepted: 0 },
       { id: "gated", accepted: 0 },
       { id: "good", accepted: 1 },
       { id: "invalid", accepted: 0 },
     ]);
-    db.close();
+    await db.close();
   });
 
-  it("refuses a database written by a newer schema", () => {
-    const db = openSqlite(":memory:");
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  it("refuses a database written by a newer schema", async () => {
+    const db = openSqliteStore(":memory:");
+    await db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     let thrown: unknown;
     try {
-      migrate(db);
+      await migrate(db);
     } catch (error) {
       thrown = error;
     }
     expect(isSssfError(thrown) && thrown.code === "usage").toBe(true);
     expect(String(thrown)).toMatch(/newer than this sssf supports/);
-    db.close();
+    await db.close();
   });
 });

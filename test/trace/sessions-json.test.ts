@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { listStoreSessions, listStoreSessionsJson } from "../../src/trace/store-queries.js";
+import { listSessions, listSessionsJson } from "../../src/trace/store-queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
 
 const dirs: string[] = [];
@@ -11,7 +11,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-it("listStoreSessionsJson returns exactly the rows of listStoreSessions, in order, with the same types", async () => {
+it("listSessionsJson returns exactly the rows of listSessions, in order, with the same types", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "sssf-json-"));
   dirs.push(dir);
   const store = await openTraceStore(path.join(dir, "sssf.db"));
@@ -47,9 +47,7 @@ it("listStoreSessionsJson returns exactly the rows of listStoreSessions, in orde
   }
   await tracer.close();
   for (const options of [{}, { limit: 5 }, { includeArchived: true }, { status: "fail" as const }]) {
-    expect(JSON.parse(await listStoreSessionsJson(store, options))).toEqual(
-      await listStoreSessions(store, options),
-    );
+    expect(JSON.parse(await listSessionsJson(store, options))).toEqual(await listSessions(store, options));
   }
   await store.close();
 });

@@ -11,18 +11,19 @@ import { isSssfError } from "../../src/errors/index.js";
 import type { EventRow, SessionRow, TraceRecord } from "../../src/trace/events.js";
 import { PRIMARY_KEYS, TRACE_TABLES } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { columnsAt, createTableSql, SCHEMA_VERSION } from "../../src/trace/schema.js";
+import { columnsAt, createTableSql } from "../../src/trace/schema.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import {
-  getStoreSession,
-  latestStoreAcceptedEnvelope,
+  getSession,
+  latestAcceptedEnvelope,
+  listEvents,
   listEventsAfter,
-  listStoreEvents,
-  listStoreSessions,
-  listStoreSessionsJson,
-  maxStorePhaseNumber,
-  readStoreTable,
+  listSessions,
+  listSessionsJson,
+  maxPhaseNumber,
+  readTable,
 } from "../../src/trace/store-queries.js";
+import { SCHEMA_VERSION } from "../../src/trace/store-schema.js";
 import { displayTraceLocation } from "../../src/trace/trace-location.js";
 import { LiveReader } from "../../src/ui/server/live-query.js";
 import { loadColumns } from "../../src/ui/server/row-sql.js";
@@ -109,7 +110,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
             const row = record.row as unknown as Record<string, unknown>;
             rows.set(PRIMARY_KEYS[table].map((key) => String(row[key])).join("\u0001"), row);
           }
-          const read = await readStoreTable(store, table);
+          const read = await readTable(store, table);
           expect(read.length, table).toBe(rows.size);
           for (const row of rows.values()) expect(read, table).toContainEqual(row);
         }
@@ -132,7 +133,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
           pid: 0,
         });
         await store.transaction((tx) => tx.upsert([{ table: "sessions", row: session }]));
-        const read = (await getStoreSession(store, "c0ffee00")) as SessionRow;
+        const read = (await getSession(store, "c0ffee00")) as SessionRow;
         expect(read.request).toBe(big);
         expect(read.reason).toBe(control);
         sameText(read.cwd, withNul);
@@ -150,7 +151,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
           tx.upsert([event("a1", 1, { name: "first" }), event("a1", 2), event("a1", 1, { name: "second" })]),
         );
         await store.upsert([event("a1", 2, { name: "third", ok: 0 })]);
-        const events = await listStoreEvents(store, "a1");
+        const events = await listEvents(store, "a1");
         expect(events.map((e) => [e.id, e.name, e.ok])).toEqual([
           ["evt_000001", "second", null],
           ["evt_000002", "third", 0],
@@ -165,8 +166,8 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         await Promise.all([writerProcess(location, "w1", 1000), writerProcess(location, "w2", 1000)]);
         const store = await openTraceStore(location, { readonly: true });
         try {
-          expect((await listStoreEvents(store, "w1")).length).toBe(1000);
-          expect((await listStoreEvents(store, "w2")).length).toBe(1000);
+          expect((await listEvents(store, "w1")).length).toBe(1000);
+          expect((await listEvents(store, "w2")).length).toBe(1000);
         } finally {
           await store.close();
         }
@@ -192,7 +193,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
             })
             .catch(() => undefined);
         });
-        expect((await listStoreEvents(store, "rb")).map((e) => e.id)).toEqual(["evt_000002"]);
+        expect((await listEvents(store, "rb")).map((e) => e.id)).toEqual(["evt_000002"]);
       });
     });
 
@@ -211,7 +212,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         release();
         await expect(tx).rejects.toThrow("rolled back");
         await outside;
-        expect((await listStoreEvents(store, "iso")).map((e) => e.id)).toEqual(["evt_000002"]);
+        expect((await listEvents(store, "iso")).map((e) => e.id)).toEqual(["evt_000002"]);
       });
     });
 
@@ -224,7 +225,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         const reader = await openTraceStore(location, { readonly: true });
         try {
           expect(reader.readonly).toBe(true);
-          expect((await listStoreSessions(reader)).map((s) => s.adw_id)).toEqual(["r0r0r0r0"]);
+          expect((await listSessions(reader)).map((s) => s.adw_id)).toEqual(["r0r0r0r0"]);
           await expect(reader.upsert([event("r0r0r0r0", 9)])).rejects.toThrow();
         } finally {
           await reader.close();
@@ -254,7 +255,7 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         expect(first.isOpen).toBe(false);
         await expect(first.all("SELECT 1 AS one")).rejects.toThrow(/after close/);
         const again = await openTraceStore(location);
-        expect((await listStoreEvents(again, "re")).map((e) => e.id)).toEqual(["evt_000001"]);
+        expect((await listEvents(again, "re")).map((e) => e.id)).toEqual(["evt_000001"]);
         await again.close();
       } finally {
         await cleanup();
@@ -279,13 +280,13 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         const store = await openTraceStore(location);
         try {
           expect(await store.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
-          const session = (await getStoreSession(store, "01d01d00")) as SessionRow;
+          const session = (await getSession(store, "01d01d00")) as SessionRow;
           expect(session.request).toBe("old run");
           expect(session.worktree).toBeNull();
           expect(session.pid).toBeNull();
           // The table migration 4 created takes rows.
           await store.upsert(sessionRecords("01d01d00", T0).filter((r) => r.table === "steps"));
-          expect((await readStoreTable(store, "steps")).length).toBe(3);
+          expect((await readTable(store, "steps")).length).toBe(3);
         } finally {
           await store.close();
         }
@@ -318,19 +319,19 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
       await withStore(async (store) => {
         await store.upsert([...sessionRecords("aaaa0001", T0), ...sessionRecords("bbbb0002", T0 + 60_000)]);
         await store.run("UPDATE sessions SET archived = 1 WHERE adw_id = ?", ["aaaa0001"]);
-        expect((await listStoreSessions(store)).map((s) => s.adw_id)).toEqual(["bbbb0002"]);
-        expect((await listStoreSessions(store, { includeArchived: true })).map((s) => s.adw_id)).toEqual([
+        expect((await listSessions(store)).map((s) => s.adw_id)).toEqual(["bbbb0002"]);
+        expect((await listSessions(store, { includeArchived: true })).map((s) => s.adw_id)).toEqual([
           "bbbb0002",
           "aaaa0001",
         ]);
-        const events = await listStoreEvents(store, "bbbb0002", { type: "tool_call", limit: 3 });
+        const events = await listEvents(store, "bbbb0002", { type: "tool_call", limit: 3 });
         expect(events.map((e) => e.id)).toEqual([
           "evt_bbbb0002_1_tool_0",
           "evt_bbbb0002_1_tool_1",
           "evt_bbbb0002_1_tool_2",
         ]);
         const written = sessionRecords("bbbb0002", T0).filter((r) => r.table === "events").length;
-        expect((await listStoreEvents(store, "bbbb0002")).length).toBe(written);
+        expect((await listEvents(store, "bbbb0002")).length).toBe(written);
       });
     });
 
@@ -359,15 +360,15 @@ export function describeTraceStoreContract(name: string, world: TraceStoreWorld)
         const next = await live.read();
         expect(next.rows.map((r) => [r.t, JSON.parse(r.row).name])).toEqual([["events", "renamed"]]);
         expect(next.rows[0]?.v).toBeGreaterThan(last);
-        expect(await maxStorePhaseNumber(store, "cccc0003")).toBe(3);
-        expect(await maxStorePhaseNumber(store, "nobody00")).toBe(0);
-        expect(await latestStoreAcceptedEnvelope(store, "cccc0003")).toEqual({
+        expect(await maxPhaseNumber(store, "cccc0003")).toBe(3);
+        expect(await maxPhaseNumber(store, "nobody00")).toBe(0);
+        expect(await latestAcceptedEnvelope(store, "cccc0003")).toEqual({
           status: "success",
           summary: "done",
         });
-        expect(await latestStoreAcceptedEnvelope(store, "nobody00")).toBeNull();
-        const json = JSON.parse(await listStoreSessionsJson(store, { includeArchived: true }));
-        expect(json).toEqual(await listStoreSessions(store, { includeArchived: true }));
+        expect(await latestAcceptedEnvelope(store, "nobody00")).toBeNull();
+        const json = JSON.parse(await listSessionsJson(store, { includeArchived: true }));
+        expect(json).toEqual(await listSessions(store, { includeArchived: true }));
       });
     });
   });

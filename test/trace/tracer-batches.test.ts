@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readTable } from "../../src/trace/queries.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { openRawSqlite, readRows } from "../helpers/raw-sqlite.js";
 import { eventRow, phaseRow, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("tracer-batches");
@@ -32,7 +31,7 @@ describe("Tracer batches", () => {
     async (count) => {
       const eventsFile = path.join(tempDir(), "events.jsonl");
       const store = await openTraceStore(path.join(tempDir(), "sssf.db"));
-      const db = openTraceDb(path.join(tempDir(), "sssf.db"));
+      const db = openRawSqlite(path.join(tempDir(), "sssf.db"));
       const tracer = new Tracer({ store, eventsFile });
       for (let index = 0; index < count; index += 1) {
         tracer.write(event(index));
@@ -55,7 +54,7 @@ describe("Tracer batches", () => {
         [...new Set(records.map((record) => (record.row as EventRow).id).reverse())].reverse(),
       );
       for (const row of rows) expect(row).toEqual(latest.get(row.id));
-      expect(JSON.stringify(readTable(db, "events"))).not.toContain(SECRET);
+      expect(JSON.stringify(readRows(db, "events"))).not.toContain(SECRET);
       const secretRow = rows.find((row) => row.id === "evt_000000");
       expect(JSON.parse(secretRow?.payload ?? "{}").args.command).toBe(
         "ANTHROPIC_API_KEY=[redacted:anthropic-api-key] pi 0",
@@ -102,7 +101,7 @@ describe("Tracer batches of mixed records", () => {
     async (count, maxBatch) => {
       const dir = tempDir();
       const store = await openTraceStore(path.join(dir, "sssf.db"));
-      const db = openTraceDb(path.join(dir, "sssf.db"));
+      const db = openRawSqlite(path.join(dir, "sssf.db"));
       const tracer = new Tracer({ store, eventsFile: path.join(dir, "events.jsonl"), maxBatch });
       for (const record of mixed(count)) tracer.write(record);
       await tracer.close();

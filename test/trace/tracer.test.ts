@@ -2,13 +2,11 @@ import { existsSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
-import { openTraceDb } from "../../src/trace/database.js";
 import type { EventRow, TraceRecord } from "../../src/trace/events.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
-import { readTable } from "../../src/trace/queries.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { openRawSqlite, readRows, scalar } from "../helpers/raw-sqlite.js";
 import { asStored } from "../helpers/sandbox.js";
 import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
 
@@ -32,7 +30,7 @@ async function setup(options: { flushIntervalMs?: number; maxBatch?: number } = 
   const dbPath = path.join(tempDir(), "adw_data", "sssf.db");
   const eventsFile = path.join(tempDir(), "adw_data", "sessions", "a1b2c3d4", "events.jsonl");
   const store = await openStore(dbPath);
-  const db = openTraceDb(dbPath);
+  const db = openRawSqlite(dbPath);
   const tracer = new Tracer({ store, eventsFile, ...options });
   const fileRecords = (): TraceRecord[] =>
     readFileSync(eventsFile, "utf8")
@@ -64,8 +62,8 @@ describe("Tracer", () => {
     const lines = fileRecords();
     expect(lines).toHaveLength(records.length);
     expect(lines.map((line) => line.table)).toEqual(records.map((record) => record.table));
-    expect(readTable(db, "phases")).toHaveLength(3);
-    expect(readTable(db, "events")).toHaveLength(3 * 6);
+    expect(readRows(db, "phases")).toHaveLength(3);
+    expect(readRows(db, "events")).toHaveLength(3 * 6);
     expect(tracer.stats.records).toBe(records.length);
     db.close();
   });
@@ -73,11 +71,11 @@ describe("Tracer", () => {
   it("flushes on its own after the interval", async () => {
     const { db, tracer, fileRecords } = await setup({ flushIntervalMs: 5 });
     tracer.write(event(1));
-    expect(readTable(db, "events")).toHaveLength(0);
+    expect(readRows(db, "events")).toHaveLength(0);
     await sleep(60);
-    await eventually(() => readTable(db, "events").length === 1);
+    await eventually(() => readRows(db, "events").length === 1);
     expect(fileRecords()).toHaveLength(1);
-    expect(readTable(db, "events")).toHaveLength(1);
+    expect(readRows(db, "events")).toHaveLength(1);
     await tracer.close();
     db.close();
   });
@@ -94,7 +92,7 @@ describe("Tracer", () => {
     expect(tracer.stats).toMatchObject({ records: 5300, batches: 6 });
     expect(tracer.stats.maxBatchMs).toBeGreaterThan(0);
     await tracer.close();
-    expect(readTable(db, "events")).toHaveLength(5300);
+    expect(readRows(db, "events")).toHaveLength(5300);
     db.close();
   });
 
@@ -108,7 +106,7 @@ describe("Tracer", () => {
       row: { ...running, status: "success", ended_at: new Date(T0 + 5).toISOString() },
     });
     await tracer.close();
-    expect(readTable(db, "phases")).toEqual([
+    expect(readRows(db, "phases")).toEqual([
       { ...running, status: "success", ended_at: new Date(T0 + 5).toISOString() },
     ]);
     expect(fileRecords().map((record) => (record.row as { status: string }).status)).toEqual([
@@ -124,20 +122,20 @@ describe("Tracer", () => {
     tracer.write({ table: "phases", row });
     row.status = "fail";
     await tracer.close();
-    expect(readTable(db, "phases")[0]?.status).toBe("running");
+    expect(readRows(db, "phases")[0]?.status).toBe("running");
     db.close();
   });
 
   it("appends to the file before the db and retries a busy batch in order without duplicating lines", async () => {
     const { db, store, dbPath, tracer, fileRecords } = await setup();
     await store.pragma("busy_timeout = 0");
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
     tracer.write({ table: "phases", row: running });
     await expect(tracer.flush()).resolves.toBeUndefined();
     expect(fileRecords()).toHaveLength(1);
-    expect(other.prepare("SELECT count(*) FROM phases").pluck().get()).toBe(0);
+    expect(scalar(other, "SELECT count(*) FROM phases")).toBe(0);
     tracer.write({ table: "phases", row: { ...running, status: "success" } });
     tracer.write(event(1));
     await expect(tracer.flush()).resolves.toBeUndefined();
@@ -146,8 +144,8 @@ describe("Tracer", () => {
     other.exec("COMMIT");
     other.close();
     await tracer.flush();
-    expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
-    expect(readTable(db, "events")).toHaveLength(1);
+    expect(readRows(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
+    expect(readRows(db, "events")).toHaveLength(1);
     expect(fileRecords()).toHaveLength(3);
     // Held here, the three records go in one retry.
     expect(tracer.stats).toMatchObject({ records: 3, batches: 1 });
@@ -159,15 +157,15 @@ describe("Tracer", () => {
     "writes nothing to the db when the events file refuses the batch",
     async () => {
       const store = await openStore(path.join(tempDir(), "sssf.db"));
-      const db = openTraceDb(path.join(tempDir(), "sssf.db"));
+      const db = openRawSqlite(path.join(tempDir(), "sssf.db"));
       const tracer = new Tracer({ store, eventsFile: "/dev/full" });
       tracer.write(event(1));
       await expect(tracer.flush()).rejects.toThrow(/ENOSPC/);
-      expect(readTable(db, "events")).toEqual([]);
+      expect(readRows(db, "events")).toEqual([]);
       tracer.write(event(2));
       await expect(tracer.flush()).rejects.toThrow(/ENOSPC/);
       await expect(tracer.close()).rejects.toThrow(/ENOSPC/);
-      expect(readTable(db, "events")).toEqual([]);
+      expect(readRows(db, "events")).toEqual([]);
       db.close();
     },
   );
@@ -175,7 +173,7 @@ describe("Tracer", () => {
   it("close reports records a locked db never took, and keeps them in the file", async () => {
     const { db, store, dbPath, tracer, fileRecords } = await setup();
     await store.pragma("busy_timeout = 0");
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write(event(1));
     await expect(tracer.close()).rejects.toThrow(/locked|busy/i);
@@ -199,11 +197,11 @@ describe("Tracer", () => {
       }
     }
     for (const table of ["events", "processes", "envelopes"] as const) {
-      for (const row of readTable(db, table)) expect(row).toEqual(latest.get(`${table}:${row.id}`));
+      for (const row of readRows(db, table)) expect(row).toEqual(latest.get(`${table}:${row.id}`));
     }
-    const payload = JSON.parse(readTable(db, "events").find((row) => row.type === "tool_call")!.payload);
+    const payload = JSON.parse(readRows(db, "events").find((row) => row.type === "tool_call")!.payload);
     expect(payload.args.command).toBe("ANTHROPIC_API_KEY=[redacted:anthropic-api-key] pi");
-    expect(readTable(db, "processes")[0]?.command).toBe(
+    expect(readRows(db, "processes")[0]?.command).toBe(
       "OPENAI_API_KEY=[redacted:named-value] pi --mode json",
     );
     db.close();
@@ -216,8 +214,8 @@ describe("Tracer", () => {
     tracer.write(event(2, { ok: { bad: true } as unknown as number }));
     tracer.write(event(3));
     await sleep(40);
-    await eventually(() => readTable(db, "events").length === 2);
-    expect(readTable(db, "events").map((row) => row.id)).toEqual(["evt_000001", "evt_000003"]);
+    await eventually(() => readRows(db, "events").length === 2);
+    expect(readRows(db, "events").map((row) => row.id)).toEqual(["evt_000001", "evt_000003"]);
     await expect(tracer.flush()).rejects.toThrow(/bind|bound|type/);
     await expect(tracer.flush()).resolves.toBeUndefined();
     await tracer.close();
@@ -247,7 +245,7 @@ describe("Tracer", () => {
     }
     await tracer.close();
     // Every event lands; the rate is bench/trace-ingest.mjs's to measure.
-    expect(readTable(db, "events")).toHaveLength(50_000);
+    expect(readRows(db, "events")).toHaveLength(50_000);
     db.close();
   });
 });
@@ -264,7 +262,7 @@ describe("Tracer floods, other connections and a busy database", () => {
         }),
       );
     await tracer.close();
-    const rows = readTable(db, "events");
+    const rows = readRows(db, "events");
     expect(rows).toHaveLength(20_000);
     const filed = new Map(
       fileRecords()
@@ -284,8 +282,8 @@ describe("Tracer floods, other connections and a busy database", () => {
     tracer.write(event(1));
     await tracer.flush();
     // Readable at once from another connection: the rows were committed by the flush itself.
-    const other = openSqlite(dbPath, { readonly: true });
-    expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
+    const other = openRawSqlite(dbPath, { readonly: true });
+    expect(scalar(other, "SELECT count(*) FROM events")).toBe(1);
     other.close();
     await tracer.close();
     db.close();
@@ -293,11 +291,13 @@ describe("Tracer floods, other connections and a busy database", () => {
 
   it("keeps writing through its connection when the database file is renamed under it", async () => {
     const { db, store, dbPath, eventsFile } = await setup();
+    // The reading connection has the file (and its WAL) open before the rename, as the tracer's has.
+    expect(readRows(db, "events")).toEqual([]);
     renameSync(dbPath, `${dbPath}.moved`);
     const tracer = new Tracer({ store, eventsFile });
     for (let index = 0; index < 1_000; index += 1) tracer.write(event(index));
     await tracer.close();
-    expect(readTable(db, "events")).toHaveLength(1_000);
+    expect(readRows(db, "events")).toHaveLength(1_000);
     expect(existsSync(dbPath)).toBe(false);
     db.close();
   });
@@ -307,17 +307,17 @@ describe("Tracer floods, other connections and a busy database", () => {
     await store.pragma("busy_timeout = 50");
     const tracer = new Tracer({ store, eventsFile, maxBatch: 100 });
     const running = phaseRow("a1b2c3d4", 1, new Date(T0).toISOString());
-    const other = openSqlite(dbPath);
+    const other = openRawSqlite(dbPath);
     other.exec("BEGIN IMMEDIATE");
     tracer.write({ table: "phases", row: running });
     for (let index = 0; index < 450; index += 1) tracer.write(event(index));
     tracer.write({ table: "phases", row: { ...running, status: "success" } });
     await tracer.flush();
-    expect(other.prepare("SELECT count(*) FROM events").pluck().get()).toBe(0);
+    expect(scalar(other, "SELECT count(*) FROM events")).toBe(0);
     other.exec("COMMIT");
     await tracer.flush();
-    expect(readTable(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
-    expect(readTable(db, "events")).toHaveLength(450);
+    expect(readRows(db, "phases").map((phase) => phase.status)).toEqual(["success"]);
+    expect(readRows(db, "events")).toHaveLength(450);
     other.exec("BEGIN IMMEDIATE");
     tracer.write(event(999));
     await expect(tracer.close()).rejects.toThrow(/locked|busy/i);

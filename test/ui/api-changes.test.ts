@@ -7,8 +7,8 @@ import { BASE, envelope, makeRepo, seedBuildRun } from "./feature-fixtures.js";
 import { getJson, TraceWorld } from "./ui-fixtures.js";
 
 let world: TraceWorld;
-beforeEach(() => {
-  world = new TraceWorld();
+beforeEach(async () => {
+  world = await TraceWorld.open();
 });
 afterEach(() => world.cleanup());
 

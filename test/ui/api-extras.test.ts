@@ -23,8 +23,8 @@ import {
 import { getJson, TraceWorld } from "./ui-fixtures.js";
 
 let world: TraceWorld;
-beforeEach(() => {
-  world = new TraceWorld();
+beforeEach(async () => {
+  world = await TraceWorld.open();
 });
 afterEach(() => world.cleanup());
 

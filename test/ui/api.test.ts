@@ -1,15 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
 import type { PhaseDetail, RunView, SessionsPage, ToolCallsPage } from "../../src/ui/server/api-types.js";
 import { CONTENT_SECURITY_POLICY } from "../../src/ui/server/security.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { at, eventRow, sessionRecords, sessionRow } from "../trace/trace-fixtures.js";
 import { getJson, TraceWorld } from "./ui-fixtures.js";
 
 let world: TraceWorld;
-beforeEach(() => {
-  world = new TraceWorld();
+beforeEach(async () => {
+  world = await TraceWorld.open();
 });
 afterEach(() => world.cleanup());
 
@@ -200,7 +200,7 @@ describe("POST /api/sessions/:id/archive", () => {
       body,
     });
   const archived = (id: string) => {
-    const db = openSqlite(world.dbPath, { readonly: true });
+    const db = openRawSqlite(world.dbPath, { readonly: true });
     try {
       return (db.prepare("SELECT archived FROM sessions WHERE adw_id = ?").get(id) as { archived: number })
         .archived;

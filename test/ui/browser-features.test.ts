@@ -29,7 +29,7 @@ let server: RunningUiServer;
 let repo: ReturnType<typeof makeRepo>;
 
 beforeAll(async () => {
-  world = new TraceWorld();
+  world = await TraceWorld.open();
   repo = seedFeatures(world);
   server = await startUiServer({
     dbPath: world.dbPath,

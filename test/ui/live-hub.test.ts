@@ -9,8 +9,8 @@ import { at, eventRow, phaseRow, sessionRow } from "../trace/trace-fixtures.js";
 import { getJson, TraceWorld, waitFor } from "./ui-fixtures.js";
 
 let world: TraceWorld;
-beforeEach(() => {
-  world = new TraceWorld();
+beforeEach(async () => {
+  world = await TraceWorld.open();
 });
 afterEach(() => world.cleanup());
 

@@ -7,8 +7,8 @@ import { readPhasePrompts } from "../../src/ui/server/prompt-files.js";
 import { TraceWorld } from "./ui-fixtures.js";
 
 let world: TraceWorld;
-beforeEach(() => {
-  world = new TraceWorld();
+beforeEach(async () => {
+  world = await TraceWorld.open();
 });
 afterEach(() => world.cleanup());
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openTraceDb } from "../../src/trace/database.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
 import { DEFAULT_UI_PORT } from "../../src/ui/server/start-server.js";
 import { collect, Sandbox } from "../helpers/sandbox.js";
 import { startUi } from "./browser-fixture.js";
@@ -16,9 +16,9 @@ afterEach(async () => {
   sb.cleanup();
 });
 
-function createTrace(): string {
+async function createTrace(): Promise<string> {
   const dbPath = path.join(sb.dir, "adws/adw_data/sssf.db");
-  openTraceDb(dbPath).close();
+  await (await openTraceStore(dbPath)).close();
   return dbPath;
 }
 
@@ -47,7 +47,7 @@ describe("sssf ui", () => {
   });
 
   it("serves on 127.0.0.1, prints the URL and stops cleanly on Ctrl-C", async () => {
-    createTrace();
+    await createTrace();
     const ui = await startUi(sb);
     expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const response = await fetch(`${ui.url}api/sessions`);
@@ -63,7 +63,7 @@ describe("sssf ui", () => {
   });
 
   it("binds another interface only when asked, with a warning", async () => {
-    createTrace();
+    await createTrace();
     const ui = await startUi(sb, ["--host", "0.0.0.0"]);
     const result = await ui.stop();
     expect(result.code).toBe(0);
@@ -71,7 +71,7 @@ describe("sssf ui", () => {
   });
 
   it("refuses a taken explicit port and moves past a taken default one", async () => {
-    createTrace();
+    await createTrace();
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
     servers.push(busy);

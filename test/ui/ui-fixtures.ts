@@ -1,34 +1,45 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createUpserter, openTraceDb } from "../../src/trace/database.js";
 import type { TraceRecord } from "../../src/trace/events.js";
-import type { TraceDb } from "../../src/trace/sqlite.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import { upsertPlan } from "../../src/trace/upsert-plan.js";
 import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
+import { openRawSqlite, type RawSqlite } from "../helpers/raw-sqlite.js";
 
-/** A temp folder with a trace database and a sessions folder, and a writable connection to it. */
+/**
+ * A temp folder with a trace database (made by the store) and a sessions folder, and a plain
+ * connection that plants rows in it as another process's tracer would.
+ */
 export class TraceWorld {
-  readonly dir: string;
-  readonly dbPath: string;
-  readonly sessionsDir: string;
-  readonly db: TraceDb;
-  readonly #upsert: (record: TraceRecord) => void;
   readonly #apps: UiApp[] = [];
 
-  constructor() {
-    this.dir = mkdtempSync(path.join(os.tmpdir(), "sssf-ui-"));
-    this.dbPath = path.join(this.dir, "sssf.db");
-    this.sessionsDir = path.join(this.dir, "sessions");
-    mkdirSync(this.sessionsDir);
-    this.db = openTraceDb(this.dbPath);
-    this.#upsert = createUpserter(this.db);
+  private constructor(
+    readonly dir: string,
+    readonly dbPath: string,
+    readonly sessionsDir: string,
+    readonly db: RawSqlite,
+  ) {}
+
+  static async open(): Promise<TraceWorld> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "sssf-ui-"));
+    const dbPath = path.join(dir, "sssf.db");
+    const sessionsDir = path.join(dir, "sessions");
+    mkdirSync(sessionsDir);
+    await (await openTraceStore(dbPath)).close();
+    return new TraceWorld(dir, dbPath, sessionsDir, openRawSqlite(dbPath));
   }
 
-  /** Writes the records in one transaction, as the tracer does. */
+  /** Writes the records in one transaction, in the store's upsert statements, as the tracer does. */
   write(...records: TraceRecord[]): void {
-    this.db.transaction(() => {
-      for (const record of records) this.#upsert(record);
-    })();
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const { sql, values } of upsertPlan(records)) this.db.prepare(sql).run(...values);
+      this.db.exec("COMMIT");
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** Saves a prompt file the way the engine does (`{agent}/prompts/{file}`). */

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../src/trace/sqlite.js";
 import { workflowRefName } from "../../src/workspace/run-branch.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
 import { buildTurn, git, WorktreeWorld } from "./worktree-world.js";
 
@@ -159,7 +159,7 @@ describe("branch names", () => {
     const legacy = `sssf/${adwId}`;
     // A session from before branches named their workflow: its row and its branch say sssf/<adw_id>.
     git(world.dir, ["branch", "-m", `sssf/build/${adwId}`, legacy]);
-    const db = openSqlite(path.join(world.dir, "adws/adw_data/sssf.db"));
+    const db = openRawSqlite(path.join(world.dir, "adws/adw_data/sssf.db"));
     db.prepare("UPDATE sessions SET branch = ? WHERE adw_id = ?").run(legacy, adwId);
     db.close();
     world.script([

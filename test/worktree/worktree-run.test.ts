@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "n
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedAgent } from "../../src/testing/index.js";
-import { openSqlite } from "../../src/trace/sqlite.js";
+import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { adwIdFrom, envelopeJson } from "../helpers/sandbox.js";
 import { buildTurn, checkoutFingerprint, git, WorktreeWorld } from "./worktree-world.js";
 
@@ -143,7 +143,7 @@ describe("a run started from a sub-folder", () => {
       "pkg/x.txt",
     );
     expect(existsSync(path.join(sub, "x.txt"))).toBe(false);
-    const db = openSqlite(path.join(sub, "adws/adw_data/sssf.db"), { readonly: true });
+    const db = openRawSqlite(path.join(sub, "adws/adw_data/sssf.db"), { readonly: true });
     const row = db.prepare("SELECT cwd, worktree, checkout FROM sessions WHERE adw_id = ?").get(adwId);
     db.close();
     expect(row).toEqual({ cwd: path.join(worktree, "pkg"), worktree, checkout: sub });

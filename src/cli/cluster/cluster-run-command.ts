@@ -18,7 +18,7 @@ import { isUnavailable } from "../../trace/db-unavailable.js";
 import type { SessionRow } from "../../trace/events.js";
 import { openTraceStore } from "../../trace/open-store.js";
 import type { TraceStore } from "../../trace/store.js";
-import { getStoreSession, listStorePhases } from "../../trace/store-queries.js";
+import { getSession, listPhases } from "../../trace/store-queries.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
@@ -74,7 +74,7 @@ async function readSession(
   adwId: string,
 ): Promise<SessionRow | undefined | typeof UNREACHABLE> {
   try {
-    return await getStoreSession(db, adwId);
+    return await getSession(db, adwId);
   } catch (error) {
     if (isUnavailable(error)) return UNREACHABLE;
     throw error;
@@ -111,7 +111,7 @@ async function follow(db: TraceStore, adwId: string, cwd: string, ended: Promise
       // The worktree was the worker's: what is left to review is the branch on the shared remote.
       try {
         if (session !== undefined)
-          printer.finished({ ...session, worktree: null }, await listStorePhases(db, adwId));
+          printer.finished({ ...session, worktree: null }, await listPhases(db, adwId));
       } catch (error) {
         if (!isUnavailable(error)) throw error;
       }

@@ -130,8 +130,8 @@ export async function approvalCommand(
     }
     if (!existsSync(sessionRoot)) {
       // A run of another host (a cluster worker's) is in the trace, not in this host's sessions folder.
-      const { readStoreSessionRow } = await import("../../trace/store-queries.js");
-      const row = await readStoreSessionRow(dbPath, adwId);
+      const { readSessionRow } = await import("../../trace/store-queries.js");
+      const row = await readSessionRow(dbPath, adwId);
       if (row !== undefined)
         throw new UsageError(
           `session ${adwId} has no phase waiting for approval (the trace shows it ${row.status})`,

@@ -5,7 +5,7 @@ import { runLiveness } from "../../session/run-liveness.js";
 import { sessionDirs } from "../../session/session-dirs.js";
 import type { SessionRow } from "../../trace/events.js";
 import { openTraceStore } from "../../trace/open-store.js";
-import { getStoreSession } from "../../trace/store-queries.js";
+import { getSession } from "../../trace/store-queries.js";
 import { processAlive } from "../../util/process-group.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
@@ -34,7 +34,7 @@ async function closeDead(trace: ReadTrace, adwId: string): Promise<number> {
   const db = await openTraceStore(trace.dbPath);
   try {
     const reaped = await reapRun(db, { ...trace, by: "sssf kill" }, adwId);
-    const session = await getStoreSession(db, adwId);
+    const session = await getSession(db, adwId);
     if (reaped === null) {
       // Another process closed it (or took its lock) meanwhile.
       if (session) say(ended(session));
@@ -61,7 +61,7 @@ async function stopLive(trace: ReadTrace, adwId: string, pid: number, timeoutMs:
   say(`sent SIGTERM to sssf (pid ${pid}) running ${adwId}; waiting for it to stop its agents and finalize`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const session = await getStoreSession(trace.db, adwId);
+    const session = await getSession(trace.db, adwId);
     if (session !== undefined && session.status !== "running") {
       say(ended(session));
       return 0;
@@ -87,7 +87,7 @@ export async function killCommand(adwId: string, options: KillOptions): Promise<
     const timeoutMs = parseTimeout(options.timeout);
     const trace = await openReadTrace(options, { reap: false });
     try {
-      const session = await getStoreSession(trace.db, adwId);
+      const session = await getSession(trace.db, adwId);
       if (session === undefined)
         throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       if (session.status !== "running") {

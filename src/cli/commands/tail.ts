@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { handedOver } from "../../session/handed-over.js";
 import type { TraceStore } from "../../trace/store.js";
-import { getStoreSession, listStorePhases } from "../../trace/store-queries.js";
+import { getSession, listPhases } from "../../trace/store-queries.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
 import { createTerminalReporter, wantsLiveProgress } from "../report/terminal-reporter.js";
@@ -86,7 +86,7 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const keep = options.fromStart ? null : parseLines(options.lines);
     const trace = await openReadTrace(options);
     db = trace.db;
-    const first = await getStoreSession(db, adwId);
+    const first = await getSession(db, adwId);
     if (first === undefined) throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
     const history = lineSink(keep);
     const cwd = path.resolve(options.cwd ?? process.cwd());
@@ -100,11 +100,11 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const follower = traceFollower(db, adwId, printer);
     for (let poll = 1; ; poll++) {
       // The session first: once it has ended, every event it wrote before is already there.
-      const session = (await getStoreSession(db, adwId)) ?? first;
+      const session = (await getSession(db, adwId)) ?? first;
       await follower.drain();
       // A session a cluster worker is taking over is open again in a moment: follow its next attempt.
       if (session.status !== "running" && !(await handedOver(db, session))) {
-        printer.finished(session, await listStorePhases(db, adwId));
+        printer.finished(session, await listPhases(db, adwId));
         history.release();
         return 0;
       }

@@ -3,12 +3,12 @@ import { UsageError } from "../../errors/usage-error.js";
 import type { EventType } from "../../trace/events.js";
 import { EVENT_TYPES } from "../../trace/events.js";
 import {
-  getStoreSession,
-  listStoreEnvelopes,
-  listStoreEvents,
-  listStorePhases,
-  listStoreSessions,
-  listStoreSessionsJson,
+  getSession,
+  listEnvelopes,
+  listEvents,
+  listPhases,
+  listSessions,
+  listSessionsJson,
 } from "../../trace/store-queries.js";
 import { jsonTerminalSafe } from "../../util/terminal-text.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
@@ -66,16 +66,16 @@ export async function listCommand(
   try {
     const db = await openReadDb(options);
     try {
-      if (adwId !== undefined && !(await getStoreSession(db, adwId)))
+      if (adwId !== undefined && !(await getSession(db, adwId)))
         throw new UsageError(`no session ${adwId} in the trace database`, "<adw_id>");
       const print = (rows: unknown[], render: () => string) =>
         process.stdout.write(options.json ? `${jsonTerminalSafe(JSON.stringify(rows))}\n` : `${render()}\n`);
       if (name === "sessions" && options.json) {
         // Built by the database in one string: no object per row for large listings.
         const query = { limit: parseLimit(options.limit), includeArchived: Boolean(options.all) };
-        process.stdout.write(`${jsonTerminalSafe(await listStoreSessionsJson(db, query))}\n`);
+        process.stdout.write(`${jsonTerminalSafe(await listSessionsJson(db, query))}\n`);
       } else if (name === "sessions") {
-        const rows = await listStoreSessions(db, {
+        const rows = await listSessions(db, {
           limit: parseLimit(options.limit),
           includeArchived: Boolean(options.all),
         });
@@ -95,7 +95,7 @@ export async function listCommand(
           ),
         );
       } else if (name === "phases") {
-        const rows = await listStorePhases(db, adwId ?? "");
+        const rows = await listPhases(db, adwId ?? "");
         print(rows, () =>
           table(
             ["#", "PHASE", "KIND", "OWNER", "STATUS", "DURATION", "TOKENS IN/OUT", "COST", "ERROR"],
@@ -114,7 +114,7 @@ export async function listCommand(
         );
       } else if (name === "events") {
         const type = parseType(options.type);
-        const rows = await listStoreEvents(db, adwId ?? "", type ? { type } : {});
+        const rows = await listEvents(db, adwId ?? "", type ? { type } : {});
         // --json: each payload as the object it is, not a JSON string inside the JSON.
         const json = () => rows.map((e) => ({ ...e, payload: parsePayload(e.payload) }));
         print(options.json ? json() : rows, () =>
@@ -132,7 +132,7 @@ export async function listCommand(
           ),
         );
       } else {
-        const rows = await listStoreEnvelopes(db, adwId ?? "");
+        const rows = await listEnvelopes(db, adwId ?? "");
         print(rows, () =>
           table(
             ["ATTEMPT", "PHASE", "AGENT", "REASON", "TYPE", "VALID", "STATUS", "ERRORS / SUMMARY"],

@@ -1,7 +1,7 @@
 import { isUnavailable } from "../../trace/db-unavailable.js";
 import type { EventRow, PhaseRow } from "../../trace/events.js";
 import type { TraceSql } from "../../trace/store.js";
-import { getStorePhase, listEventsAfter } from "../../trace/store-queries.js";
+import { getPhase, listEventsAfter } from "../../trace/store-queries.js";
 import type { TraceReplay } from "./trace-replay.js";
 
 /**
@@ -17,7 +17,7 @@ export function traceFollower(db: TraceSql, adwId: string, printer: TraceReplay)
     // A phase's end is printed from its final row; every other line needs only its name and number.
     const cached = phases.get(event.phase_id);
     if (cached !== undefined && event.type !== "phase_end") return cached;
-    const row = await getStorePhase(db, event.phase_id);
+    const row = await getPhase(db, event.phase_id);
     if (row !== undefined) phases.set(row.id, row);
     return row;
   };

@@ -1,7 +1,7 @@
 import type { SessionTrace } from "../../session/session-trace.js";
 import type { SessionRow } from "../../trace/events.js";
-import { latestAcceptedEnvelope, listPhases, listSteps } from "../../trace/queries.js";
-import type { TraceDb } from "../../trace/sqlite.js";
+import type { TraceSql } from "../../trace/store.js";
+import { latestAcceptedEnvelope, listPhases, listSteps } from "../../trace/store-queries.js";
 import { LocalDurableRun } from "./local-durable-run.js";
 import type { RunRoots } from "./run-roots.js";
 import { buildJournal, type StepJournal } from "./step-journal.js";
@@ -20,21 +20,21 @@ export interface DurableRunRequest {
  * The attempt's durable executor: replaying the journal on a resume, journaling only otherwise.
  * `roots` are where this attempt runs: the journal's results are handed on with their paths there.
  */
-export function openDurableRun(
+export async function openDurableRun(
   options: DurableRunRequest,
-  session: { adwId: string; db: TraceDb; existing: SessionRow | undefined },
+  session: { adwId: string; db: TraceSql; existing: SessionRow | undefined },
   trace: SessionTrace,
   roots: RunRoots,
-): LocalDurableRun {
-  const steps = listSteps(session.db, session.adwId);
-  const journal: StepJournal = buildJournal(steps, listPhases(session.db, session.adwId));
+): Promise<LocalDurableRun> {
+  const steps = await listSteps(session.db, session.adwId);
+  const journal: StepJournal = buildJournal(steps, await listPhases(session.db, session.adwId));
   const attempt = steps.reduce((highest, step) => Math.max(highest, step.attempt), 0) + 1;
   const resume = options.resume === true;
   const durable = new LocalDurableRun(trace, journal, { attempt, replay: resume, roots });
   const previous = resume
     ? durable.relocated(journal.start?.previous ?? null)
     : session.existing
-      ? latestAcceptedEnvelope(session.db, session.adwId)
+      ? await latestAcceptedEnvelope(session.db, session.adwId)
       : null;
   durable.started({
     workflow: options.workflow.name,

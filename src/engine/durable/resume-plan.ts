@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { openTraceStore } from "../../trace/open-store.js";
-import { getStoreSession, listStorePhases, listStoreSteps } from "../../trace/store-queries.js";
+import { getSession, listPhases, listSteps } from "../../trace/store-queries.js";
 import { traceMayExist } from "../../trace/trace-location.js";
 import { checkResumable } from "./resume-checks.js";
 import { buildJournal } from "./step-journal.js";
@@ -28,9 +28,9 @@ export async function readResumePlan(config: SssfConfig, adwId: string): Promise
     );
   const db = await openTraceStore(config.dbPath, { readonly: true });
   try {
-    const session = await getStoreSession(db, adwId);
+    const session = await getSession(db, adwId);
     checkResumable(adwId, session, config);
-    const start = buildJournal(await listStoreSteps(db, adwId), await listStorePhases(db, adwId)).start;
+    const start = buildJournal(await listSteps(db, adwId), await listPhases(db, adwId)).start;
     return {
       workflow: start?.workflow ?? session?.workflow ?? "",
       request: start?.request ?? session?.request ?? "",

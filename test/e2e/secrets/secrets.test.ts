@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/trace/sqlite.js";
 import { createUiApp } from "../../../src/ui/server/app.js";
 import { git } from "../../code/fixtures.js";
+import { openRawSqlite } from "../../helpers/raw-sqlite.js";
 import { adwIdFrom, type CliResult, collect, Sandbox } from "../../helpers/sandbox.js";
 import { waitFor } from "../../helpers/wait.js";
 import {
@@ -157,8 +157,8 @@ async function runLeaky(): Promise<{
 /** Every file sssf wrote under the data dir, after folding the WAL into the db; not the agent's own state. */
 function storedFiles(): string[] {
   const dbPath = path.join(sb.dir, "adws/adw_data/sssf.db");
-  const db = openSqlite(dbPath);
-  db.pragma("wal_checkpoint(TRUNCATE)");
+  const db = openRawSqlite(dbPath);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
   // `{agent}/exec_sessions/` is the coding agent's own session state (the scripted agent's transcript of
   // what it was sent); `prompt_engineering/` is the operator's templates.

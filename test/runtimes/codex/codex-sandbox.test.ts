@@ -6,8 +6,8 @@ import { codexRuntime } from "../../../src/runtimes/codex/index.js";
 import { SANDBOX_HELPER } from "../../../src/runtimes/codex/sandbox-helper.js";
 import { sandboxSupport } from "../../../src/sandbox/sandbox-support.js";
 import type { FakeScript } from "../../../src/testing/index.js";
-import { openSqlite } from "../../../src/trace/sqlite.js";
 import { promptWorkflow } from "../../../src/workflows/prompt.js";
+import { openRawSqlite } from "../../helpers/raw-sqlite.js";
 import { type CliWorld, engineRepo } from "../cli-harness.js";
 import { CODEX_TEST_MODEL, type CodexWorld, codexBin, codexObserver, openCodexWorld } from "./codex-world.js";
 
@@ -176,7 +176,7 @@ describe.runIf(bwrapHere)(
       expect(readFileSync(path.join(handoff, "shell.md"), "utf8")).toBe("note");
       expect(readFileSync(path.join(handoff, "patch.md"), "utf8")).toBe("patched\n");
 
-      const db = openSqlite(loadConfig({ cwd: w.work }).dbPath, { readonly: true });
+      const db = openRawSqlite(loadConfig({ cwd: w.work }).dbPath, { readonly: true });
       try {
         // The process row holds codex's argv and where it started on the host; codex itself is told
         // the working tree's path in the box.

@@ -2,52 +2,50 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isSssfError } from "../../src/errors/index.js";
-import { createBatchUpserter, ROWS_PER_STATEMENT, upsertSql } from "../../src/trace/batch-upsert.js";
-import { createUpserter, openTraceDb } from "../../src/trace/database.js";
+import { columnNames } from "../../src/trace/columns.js";
 import type { EventRow, TraceRecord, TraceTable } from "../../src/trace/events.js";
-import { readTable } from "../../src/trace/queries.js";
-import type { TraceDb } from "../../src/trace/sqlite.js";
+import { openTraceStore } from "../../src/trace/open-store.js";
+import type { TraceStore } from "../../src/trace/store.js";
+import { readTable } from "../../src/trace/store-queries.js";
+import { ROWS_PER_STATEMENT, upsertPlan, upsertSql } from "../../src/trace/upsert-plan.js";
 import { eventRow, phaseRow, sessionRecords, useTempDir } from "./trace-fixtures.js";
 
 const tempDir = useTempDir("batch-upsert");
 const T0 = Date.UTC(2025, 0, 1);
 
 let opened = 0;
-function freshDb(): TraceDb {
+function freshDb(): Promise<TraceStore> {
   opened += 1;
-  return openTraceDb(path.join(tempDir(), `sssf-${opened}.db`));
+  return openTraceStore(path.join(tempDir(), `sssf-${opened}.db`));
 }
 
 /** Every row of every table, in rowid order (the order the rows were first inserted, replaced or not). */
-function dump(db: TraceDb): Record<string, unknown[]> {
+async function dump(db: TraceStore): Promise<Record<string, unknown[]>> {
   const tables: TraceTable[] = ["sessions", "phases", "events", "envelopes", "gate_results", "processes"];
-  return Object.fromEntries(
-    tables.map((table) => [
+  const rows = await Promise.all(
+    tables.map(async (table) => [
       table,
-      db.prepare(`SELECT rowid AS _rowid, * FROM ${table} ORDER BY rowid`).all(),
+      await db.all(`SELECT rowid AS _rowid, * FROM ${table} ORDER BY rowid`),
     ]),
   );
+  return Object.fromEntries(rows);
 }
 
 /** The db after upserting `records` one row per statement, and after upserting them in batches. */
-function bothWays(records: readonly TraceRecord[], batchSizes: readonly number[] = [records.length]) {
-  const one = freshDb();
-  const upsert = createUpserter(one);
-  one
-    .transaction(() => {
-      for (const record of records) upsert(record);
-    })
-    .immediate();
-  const many = freshDb();
-  const upsertBatch = createBatchUpserter(many);
+async function bothWays(records: readonly TraceRecord[], batchSizes: readonly number[] = [records.length]) {
+  const one = await freshDb();
+  await one.transaction(async (tx) => {
+    for (const record of records) await tx.upsert([record]);
+  });
+  const many = await freshDb();
   let start = 0;
   for (const size of batchSizes) {
-    many.transaction(() => upsertBatch(records.slice(start, start + size))).immediate();
+    await many.transaction((tx) => tx.upsert(records.slice(start, start + size)));
     start += size;
   }
-  const result = { single: dump(one), batched: dump(many) };
-  one.close();
-  many.close();
+  const result = { single: await dump(one), batched: await dump(many) };
+  await one.close();
+  await many.close();
   return result;
 }
 
@@ -77,14 +75,24 @@ describe("upsertSql", () => {
   });
 });
 
-describe("createBatchUpserter", () => {
-  it.each([1, 99, 100, 101, 1000])("stores %i events exactly as one-row upserts do", (count) => {
-    const { single, batched } = bothWays(events(count));
+describe("upsertPlan", () => {
+  it("puts runs of one table in statements of 100 rows, the rest in powers of two", () => {
+    expect(
+      upsertPlan(events(100 + 64 + 4 + 1)).map(({ values }) => values.length / columnNames("events").length),
+    ).toEqual([100, 64, 4, 1]);
+    const mixed = [...events(2), ...sessionRecords("a1b2c3d4", T0).slice(0, 1), ...events(1, 2)];
+    expect(upsertPlan(mixed).map(({ sql }) => sql.split(" ")[4])).toEqual(["events", "sessions", "events"]);
+  });
+});
+
+describe("TraceStore.upsert in multi-row statements", () => {
+  it.each([1, 99, 100, 101, 1000])("stores %i events exactly as one-row upserts do", async (count) => {
+    const { single, batched } = await bothWays(events(count));
     expect(single.events).toHaveLength(count);
     expect(batched).toEqual(single);
   });
 
-  it("keeps the order of rows with the same key: the last one wins, inside one statement and across", () => {
+  it("keeps the order of rows with the same key: the last one wins, inside one statement and across", async () => {
     const first = events(ROWS_PER_STATEMENT + 7);
     // The same ids again, rewritten: some land in the statement of their first version, some in a later one.
     const again = events(40, 90).map((record) => ({
@@ -92,19 +100,21 @@ describe("createBatchUpserter", () => {
       row: { ...(record.row as EventRow), name: `${(record.row as EventRow).name} (again)`, ok: 1 },
     }));
     const records = [...first.slice(0, 95), ...again.slice(0, 3), ...first.slice(95), ...again.slice(3)];
-    const { single, batched } = bothWays(records);
+    const { single, batched } = await bothWays(records);
     expect(batched).toEqual(single);
     const rows = single.events as EventRow[];
     expect(rows.find((row) => row.id === "evt_000091")?.name).toBe("bash: echo 91 (again)");
     expect(rows.find((row) => row.id === "evt_000129")?.name).toBe("bash: echo 129 (again)");
   });
 
-  it("stores a session's mixed tables in order, in batches of any size", () => {
+  it("stores a session's mixed tables in order, in batches of any size", async () => {
     const records = sessionRecords("a1b2c3d4", T0);
-    expect(bothWays(records, [5, 1, records.length]).batched).toEqual(bothWays(records).single);
+    expect((await bothWays(records, [5, 1, records.length])).batched).toEqual(
+      (await bothWays(records)).single,
+    );
   });
 
-  it("matches one-row upserts for any mix of tables, keys and batch sizes (fixed seed)", () => {
+  it("matches one-row upserts for any mix of tables, keys and batch sizes (fixed seed)", async () => {
     const record = fc.oneof(
       fc.record({ id: fc.nat({ max: 30 }), name: fc.string({ maxLength: 12 }), ok: fc.boolean() }).map(
         ({ id, name, ok }): TraceRecord => ({
@@ -121,12 +131,12 @@ describe("createBatchUpserter", () => {
           }),
         ),
     );
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(record, { maxLength: 300 }),
         fc.array(fc.integer({ min: 1, max: 150 }), { minLength: 1, maxLength: 6 }),
-        (records, sizes) => {
-          const { single, batched } = bothWays(records, [...sizes, records.length]);
+        async (records, sizes) => {
+          const { single, batched } = await bothWays(records, [...sizes, records.length]);
           expect(batched).toEqual(single);
         },
       ),
@@ -134,33 +144,32 @@ describe("createBatchUpserter", () => {
     );
   });
 
-  it("writes a missing field as null", () => {
-    const db = freshDb();
+  it("writes a missing field as null", async () => {
+    const db = await freshDb();
     const { ok: _ok, ...row } = (events(1)[0] as TraceRecord).row as EventRow;
-    db.transaction(() => createBatchUpserter(db)([{ table: "events", row: row as EventRow }])).immediate();
-    expect(readTable(db, "events")[0]?.ok).toBeNull();
-    db.close();
+    await db.transaction((tx) => tx.upsert([{ table: "events", row: row as EventRow }]));
+    expect((await readTable(db, "events"))[0]?.ok).toBeNull();
+    await db.close();
   });
 
-  it("refuses an unknown table with a usage error", () => {
-    const db = freshDb();
+  it("refuses an unknown table with a usage error", async () => {
+    const db = await freshDb();
     let thrown: unknown;
     try {
-      createBatchUpserter(db)([{ table: "nope", row: {} } as unknown as TraceRecord]);
+      await db.upsert([{ table: "nope", row: {} } as unknown as TraceRecord]);
     } catch (error) {
       thrown = error;
     }
     expect(isSssfError(thrown) && thrown.code).toBe("usage");
-    db.close();
+    await db.close();
   });
 
-  it("stores none of a failing statement's rows and throws the driver's error", () => {
-    const db = freshDb();
+  it("stores none of a failing statement's rows and throws the driver's error", async () => {
+    const db = await freshDb();
     const records = events(10);
     (records[4]?.row as { name: unknown }).name = null;
-    const upsert = createBatchUpserter(db, 8);
-    expect(() => db.transaction(() => upsert(records)).immediate()).toThrow(/NOT NULL/);
-    expect(readTable(db, "events")).toEqual([]);
-    db.close();
+    await expect(db.transaction((tx) => tx.upsert(records))).rejects.toThrow(/NOT NULL/);
+    expect(await readTable(db, "events")).toEqual([]);
+    await db.close();
   });
 });
