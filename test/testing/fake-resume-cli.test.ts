@@ -134,15 +134,35 @@ describe("sssf resume of a run started with --fake-script", () => {
     ]);
   });
 
-  it("an online run's journal records no script", { timeout: 60_000 }, async () => {
-    sb.setup([{ name: "assistant", turns: [{ reply: JSON.stringify({ status: "fail", summary: "no" }) }] }]);
+  it("an online run journals no script, and may be resumed with --fake-script", {
+    timeout: 60_000,
+  }, async () => {
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [
+          { reply: JSON.stringify({ status: "fail", summary: "no" }) },
+          { reply: JSON.stringify({ status: "success", summary: "yes" }) },
+        ],
+      },
+    ]);
     const result = await sb.run(["run", "prompt", "hi"]);
     expect(result.code).toBe(1);
     const adwId = adwIdFrom(result.stdout);
-    const [start] = sb.query<{ result_json: string }>(
-      "SELECT result_json FROM steps WHERE adw_id = ? AND op = 'start'",
-      adwId,
-    );
-    expect(JSON.parse(start?.result_json ?? "{}")).not.toHaveProperty("fake_script");
+    const startScripts = () =>
+      sb
+        .query<{ result_json: string }>(
+          "SELECT result_json FROM steps WHERE adw_id = ? AND op = 'start' ORDER BY attempt",
+          adwId,
+        )
+        .map((row) => JSON.parse(row.result_json).fake_script ?? null);
+    expect(startScripts()).toEqual([null]);
+
+    const script = scriptFile({ steps: [] }, "empty.json");
+    const resumed = await sb.run(["resume", adwId, "--fake-script", script], { HOME: home });
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("fake model answered 0 model request(s), refused 0 egress attempt(s)");
+    expect(startScripts()).toEqual([null, script]);
   });
 });
