@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeScript } from "../../src/testing/index.js";
-import { adwIdFrom, Sandbox } from "../helpers/sandbox.js";
+import { adwIdFrom, collect, Sandbox } from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait.js";
 import { piBinary } from "../runtimes/pi/pi-world.js";
 
 let sb: Sandbox;
@@ -132,6 +133,40 @@ describe("sssf resume of a run started with --fake-script", () => {
       path.join(sb.agentsDir, "failing.json"),
       script,
     ]);
+  });
+
+  it("interrupted during the agent's send, resumes offline to the end", { timeout: 120_000 }, async () => {
+    piRepo();
+    // The model never answers in time: the run is interrupted while pi waits for it.
+    const hanging = scriptFile({ steps: [{ delayMs: 600_000, reply: "too late" }] }, "hanging.json");
+    const child = sb.start(["run", "prompt", "write hello.txt", "--fake-script", hanging], { HOME: home });
+    const done = collect(child);
+    // The trace may not exist yet, or be mid-migration: not running yet.
+    const promptRunning = () => {
+      try {
+        return sb.query("SELECT id FROM phases WHERE name = 'prompt' AND status = 'running'").length === 1;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(promptRunning, 60_000, "the prompt phase running");
+    child.kill("SIGINT");
+    const first = await done;
+    expect(first.code).toBe(130);
+    const adwId = adwIdFrom(first.stdout);
+
+    const refused = await sb.run(["resume", adwId], { HOME: home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--fake-script ${hanging}`);
+
+    const script = scriptFile(writeHello, "write-hello.json");
+    const resumed = await sb.run(["resume", adwId, "--fake-script", script], { HOME: home });
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("fake model answered 2 model request(s), refused 0 egress attempt(s)");
+    expect(readFileSync(path.join(sb.dir, "hello.txt"), "utf8")).toBe("hi\n");
+    expect(logged().filter((entry) => entry.kind !== "request")).toEqual([]);
+    expect(tree(home)).toEqual([]);
   });
 
   it("an online run journals no script, and may be resumed with --fake-script", {
