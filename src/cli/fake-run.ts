@@ -1,9 +1,10 @@
 /**
- * `sssf run --fake-script FILE`: the run's own fake model server, started before the run and stopped
- * after it. Every agent's env points at it (base URLs and dummy keys, pi's agent dir with its default
+ * `sssf run --fake-script FILE` (and `sssf resume --fake-script FILE`): the run's own fake model server,
+ * started before the run and stopped after it. Every agent's env points at it (base URLs and dummy keys, pi's agent dir with its default
  * model, a scratch HOME, the egress trap); a send that tries to reach the network fails its phase, and
  * any egress attempt at all makes the run exit 1. The request log goes to
- * `<data_dir>/fake-model/requests.jsonl` (appended).
+ * `<data_dir>/fake-model/requests.jsonl` (appended). The script's path is journaled with the run, and
+ * `sssf resume` refuses to continue such a run without `--fake-script`.
  */
 
 import path from "node:path";
@@ -21,6 +22,8 @@ export interface CliFakeRun {
   /** The loaded config with every agent pointed at the fake. */
   config: SssfConfig;
   sendHooks: SendHook[];
+  /** The script's absolute path, journaled with the run so `sssf resume` stays offline too. */
+  scriptFile: string;
   /**
    * Stops the server, prints what it answered and refused, and returns the run's exit status: `code`,
    * or 1 when it was 0 and an egress attempt was refused. Idempotent on the server.
@@ -45,13 +48,15 @@ export async function startCliFakeRun(
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<CliFakeRun> {
-  const script = loadFakeScript(path.resolve(scriptFile), "--fake-script");
+  const file = path.resolve(scriptFile);
+  const script = loadFakeScript(file, "--fake-script");
   const logFile = fakeRunLogFile(config);
   const fake: FakeModelRun = await startFakeModelRun({ script, logFile });
   out.write(`fake model ${fake.server.url} (pi model ${fake.piModel}; log ${logFile})\n`);
   return {
     config: fake.configure(config),
     sendHooks: [fake.egressHook],
+    scriptFile: file,
     async finish(code) {
       await fake.close();
       const requests = fake.server

@@ -44,6 +44,11 @@ export interface RunWorkflowOptions {
    * are answered from its journal until the first that did not complete or differs (docs/resume.md).
    */
   resume?: boolean;
+  /**
+   * `--fake-script`: the absolute path of the fake model's script the run plays offline. Journaled with
+   * the attempt's start, so `sssf resume` refuses to go online for a run begun offline (docs/resume.md).
+   */
+  fakeScript?: string | undefined;
   /** What hosts the run beyond this process: a cluster worker's hooks (docs/cluster.md). */
   host?: RunHost;
 }

@@ -83,7 +83,7 @@ export async function runCommand(
         yes: options.yes === true,
         reporter,
         signal: interrupt.signal,
-        ...(fake ? { sendHooks: fake.sendHooks } : {}),
+        ...(fake ? { sendHooks: fake.sendHooks, fakeScript: fake.scriptFile } : {}),
       });
       const signal = interrupt.received();
       const code = signal !== null && !outcome.accepted ? signalExitCode(signal) : outcome.exitCode;

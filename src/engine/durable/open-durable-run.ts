@@ -14,6 +14,8 @@ export interface DurableRunRequest {
   merge?: boolean | undefined;
   yes?: boolean | undefined;
   resume?: boolean | undefined;
+  /** `--fake-script`'s absolute path: the attempt ran offline. */
+  fakeScript?: string | undefined;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function openDurableRun(
     merge: options.merge === true,
     yes: options.yes === true,
     previous,
+    ...(options.fakeScript !== undefined ? { fake_script: options.fakeScript } : {}),
   });
   if (resume)
     trace.event({

@@ -14,6 +14,8 @@ export interface ResumePlan {
   agent: string | null;
   merge: boolean;
   yes: boolean;
+  /** The fake model script the journaled attempt ran offline with (`--fake-script`); null: it ran online. */
+  fakeScript: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function readResumePlan(config: SssfConfig, adwId: string): Promise
       agent: start?.agent ?? null,
       merge: start?.merge ?? false,
       yes: start?.yes ?? false,
+      fakeScript: start?.fake_script ?? null,
     };
   } finally {
     await db.close();

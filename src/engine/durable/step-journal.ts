@@ -17,6 +17,11 @@ export interface StartStep {
    * these folders named, not spelled. Absent in journals written before: their hashes spell them.
    */
   roots?: RunRoots;
+  /**
+   * `--fake-script`'s absolute path when the attempt ran offline against the fake model; absent for an
+   * online attempt (and in journals written before it was recorded).
+   */
+  fake_script?: string;
 }
 
 /** A completed phase as the journal holds it: its row and its steps in order. */

@@ -3,29 +3,11 @@
  * names only, never values) and the one piece of side traffic sssf cannot switch off per call.
  */
 
-import { execFile } from "node:child_process";
 import { findExecutable } from "../../util/find-executable.js";
 import type { RuntimeCheck, RuntimeDoctorRequest } from "../runtime.js";
+import { cliVersionCheck } from "../send-loop/cli-version.js";
 import { locateGeminiPackage, resolveGeminiModel } from "./models.js";
 import { type GeminiEnv, geminiSetting } from "./settings.js";
-
-/** `<command> --version`, for a gemini that is not an npm package sssf can read. Never rejects. */
-function spawnVersion(command: string[], env: GeminiEnv, cwd: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const [program, ...rest] = command;
-    if (program === undefined) return resolve(null);
-    try {
-      execFile(
-        program,
-        [...rest, "--version"],
-        { cwd, env: { ...env, GEMINI_CLI_NO_RELAUNCH: "true" }, timeout: 60_000 },
-        (error, stdout) => resolve(error ? null : stdout.trim().split("\n").at(-1) || null),
-      );
-    } catch {
-      resolve(null);
-    }
-  });
-}
 
 /** Auth types in gemini's settings that need no API key variable. */
 const KEYLESS_AUTH = new Set(["oauth-personal", "compute-default-credentials", "vertex-ai", "cloud-shell"]);
@@ -45,7 +27,7 @@ function authCheck(env: GeminiEnv, cwd: string): RuntimeCheck {
     ok: false,
     item: "GEMINI_API_KEY",
     detail:
-      "not set (nor GOOGLE_API_KEY, nor a keyless security.auth.selectedType in gemini's settings.json)",
+      "not set (nor GOOGLE_API_KEY, nor a keyless security.auth.selectedType in gemini's settings.json); set GEMINI_API_KEY in the agent's env, or run `gemini` and choose Login with Google",
   };
 }
 
@@ -78,12 +60,16 @@ export async function doctorGemini(request: RuntimeDoctorRequest): Promise<Runti
     }
     const checks: RuntimeCheck[] = [{ ok: true, item: "binary", detail: found }];
     const pkg = locateGeminiPackage(command, request.cwd, env);
-    const version = pkg?.version ?? (await spawnVersion(command, env, request.cwd));
-    checks.push(
-      version === null
-        ? { ok: false, item: "version", detail: `\`${command.join(" ")} --version\` failed` }
-        : { ok: true, item: "version", detail: `gemini-cli ${version}` },
-    );
+    if (pkg !== null) checks.push({ ok: true, item: "version", detail: `gemini-cli ${pkg.version}` });
+    else {
+      const versionEnv = { ...env, GEMINI_CLI_NO_RELAUNCH: "true" };
+      const spawned = await cliVersionCheck(command, {
+        cwd: request.cwd,
+        env: versionEnv,
+        timeoutMs: 60_000,
+      });
+      checks.push(spawned.ok ? { ...spawned, detail: `gemini-cli ${spawned.detail}` } : spawned);
+    }
     const model = resolveGeminiModel(request.model, pkg, env, request.cwd);
     const modelDetail =
       request.model === "" ? "gemini's default" : model.ok ? (model.note ?? request.model) : "";

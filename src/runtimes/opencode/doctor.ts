@@ -56,7 +56,30 @@ export function credentialCheck(provider: string, sources: OpencodeModelSources,
   return {
     ok: false,
     item: names.join(" | "),
-    detail: `none of ${names.join(", ")} is set, provider.${provider}.options.apiKey is not in config, and ${auth.file} has no ${provider} entry`,
+    detail: `none of ${names.join(", ")} is set, provider.${provider}.options.apiKey is not in config, and ${auth.file} has no ${provider} entry; set ${names.join(" or ")} in the agent's env, or run \`opencode auth login\``,
+  };
+}
+
+/**
+ * No model named and no default in config: opencode picks one among the providers with credentials. A
+ * warning when none has any (no auth.json entry, no apiKey in config, no catalog key variable set),
+ * naming what to set; some providers need no key, so it is not a problem. Never throws.
+ */
+export function anyCredentialCheck(sources: OpencodeModelSources, env: Env): RuntimeCheck {
+  const configured = [...sources.config.providers].find(([, provider]) => provider.hasApiKey);
+  if (configured !== undefined)
+    return { ok: true, item: "credentials", detail: `provider.${configured[0]}.options.apiKey is set` };
+  const auth = authFileProviders(env);
+  if (auth.ids.size > 0)
+    return { ok: true, item: "credentials", detail: `${[...auth.ids].join(", ")} in ${auth.file}` };
+  const providers = [...(sources.catalog()?.providers ?? new Map<string, { env: string[] }>())];
+  const found = providers.find(([, provider]) => provider.env.some((name) => (env[name] ?? "") !== ""));
+  if (found !== undefined) return { ok: true, item: "credentials", detail: `${found[0]}: key variable set` };
+  return {
+    ok: true,
+    warning: true,
+    item: "credentials",
+    detail: `no provider has credentials (no key variable set, no apiKey in config, nothing in ${auth.file}), so opencode's default model may have none; set ANTHROPIC_API_KEY, OPENAI_API_KEY or another provider's key variable in the agent's env, name a model, or run \`opencode auth login\``,
   };
 }
 
@@ -72,7 +95,7 @@ function modelChecks(request: RuntimeDoctorRequest, sources: OpencodeModelSource
   checks.push({ ok: true, item: "model", detail: `${label}: ${resolved.source}` });
   const chosen = resolved.model ?? sources.config.defaultModel;
   const provider = chosen?.includes("/") ? chosen.slice(0, chosen.indexOf("/")) : null;
-  if (provider !== null) checks.push(credentialCheck(provider, sources, env));
+  checks.push(provider !== null ? credentialCheck(provider, sources, env) : anyCredentialCheck(sources, env));
   return checks;
 }
 

@@ -98,6 +98,36 @@ export function piCredentialCheck(
   return {
     ok: false,
     item: names.join(" | "),
-    detail: `${provider}: none set, and no ${provider} entry in ${path.join(catalog.agentDir, "auth.json")}`,
+    detail: `${provider}: none set, and no ${provider} entry in ${path.join(catalog.agentDir, "auth.json")}; set ${names.join(" or ")} in the agent's env, or run \`pi\` and \`/login\``,
+  };
+}
+
+/**
+ * With no model named and no default in settings.json, pi takes the first provider with credentials:
+ * a warning when no provider has any (no key variable pi knows, no auth.json entry, no models.json
+ * apiKey), naming what to set; pi may still find cloud credentials, so it is not a problem. Never throws.
+ */
+export function piAnyCredentialCheck(
+  catalog: PiModelCatalog,
+  env: Record<string, string | undefined>,
+): RuntimeCheck {
+  const custom = [...catalog.customProviders].find(
+    ([, provider]) =>
+      provider.apiKey !== undefined && (!ENV_NAME.test(provider.apiKey) || isSet(env, provider.apiKey)),
+  );
+  if (custom !== undefined)
+    return { ok: true, item: "credentials", detail: `${custom[0]}: from models.json` };
+  const stored = authJsonProviders(catalog.agentDir);
+  if (stored.length > 0)
+    return { ok: true, item: "auth.json", detail: `${stored.join(", ")}: credentials stored by pi /login` };
+  const found = Object.entries(PROVIDER_KEY_VARIABLES).find(([, names]) =>
+    names.some((name) => isSet(env, name)),
+  );
+  if (found !== undefined) return { ok: true, item: "credentials", detail: `${found[0]}: key variable set` };
+  return {
+    ok: true,
+    warning: true,
+    item: "credentials",
+    detail: `no provider has credentials (no API-key variable set, no ${path.join(catalog.agentDir, "auth.json")}, no apiKey in models.json), so pi's default model has none; set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or another provider's key variable in the agent's env, name a model, or run \`pi\` and \`/login\``,
   };
 }

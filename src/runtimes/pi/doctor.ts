@@ -9,7 +9,7 @@ import path from "node:path";
 import type { RuntimeCheck, RuntimeDoctorRequest } from "../runtime.js";
 import { cliVersionCheck } from "../send-loop/cli-version.js";
 import { PI_ENV } from "./args.js";
-import { piCredentialCheck } from "./credentials.js";
+import { piAnyCredentialCheck, piCredentialCheck } from "./credentials.js";
 import { locatePi, PI_PACKAGE, piCommand } from "./install.js";
 import { resolvePiModel } from "./model-resolve.js";
 import { loadPiModelCatalog, type PiModelCatalog } from "./models.js";
@@ -59,6 +59,7 @@ function modelChecks(
   }
   const slash = chosen?.indexOf("/") ?? -1;
   if (chosen !== null && slash > 0) checks.push(piCredentialCheck(chosen.slice(0, slash), catalog, env));
+  else if (chosen === null) checks.push(piAnyCredentialCheck(catalog, env));
   return checks;
 }
 
