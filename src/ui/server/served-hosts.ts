@@ -73,7 +73,9 @@ export function servedHosts(bindHost: string, allowHosts: readonly string[] = []
   const everyInterface = bindHost === "0.0.0.0" || bindHost === "::";
   const bound = parseAuthority(bindHost.includes(":") ? `[${bindHost}]` : bindHost);
   const names = new Set(LOOPBACK_HOSTS);
-  if (bound !== null && !everyInterface) names.add(bound.name);
+  // The bound address itself, `0.0.0.0` included: the URL sssf ui prints names it, and an IP literal
+  // cannot be rebound.
+  if (bound !== null) names.add(bound.name);
   if (everyInterface) for (const name of interfaceNames()) names.add(name);
   const proxied = new Set(allowHosts.map((host) => parseAuthority(host)?.name ?? host.toLowerCase()));
   return { names, proxied, everyInterface };

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { SssfError } from "../../errors/sssf-error.js";
@@ -6,7 +6,7 @@ import { reapDeadRuns } from "../../session/reaper.js";
 import type { TraceStore } from "../../trace/store.js";
 import { createUiApp, type UiAppOptions } from "./app.js";
 import { securityHeaderList } from "./security.js";
-import { LOOPBACK_HOSTS, servedHosts } from "./served-hosts.js";
+import { LOOPBACK_HOSTS, parseAuthority, servedHosts } from "./served-hosts.js";
 
 /** Port `sssf ui` tries first. */
 export const DEFAULT_UI_PORT = 4477;
@@ -81,18 +81,37 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/**
- * The answer to a request `@hono/node-server` cannot turn into a URL, before the app sees it: a
- * missing or malformed `Host` is refused like a foreign one (403), anything else is a 400; both say why.
- */
-function unreadableRequest(error: unknown): Response {
-  const message = error instanceof Error ? error.message : String(error);
-  const host = /host/i.test(message);
-  const text = host ? "refused: missing or malformed Host header\n" : `bad request: ${message}\n`;
-  return new Response(text, {
-    status: host ? 403 : 400,
+function plainAnswer(status: number, text: string): Response {
+  return new Response(`${text}\n`, {
+    status,
     headers: [["content-type", "text/plain; charset=utf-8"], ...securityHeaderList()],
   });
+}
+
+/**
+ * The Node request listener: a request whose `Host` is missing or not an authority at all never
+ * becomes a URL, so the app's `requestGuard` cannot see it; it is refused here like a foreign one
+ * (403). Whatever else `@hono/node-server` cannot read (a backslash in the path) is a 400 saying why.
+ */
+function uiListener(fetch: (request: Request, env: unknown) => Response | Promise<Response>) {
+  const listener = getRequestListener(fetch, {
+    errorHandler: (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      // A Host spelled so that its URL differs (`[0:0::1]`) is as foreign as any other.
+      if (/host/i.test(message)) return plainAnswer(403, "refused: malformed Host header");
+      return plainAnswer(400, `bad request: ${message}`);
+    },
+  });
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const host = req.headers.host;
+    if (host === undefined || parseAuthority(host) === null) {
+      const answer = plainAnswer(403, "refused: missing or malformed Host header");
+      res.writeHead(answer.status, Object.fromEntries(answer.headers));
+      void answer.text().then((text) => res.end(text));
+      return;
+    }
+    void listener(req, res);
+  };
 }
 
 /**
@@ -103,9 +122,8 @@ export async function startUiServer(options: StartUiServerOptions): Promise<Runn
   const host = options.host ?? "127.0.0.1";
   const ui = await createUiApp({ ...options, served: servedHosts(host, options.allowHosts) });
   const stopReaping = options.reap === true ? await reapWhileOpen(options, () => ui.hub.db) : () => {};
-  // Node's own answer to a request without Host is an empty 400: let the guard say why instead.
-  const listener = getRequestListener(ui.app.fetch, { errorHandler: unreadableRequest });
-  const server = createServer({ requireHostHeader: false }, listener);
+  // Node's own answer to a request without Host is an empty 400: uiListener says why instead.
+  const server = createServer({ requireHostHeader: false }, uiListener(ui.app.fetch));
   const first = options.port ?? DEFAULT_UI_PORT;
   const tries = options.port === undefined ? PORT_TRIES + 1 : 1;
   let port = -1;
