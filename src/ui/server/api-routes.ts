@@ -59,9 +59,8 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
     }
     return c.json({ error: `internal error: ${error.message || error.name}` }, 500);
   });
-  const guard = sessionGuard(hub);
-  api.use("/sessions/:adwId", guard);
-  api.use("/sessions/:adwId/*", guard);
+  // `/sessions/:adwId/*` matches the session itself too.
+  api.use("/sessions/:adwId/*", sessionGuard(hub));
 
   api.get("/sessions", async (c) => {
     const snapshot: Snapshot = { tick: hub.cursor.tick, now: new Date().toISOString() };
