@@ -34,7 +34,13 @@ const ROUTES: RouteClass[] = [
 
 /** A Host (or none, or several) and whether a UI on that binding must serve it. */
 interface HostCase {
-  hosts: string[];
+  hosts: readonly string[];
+  served: boolean;
+}
+
+/** An Origin (or none, or two) and whether it is this UI's own. */
+interface OriginCase {
+  origins: readonly string[];
   served: boolean;
 }
 
@@ -91,17 +97,17 @@ function hostCases(bind: string, port: number): fc.Arbitrary<HostCase> {
   return fc.oneof(
     { weight: 3, arbitrary: goodHost.map((h) => ({ hosts: [h], served: true })) },
     { weight: 4, arbitrary: fc.oneof(...bad).map((h) => ({ hosts: [h], served: false })) },
-    fc.constant({ hosts: [], served: false }),
+    fc.constant<HostCase>({ hosts: [], served: false }),
     fc.tuple(goodHost, fc.oneof(goodHost, ...bad)).map(([a, b]) => ({ hosts: [a, b], served: false })),
   );
 }
 
 /** An Origin for a request whose Host is `host`: none or its own are fine, anything else is refused. */
-function originCases(host: string, port: number): fc.Arbitrary<{ origins: string[]; served: boolean }> {
+function originCases(host: string, port: number): fc.Arbitrary<OriginCase> {
   const own = `http://${host}`;
   return fc.oneof(
-    fc.constant({ origins: [], served: true }),
-    fc.constant({ origins: [own], served: true }),
+    fc.constant<OriginCase>({ origins: [], served: true }),
+    fc.constant<OriginCase>({ origins: [own], served: true }),
     fc
       .oneof(
         fc.webUrl().map((u) => new URL(u).origin),
@@ -118,7 +124,7 @@ function originCases(host: string, port: number): fc.Arbitrary<{ origins: string
       )
       .filter((o) => o.toLowerCase() !== own.toLowerCase())
       .map((o) => ({ origins: [o], served: false })),
-    fc.constant({ origins: [own, own], served: false }),
+    fc.constant<OriginCase>({ origins: [own, own], served: false }),
   );
 }
 
