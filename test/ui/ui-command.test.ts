@@ -133,6 +133,8 @@ describe("sssf ui", () => {
     expect((await get("ui.example.test:8443")).status).toBe(200);
     expect((await get("10.9.8.7")).status).toBe(200);
     expect((await get("ui.example.test", "https://ui.example.test")).status).toBe(200);
+    expect((await get("ui.example.test:443", "https://ui.example.test")).status).toBe(200);
+    expect((await get("ui.example.test:8443", "https://ui.example.test")).status).toBe(403);
     expect((await get(`0.0.0.0:${port}`)).status).toBe(200);
     const other = await get("other.example.test");
     expect(other.status).toBe(403);

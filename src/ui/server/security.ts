@@ -97,7 +97,7 @@ export function requestRefusal(c: Context, served: ServedHosts): string | null {
   return SAFE_METHODS.has(c.req.method) ? null : crossSiteRefusal(c);
 }
 
-/** True when `origin` is `http(s)://` + exactly the authority in `host` (case-insensitive). */
+/** True when `origin` is `http(s)://` + the authority in `host` (case-insensitive, default ports alike). */
 function sameOrigin(origin: string, host: string): boolean {
   let url: URL;
   try {
@@ -109,7 +109,9 @@ function sameOrigin(origin: string, host: string): boolean {
     return false;
   const a = parseAuthority(url.host);
   const b = parseAuthority(host);
-  return a !== null && b !== null && a.name === b.name && a.port === b.port;
+  // A proxy may write the scheme's default port out in Host (`:443`); the Origin never does.
+  const defaultPort = url.protocol === "https:" ? 443 : 80;
+  return a !== null && b !== null && a.name === b.name && (a.port ?? defaultPort) === (b.port ?? defaultPort);
 }
 
 /** A refusal as the client reads it: `{"error": …}` under `/api`, plain text elsewhere. */
