@@ -81,11 +81,12 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+function plainHeaders(): [string, string][] {
+  return [["content-type", "text/plain; charset=utf-8"], ...securityHeaderList()];
+}
+
 function plainAnswer(status: number, text: string): Response {
-  return new Response(`${text}\n`, {
-    status,
-    headers: [["content-type", "text/plain; charset=utf-8"], ...securityHeaderList()],
-  });
+  return new Response(`${text}\n`, { status, headers: plainHeaders() });
 }
 
 /**
@@ -105,9 +106,8 @@ function uiListener(fetch: (request: Request, env: unknown) => Response | Promis
   return (req: IncomingMessage, res: ServerResponse) => {
     const host = req.headers.host;
     if (host === undefined || parseAuthority(host) === null) {
-      const answer = plainAnswer(403, "refused: missing or malformed Host header");
-      res.writeHead(answer.status, Object.fromEntries(answer.headers));
-      void answer.text().then((text) => res.end(text));
+      res.writeHead(403, Object.fromEntries(plainHeaders()));
+      res.end("refused: missing or malformed Host header\n");
       return;
     }
     void listener(req, res);
