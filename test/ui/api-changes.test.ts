@@ -161,7 +161,12 @@ describe("a run's diff and commits", () => {
       ),
     });
     await getJson(ui, `/api/sessions/${ADW}/phases/${phase}/diff`, 404);
-    // A session directory named by a traversing id is never looked for.
-    await getJson(ui, `/api/sessions/..%2F..%2Fetc/phases/${phase}/diff`, 404);
+    // A session directory named by a traversing id is never looked for: the id is refused as malformed.
+    const traversing = await getJson<{ error: string }>(
+      ui,
+      `/api/sessions/..%2F..%2Fetc/phases/${phase}/diff`,
+      400,
+    );
+    expect(traversing.error).toContain("adw_id");
   });
 });

@@ -5,6 +5,7 @@ import { openTraceStore } from "../../src/trace/open-store.js";
 import { DEFAULT_UI_PORT } from "../../src/ui/server/start-server.js";
 import { collect, Sandbox } from "../helpers/sandbox.js";
 import { startUi } from "./browser-fixture.js";
+import { rawRequest } from "./raw-http.js";
 
 let sb: Sandbox;
 const servers: Server[] = [];
@@ -97,5 +98,48 @@ describe("sssf ui", () => {
     const chosen = Number(new URL(url).port);
     expect(chosen).toBeGreaterThan(DEFAULT_UI_PORT);
     expect(chosen).toBeLessThanOrEqual(DEFAULT_UI_PORT + 20);
+  });
+
+  it("serves a reverse proxy's name given with --allow-host, and refuses other names", async () => {
+    createTrace();
+    const help = await sb.run(["ui", "--help"]);
+    expect(help.stdout).toContain("--allow-host <name>");
+    const bad = await sb.run(["ui", "--allow-host", "https://ui.example.test:8443"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      '--allow-host: expected a host name such as ui.example.com (no scheme, no port), got "https://ui.example.test:8443"',
+    );
+
+    const ui = await startUi(sb, [
+      "--host",
+      "0.0.0.0",
+      "--allow-host",
+      "UI.example.test",
+      "--allow-host",
+      "10.9.8.7",
+    ]);
+    const port = Number(new URL(ui.url).port);
+    const get = (host: string, origin?: string) =>
+      rawRequest({
+        port,
+        path: "/api/sessions",
+        headers: [
+          ["Host", host],
+          ...(origin === undefined ? [] : ([["Origin", origin]] as [string, string][])),
+        ],
+      });
+    // A proxy forwards its own name, with whatever port it listens on.
+    expect((await get("ui.example.test")).status).toBe(200);
+    expect((await get("ui.example.test:8443")).status).toBe(200);
+    expect((await get("10.9.8.7")).status).toBe(200);
+    expect((await get("ui.example.test", "https://ui.example.test")).status).toBe(200);
+    expect((await get("ui.example.test:443", "https://ui.example.test")).status).toBe(200);
+    expect((await get("ui.example.test:8443", "https://ui.example.test")).status).toBe(403);
+    expect((await get(`0.0.0.0:${port}`)).status).toBe(200);
+    const other = await get("other.example.test");
+    expect(other.status).toBe(403);
+    expect(other.body).toContain("--allow-host");
+    expect((await get("ui.example.test", "https://other.example.test")).status).toBe(403);
+    expect((await ui.stop()).code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { displayTraceLocation, traceLocation, traceMayExist } from "../../trace/trace-location.js";
 import type { ColorScheme } from "../../ui/server/api-types.js";
+import { parseAuthority } from "../../ui/server/served-hosts.js";
 import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
@@ -15,6 +16,7 @@ import { reportError } from "../report-error.js";
 export interface UiOptions extends ReadOptions {
   port?: string;
   host?: string;
+  allowHost?: string[];
 }
 
 interface UiPaths {
@@ -31,6 +33,20 @@ function parsePort(value: string | undefined): number | undefined {
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port: expected a port number from 0 to 65535, got "${value}"`, "--port");
   return port;
+}
+
+/** The `--allow-host` names, checked: each a bare host name or IP address, no port, no scheme. */
+function parseAllowHosts(values: readonly string[] | undefined): string[] {
+  return (values ?? []).map((value) => {
+    const authority = parseAuthority(value);
+    if (authority === null || authority.port !== null) {
+      throw new UsageError(
+        `--allow-host: expected a host name such as ui.example.com (no scheme, no port), got "${value}"`,
+        "--allow-host",
+      );
+    }
+    return authority.name;
+  });
 }
 
 /** The trace paths and lane colors: from the config when it loads, else the defaults and the palette. */
@@ -89,6 +105,7 @@ export async function uiCommand(options: UiOptions): Promise<number> {
   try {
     const port = parsePort(options.port);
     const host = options.host ?? "127.0.0.1";
+    const allowHosts = parseAllowHosts(options.allowHost);
     const paths = await uiPaths(options);
     if (!traceMayExist(paths.dbPath, existsSync)) {
       throw new UsageError(
@@ -111,6 +128,7 @@ export async function uiCommand(options: UiOptions): Promise<number> {
       scheme: paths.scheme,
       reap: true,
       host,
+      allowHosts,
       ...(port === undefined ? {} : { port }),
     }).catch((error: unknown) => {
       signals.stop();
@@ -138,6 +156,11 @@ export function registerUi(program: Command): void {
     .description("serve the live trace viewer on 127.0.0.1 (sessions, runs as waterfalls, phase detail)")
     .option("--port <n>", "port to listen on (default 4477 or the next free one; 0 = any free port)")
     .option("--host <host>", "interface to bind (default 127.0.0.1; anything else exposes the trace)")
+    .option(
+      "--allow-host <name>",
+      "also answer requests naming this host (a reverse proxy's), at any port; repeatable",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(dbOption())
     .addOption(configOption())
     .addOption(cwdOption())

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { SessionStatus } from "../../trace/events.js";
 import type { ColorScheme, Snapshot } from "./api-types.js";
@@ -8,9 +7,10 @@ import { setArchived } from "./archive.js";
 import { changesRoutes } from "./changes-routes.js";
 import type { LiveHub } from "./live-hub.js";
 import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
+import { badRequest, jsonBodyLimit } from "./request-errors.js";
 import { readRun } from "./run-queries.js";
 import { searchRun } from "./search-queries.js";
-import { crossSiteRefusal } from "./security.js";
+import { type SessionEnv, sessionGuard } from "./session-guard.js";
 import { querySessions, readSession } from "./session-queries.js";
 import { readUsage } from "./usage-queries.js";
 
@@ -23,11 +23,6 @@ export interface ApiContext {
 }
 
 const STATUSES: readonly SessionStatus[] = ["running", "success", "fail", "interrupted"];
-
-/** A 400 answered as `{"error": message}`: the message names the parameter or the body. */
-function badRequest(message: string): HTTPException {
-  return new HTTPException(400, { message });
-}
 
 function whole(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined || value === "") return fallback;
@@ -49,20 +44,23 @@ function status(value: string | undefined): SessionStatus | undefined {
 /**
  * The JSON API under `/api`: sessions (search, filters, paging), a run, a phase, a phase's tool calls
  * by page, search inside a run, spend over the trace, a run's changes and suite logs
- * (`changesRoutes`), approvals (`approvalRoutes`) and the archive flag. Every read goes through the hub's read-only connection; the archive
- * POST refuses cross-site requests with 403 before touching anything.
+ * (`changesRoutes`), approvals (`approvalRoutes`) and the archive flag. Every read goes through the
+ * hub's read-only connection. Every route under `/sessions/:adwId` passes `sessionGuard` first (400
+ * for a malformed id, 404 for an unknown one); cross-site requests never get here (`requestGuard`).
  */
-export function apiRoutes(context: ApiContext): Hono {
-  const api = new Hono();
+export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
+  const api = new Hono<SessionEnv>();
   const { hub } = context;
 
   api.onError((error, c) => {
-    // Ours carry only a message; anything else (the body limit's 413 brings its own response) is internal.
-    if (error instanceof HTTPException && error.res === undefined) {
-      return c.json({ error: error.message }, error.status);
+    if (error instanceof HTTPException) {
+      // Ours carry only a message; one with its own response (a middleware's) keeps it.
+      return error.res === undefined ? c.json({ error: error.message }, error.status) : error.getResponse();
     }
-    return c.json({ error: `internal error: ${error.message}` }, 500);
+    return c.json({ error: `internal error: ${error.message || error.name}` }, 500);
   });
+  // `/sessions/:adwId/*` matches the session itself too.
+  api.use("/sessions/:adwId/*", sessionGuard(hub));
 
   api.get("/sessions", async (c) => {
     const snapshot: Snapshot = { tick: hub.cursor.tick, now: new Date().toISOString() };
@@ -78,6 +76,7 @@ export function apiRoutes(context: ApiContext): Hono {
   });
 
   api.get("/sessions/:adwId", async (c) => {
+    // `sssf db rebuild` may replace the database between the guard's read and this one.
     const run = await readRun(hub.db, c.req.param("adwId"), hub.cursor, context.scheme);
     return run ? c.json(run) : c.json({ error: "no such session" }, 404);
   });
@@ -110,18 +109,14 @@ export function apiRoutes(context: ApiContext): Hono {
   api.get("/sessions/:adwId/search", async (c) => {
     const q = (c.req.query("q") ?? "").trim();
     if (q === "" || q.length > 500) throw badRequest("q: expected 1 to 500 characters to search for");
-    const adwId = c.req.param("adwId");
-    if ((await readSession(hub.db, adwId)) === undefined) return c.json({ error: "no such session" }, 404);
-    return c.json(await searchRun(hub.db, adwId, q));
+    return c.json(await searchRun(hub.db, c.get("session").adw_id, q));
   });
 
   api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
 
-  api.post("/sessions/:adwId/archive", bodyLimit({ maxSize: 1024 }), async (c) => {
-    const refusal = crossSiteRefusal(c);
-    if (refusal !== null) return c.json({ error: refusal }, 403);
+  api.post("/sessions/:adwId/archive", jsonBodyLimit(1024), async (c) => {
     let body: unknown;
     try {
       body = await c.req.json();
@@ -130,7 +125,7 @@ export function apiRoutes(context: ApiContext): Hono {
     }
     const archived = (body as { archived?: unknown } | null)?.archived;
     if (typeof archived !== "boolean") throw badRequest('body: expected {"archived": true|false}');
-    const adwId = c.req.param("adwId");
+    const adwId = c.get("session").adw_id;
     if (!(await setArchived(context.dbPath, adwId, archived)))
       return c.json({ error: "no such session" }, 404);
     await hub.publishSession(adwId);

@@ -2,12 +2,11 @@ import { Hono } from "hono";
 import { apiRoutes } from "./api-routes.js";
 import type { ColorScheme, LiveSubscription } from "./api-types.js";
 import { LiveHub, type LiveHubOptions } from "./live-hub.js";
-import { hostGuard, securityHeaders } from "./security.js";
+import { requestGuard, securityHeaders } from "./security.js";
+import { type ServedHosts, servedHosts } from "./served-hosts.js";
+import { SESSION_ID } from "./session-guard.js";
 import { sseResponse } from "./sse-stream.js";
 import { defaultClientDir, loadStaticFiles } from "./static-files.js";
-
-/** Host names a loopback-bound UI answers to. */
-export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /** Options of {@link createUiApp}. */
 export interface UiAppOptions {
@@ -17,8 +16,8 @@ export interface UiAppOptions {
   sessionsDir: string;
   /** Lane colors (default: no configured agents, the given palette or none). */
   scheme?: ColorScheme;
-  /** Host names requests may name in `Host` (default {@link LOOPBACK_HOSTS}); null allows any. */
-  allowedHosts?: ReadonlySet<string> | null;
+  /** The addresses requests may name in `Host` and `Origin` (default: those of a 127.0.0.1 binding). */
+  served?: ServedHosts;
   /** The built client (default {@link defaultClientDir}). */
   clientDir?: string;
   hub?: LiveHubOptions;
@@ -31,10 +30,12 @@ export interface UiApp {
   close(): Promise<void>;
 }
 
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+// Ids in paths and queries are plain tokens, phases' as sessions'.
+const SAFE_ID = SESSION_ID;
 
 /**
- * Builds the UI server: security headers and a Host check on every response, the JSON API under
+ * Builds the UI server: security headers on every response and `requestGuard` (Host, Origin,
+ * same-origin writes) in front of every route, the JSON API under
  * `/api`, the live stream at `/api/live?adw=<id>&phase=<id>`, and the prebuilt client.
  * Contract: rejects with SssfError("usage") naming the path when the database is missing or not a trace;
  * nothing else. Works with `app.request()` without a listening socket.
@@ -48,7 +49,8 @@ export async function createUiApp(options: UiAppOptions): Promise<UiApp> {
   const files = loadStaticFiles(options.clientDir ?? defaultClientDir());
   const app = new Hono();
   app.use(securityHeaders());
-  app.use(hostGuard(options.allowedHosts === undefined ? LOOPBACK_HOSTS : options.allowedHosts));
+  app.use(requestGuard(options.served ?? servedHosts("127.0.0.1")));
+  app.onError((error, c) => c.json({ error: `internal error: ${error.message || error.name}` }, 500));
 
   app.get("/api/live", (c) => {
     const adw = c.req.query("adw") || null;

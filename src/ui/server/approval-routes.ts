@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { answeredBy, answerRequest, liveRequests } from "../../approval/approval-answer.js";
 import { approvalsDir } from "../../approval/approval-files.js";
 import type { ApprovalAnswered, ApprovalsView, PendingApproval } from "./api-types.js";
-import { crossSiteRefusal } from "./security.js";
+import { jsonBodyLimit } from "./request-errors.js";
 import { sessionRoot } from "./session-files.js";
+import type { SessionEnv } from "./session-guard.js";
 
 /** The address the request came from, when the server knows it (`@hono/node-server` puts it in env). */
 function remoteAddress(c: Context): string | undefined {
@@ -27,12 +27,13 @@ export function uiAnswerer(): string {
 
 /**
  * Approvals under `/api/sessions/:adwId/approvals`: the phases waiting for the engineer, and the
- * answer, written exactly as `sssf approve`/`reject` write it (`answerRequest`). The POST refuses
- * (403) anything cross-site (`crossSiteRefusal`: JSON only, same origin) and any request that did
- * not come from this machine, whatever interface the server is bound to.
+ * answer, written exactly as `sssf approve`/`reject` write it (`answerRequest`). Cross-site requests
+ * never get here (`requestGuard`: JSON only, same origin) nor unknown sessions (`sessionGuard`); the
+ * POST also refuses (403) any request that did not come from this machine, whatever interface the
+ * server is bound to.
  */
-export function approvalRoutes(sessionsDir: string): Hono {
-  const routes = new Hono();
+export function approvalRoutes(sessionsDir: string): Hono<SessionEnv> {
+  const routes = new Hono<SessionEnv>();
   const dirOf = (adwId: string) => {
     const root = sessionRoot(sessionsDir, adwId);
     return root === null ? null : approvalsDir(root);
@@ -52,9 +53,7 @@ export function approvalRoutes(sessionsDir: string): Hono {
     return c.json(view);
   });
 
-  routes.post("/sessions/:adwId/approvals/:phaseId", bodyLimit({ maxSize: 16 * 1024 }), async (c) => {
-    const refusal = crossSiteRefusal(c);
-    if (refusal !== null) return c.json({ error: refusal }, 403);
+  routes.post("/sessions/:adwId/approvals/:phaseId", jsonBodyLimit(16 * 1024), async (c) => {
     if (!fromLoopback(c)) return c.json({ error: "approvals are answered from this machine only" }, 403);
     let body: { approved?: unknown; reason?: unknown } | null;
     try {

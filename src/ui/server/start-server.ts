@@ -1,10 +1,12 @@
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { SssfError } from "../../errors/sssf-error.js";
 import { reapDeadRuns } from "../../session/reaper.js";
 import type { TraceStore } from "../../trace/store.js";
-import { createUiApp, LOOPBACK_HOSTS, type UiAppOptions } from "./app.js";
+import { createUiApp, type UiAppOptions } from "./app.js";
+import { securityHeaderList } from "./security.js";
+import { LOOPBACK_HOSTS, parseAuthority, servedHosts } from "./served-hosts.js";
 
 /** Port `sssf ui` tries first. */
 export const DEFAULT_UI_PORT = 4477;
@@ -12,9 +14,11 @@ export const DEFAULT_UI_PORT = 4477;
 const PORT_TRIES = 20;
 
 /** Options of {@link startUiServer}. */
-export interface StartUiServerOptions extends Omit<UiAppOptions, "allowedHosts"> {
+export interface StartUiServerOptions extends Omit<UiAppOptions, "served"> {
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
+  /** Further names requests may give in `Host` at any port: a reverse proxy's (`--allow-host`). */
+  allowHosts?: readonly string[];
   /** Port; taken exactly when given (0 = any free port), else 4477 or the next free one. */
   port?: number;
   /**
@@ -77,19 +81,49 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+function plainHeaders(): [string, string][] {
+  return [["content-type", "text/plain; charset=utf-8"], ...securityHeaderList()];
+}
+
+function plainAnswer(status: number, text: string): Response {
+  return new Response(`${text}\n`, { status, headers: plainHeaders() });
+}
+
+/**
+ * The Node request listener: a request whose `Host` is missing or not an authority at all never
+ * becomes a URL, so the app's `requestGuard` cannot see it; it is refused here like a foreign one
+ * (403). Whatever else `@hono/node-server` cannot read (a backslash in the path) is a 400 saying why.
+ */
+function uiListener(fetch: (request: Request, env: unknown) => Response | Promise<Response>) {
+  const listener = getRequestListener(fetch, {
+    errorHandler: (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      // A Host spelled so that its URL differs (`[0:0::1]`) is as foreign as any other.
+      if (/host/i.test(message)) return plainAnswer(403, "refused: malformed Host header");
+      return plainAnswer(400, `bad request: ${message}`);
+    },
+  });
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const host = req.headers.host;
+    if (host === undefined || parseAuthority(host) === null) {
+      res.writeHead(403, Object.fromEntries(plainHeaders()));
+      res.end("refused: missing or malformed Host header\n");
+      return;
+    }
+    void listener(req, res);
+  };
+}
+
 /**
  * Starts the UI server. Contract: throws SssfError("usage") when the database is missing, the port
  * is taken (an explicit one, or all of 4477 and the next 20) or cannot be bound on `host`.
  */
 export async function startUiServer(options: StartUiServerOptions): Promise<RunningUiServer> {
   const host = options.host ?? "127.0.0.1";
-  // Bound to a named loopback or other address, the Host header can only name that address (or
-  // localhost); bound to every interface, the names are unknown and the Origin check alone guards writes.
-  const wildcard = host === "0.0.0.0" || host === "::";
-  const allowedHosts = wildcard ? null : new Set([...LOOPBACK_HOSTS, host.toLowerCase()]);
-  const ui = await createUiApp({ ...options, allowedHosts });
+  const ui = await createUiApp({ ...options, served: servedHosts(host, options.allowHosts) });
   const stopReaping = options.reap === true ? await reapWhileOpen(options, () => ui.hub.db) : () => {};
-  const server = createAdaptorServer({ fetch: ui.app.fetch }) as Server;
+  // Node's own answer to a request without Host is an empty 400: uiListener says why instead.
+  const server = createServer({ requireHostHeader: false }, uiListener(ui.app.fetch));
   const first = options.port ?? DEFAULT_UI_PORT;
   const tries = options.port === undefined ? PORT_TRIES + 1 : 1;
   let port = -1;
