@@ -108,9 +108,13 @@ describe("what sssf init writes", () => {
     const result = await init("--coding-agent", "claude_code", "--model", "sonnet");
     expect(result.code).toBe(0);
     const yaml = readFileSync(path.join(dir, CONFIG), "utf8");
-    expect(yaml.split("\n")[0]).toBe(
-      "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json",
+    // The schema sits beside the config: it resolves with no node_modules (global install, Python repo).
+    expect(yaml.split("\n")[0]).toBe("# yaml-language-server: $schema=./sssf.config.schema.json");
+    const schemaFile = path.join(dir, "adws/adw_sssf_config/sssf.config.schema.json");
+    expect(readFileSync(schemaFile, "utf8")).toBe(
+      readFileSync(path.join(import.meta.dirname, "../../schema/sssf.config.schema.json"), "utf8"),
     );
+    expect(result.stdout).toContain("  created adws/adw_sssf_config/sssf.config.schema.json\n");
     const config = loadConfig({ cwd: dir });
     expect(config.defaults).toMatchObject({ codingAgent: "claude_code", model: "sonnet" });
     for (const agent of DEFAULT_AGENT_NAMES) {
@@ -158,6 +162,28 @@ describe("what sssf init writes", () => {
     expect(again.stdout).not.toContain("created");
     expect(again.stdout).toContain("  skipped .gitignore (already has the sssf lines)\n");
     expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe(before);
+  });
+
+  it("refreshes a stale config schema (the one file init rewrites) and keeps an old config's schema line loading", async () => {
+    const oldLine =
+      "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json\n";
+    write(CONFIG, `${oldLine}agents:\n  - name: solo\n`);
+    write("adws/adw_data/prompt_engineering/solo/system.md", "solo\n");
+    write("adws/adw_data/prompt_engineering/solo/user.md", "{{prompt}}\n");
+    write("adws/adw_sssf_config/sssf.config.schema.json", "{}\n");
+    const result = await init();
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "  updated adws/adw_sssf_config/sssf.config.schema.json (this sssf's schema)\n",
+    );
+    expect(
+      JSON.parse(readFileSync(path.join(dir, "adws/adw_sssf_config/sssf.config.schema.json"), "utf8"))
+        .$schema,
+    ).toBe("https://json-schema.org/draft/2020-12/schema");
+    expect(readFileSync(path.join(dir, CONFIG), "utf8").startsWith(oldLine)).toBe(true);
+    expect(loadConfig({ cwd: dir }).agents.map((a) => a.name)).toEqual(["solo"]);
+    const again = await init();
+    expect(again.stdout).toContain("  skipped adws/adw_sssf_config/sssf.config.schema.json (up to date)\n");
   });
 
   it("leaves a .gitignore that already ignores the whole data dir alone", async () => {

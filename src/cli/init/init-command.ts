@@ -10,7 +10,7 @@ import { cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
-import { createFileIfAbsent, type FileOutcome, updateGitignore } from "./init-files.js";
+import { createFileIfAbsent, type FileOutcome, updateGitignore, writeConfigSchema } from "./init-files.js";
 import { sddSnippetLines } from "./init-sdd.js";
 
 /** The flags of `sssf init`. */
@@ -76,12 +76,16 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
       outcomes.push(createFileIfAbsent(root, `${dir}/system.md`, prompts.system));
       outcomes.push(createFileIfAbsent(root, `${dir}/user.md`, prompts.user));
     }
+    const schema = writeConfigSchema(root);
     const gitignore = updateGitignore(root);
 
     line(`sssf init in ${root}`);
     for (const outcome of outcomes) {
       line(outcome.status === "created" ? `  created ${outcome.path}` : `  skipped ${outcome.path} (exists)`);
     }
+    if (schema.status === "unchanged") line(`  skipped ${schema.path} (up to date)`);
+    else
+      line(`  ${schema.status} ${schema.path}${schema.status === "updated" ? " (this sssf's schema)" : ""}`);
     if (gitignore.status === "unchanged") line("  skipped .gitignore (already has the sssf lines)");
     else line(`  ${gitignore.status} .gitignore (+${gitignore.added.length} lines)`);
     const configWritten = outcomes[0]?.status === "created";

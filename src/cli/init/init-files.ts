@@ -1,9 +1,11 @@
 /**
- * The two ways `sssf init` touches the repo: create a file only when nothing is at its path, and append
- * the `.gitignore` lines it lacks. Nothing the user has is ever overwritten.
+ * The ways `sssf init` touches the repo: create a file only when nothing is at its path, append the
+ * `.gitignore` lines it lacks, and refresh the generated config schema. Nothing the user wrote is ever
+ * overwritten.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { configJsonSchema } from "../../config/config-schema.js";
 
 /** What happened to one path. */
 export interface FileOutcome {
@@ -28,6 +30,35 @@ export function createFileIfAbsent(repoRoot: string, relativePath: string, conte
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return { path: relativePath, status: "skipped" };
     throw error;
   }
+}
+
+/** The config's JSON Schema, beside it: exists wherever the config does, whatever installed sssf. */
+export const SCHEMA_FILE = "adws/adw_sssf_config/sssf.config.schema.json";
+
+/** What `writeConfigSchema` did. */
+export interface SchemaOutcome {
+  path: string;
+  status: "created" | "updated" | "unchanged";
+}
+
+/**
+ * Writes this sssf's config JSON Schema to `SCHEMA_FILE`. The one file init rewrites: it is generated
+ * (nobody edits it) and must describe the sssf that reads the config, so an upgrade's `sssf init`
+ * refreshes it. Throws only on I/O errors.
+ */
+export function writeConfigSchema(repoRoot: string): SchemaOutcome {
+  const file = path.join(repoRoot, SCHEMA_FILE);
+  const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+  let existing: string | undefined;
+  try {
+    existing = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (existing === text) return { path: SCHEMA_FILE, status: "unchanged" };
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return { path: SCHEMA_FILE, status: existing === undefined ? "created" : "updated" };
 }
 
 /** The `.gitignore` lines `sssf init` wants: run data ignored, the prompts kept under version control. */
