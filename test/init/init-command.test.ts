@@ -23,19 +23,37 @@ function write(relative: string, content = ""): void {
   writeFileSync(path.join(dir, relative), content);
 }
 
+/** PATH for init: a folder holding only `programs` (empty files marked executable: init only looks them up). */
+let pathDir: string | undefined;
+function pathWith(...programs: string[]): string {
+  pathDir = mkdtempSync(path.join(tmpdir(), "sssf-init-path-"));
+  for (const program of programs) writeFileSync(path.join(pathDir, program), "", { mode: 0o755 });
+  return pathDir;
+}
+afterEach(() => {
+  if (pathDir) rmSync(pathDir, { recursive: true, force: true });
+  pathDir = undefined;
+});
+
 function init(...args: string[]): Promise<CliResult> {
+  return initWith({}, ...args);
+}
+
+function initWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   return collect(
     spawn(process.execPath, [cliPath, "init", "--cwd", dir, ...args], {
       cwd: tmpdir(),
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     }),
   );
 }
 
 /** Runs init, checks it succeeded, and returns the loaded config's suites as `name: argv`. */
-async function initAndLoad(): Promise<{ stdout: string; suites: Record<string, string> }> {
-  const result = await init();
+async function initAndLoad(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; suites: Record<string, string> }> {
+  const result = await initWith(env);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
   const config = loadConfig({ cwd: dir });
@@ -57,9 +75,29 @@ describe("sssf init on four ecosystems and a Makefile", () => {
       JSON.stringify({ scripts: { test: "vitest run", lint: "eslint .", typecheck: "tsc" } }),
     );
     write("yarn.lock");
-    const { stdout, suites } = await initAndLoad();
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith("yarn", "npm") });
     expect(suites).toEqual({ test: "yarn run test", lint: "yarn run lint", typecheck: "yarn run typecheck" });
     expect(stdout).toMatch(/quality suites detected:\n {2}test {7}yarn run test {2}\(package\.json\)\n/);
+  });
+
+  it("node: the lockfile's package manager is not installed: an installed one, and init says so", async () => {
+    write("package.json", JSON.stringify({ scripts: { test: "vitest run" } }));
+    write("yarn.lock");
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith("npm") });
+    expect(suites).toEqual({ test: "npm test" });
+    expect(stdout).toContain(
+      "  note: the lockfile names yarn, which is not installed (not on PATH): package.json scripts run with npm (install yarn and edit quality: to use it)\n",
+    );
+  });
+
+  it("node: no package manager installed: no suite written, and a line saying to add one", async () => {
+    write("package.json", JSON.stringify({ scripts: { test: "vitest run" } }));
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith() });
+    expect(suites).toEqual({});
+    expect(stdout).toContain("quality suites: none detected");
+    expect(stdout).toContain(
+      "package.json scripts not written; add the suite commands under quality: by hand",
+    );
   });
 
   it("python: pyproject.toml", async () => {
