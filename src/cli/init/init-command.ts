@@ -50,6 +50,22 @@ function line(text = ""): void {
   process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`);
 }
 
+/** The paths `git add` takes for what this init created or changed: folders for the config and prompts. */
+function filesToCommit(
+  outcomes: readonly FileOutcome[],
+  schemaChanged: boolean,
+  gitignoreChanged: boolean,
+): string[] {
+  const created = outcomes.filter((outcome) => outcome.status === "created").map((outcome) => outcome.path);
+  const configDir = path.posix.dirname(DEFAULT_CONFIG_PATH);
+  const promptsDir = `${DEFAULT_DATA_DIR}/prompt_engineering`;
+  return [
+    ...(schemaChanged || created.includes(DEFAULT_CONFIG_PATH) ? [configDir] : []),
+    ...(created.some((file) => file.startsWith(`${promptsDir}/`)) ? [promptsDir] : []),
+    ...(gitignoreChanged ? [".gitignore"] : []),
+  ];
+}
+
 /**
  * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter, plus the eight
  * sdd agents with `sdd`; the quality suites it detects), each agent's `system.md` and `user.md`, and
@@ -110,6 +126,13 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
 
     line();
     const where = options.cwd === undefined ? "" : ` --cwd ${options.cwd}`;
+    const toCommit = filesToCommit(outcomes, schema.status !== "unchanged", gitignore.status !== "unchanged");
+    if (toCommit.length > 0) {
+      line("commit what init wrote (runs leave it out of their uncommitted-changes warning until then):");
+      const git = options.cwd === undefined ? "git" : `git -C ${options.cwd}`;
+      line(`  ${git} add ${toCommit.join(" ")} && ${git} commit -m "Add sssf config and prompts"`);
+      line();
+    }
     line("next steps:");
     line(
       `  review the roster in ${DEFAULT_CONFIG_PATH} and the prompts in ${DEFAULT_DATA_DIR}/prompt_engineering/`,

@@ -6,6 +6,9 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { configJsonSchema } from "../../config/config-schema.js";
+import { GITIGNORE_LINES, SCHEMA_PATH } from "../../config/init-written.js";
+
+export { GITIGNORE_LINES } from "../../config/init-written.js";
 
 /** What happened to one path. */
 export interface FileOutcome {
@@ -32,9 +35,6 @@ export function createFileIfAbsent(repoRoot: string, relativePath: string, conte
   }
 }
 
-/** The config's JSON Schema, beside it: exists wherever the config does, whatever installed sssf. */
-export const SCHEMA_FILE = "adws/adw_sssf_config/sssf.config.schema.json";
-
 /** What `writeConfigSchema` did. */
 export interface SchemaOutcome {
   path: string;
@@ -42,12 +42,12 @@ export interface SchemaOutcome {
 }
 
 /**
- * Writes this sssf's config JSON Schema to `SCHEMA_FILE`. The one file init rewrites: it is generated
+ * Writes this sssf's config JSON Schema to `SCHEMA_PATH`. The one file init rewrites: it is generated
  * (nobody edits it) and must describe the sssf that reads the config, so an upgrade's `sssf init`
  * refreshes it. Throws only on I/O errors.
  */
 export function writeConfigSchema(repoRoot: string): SchemaOutcome {
-  const file = path.join(repoRoot, SCHEMA_FILE);
+  const file = path.join(repoRoot, SCHEMA_PATH);
   const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
   let existing: string | undefined;
   try {
@@ -55,18 +55,11 @@ export function writeConfigSchema(repoRoot: string): SchemaOutcome {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  if (existing === text) return { path: SCHEMA_FILE, status: "unchanged" };
+  if (existing === text) return { path: SCHEMA_PATH, status: "unchanged" };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text);
-  return { path: SCHEMA_FILE, status: existing === undefined ? "created" : "updated" };
+  return { path: SCHEMA_PATH, status: existing === undefined ? "created" : "updated" };
 }
-
-/** The `.gitignore` lines `sssf init` wants: run data ignored, the prompts kept under version control. */
-export const GITIGNORE_LINES: readonly string[] = [
-  "# sssf: run data (sessions, trace database, worktrees); prompts stay tracked",
-  "adws/adw_data/*",
-  "!adws/adw_data/prompt_engineering/",
-];
 
 /** Lines that already ignore the whole data dir: the user chose that, so nothing is added. */
 const WHOLE_DATA_DIR = new Set(["adws/adw_data/", "adws/adw_data", "/adws/adw_data/", "/adws/adw_data"]);
