@@ -164,6 +164,9 @@ describe("what sssf init writes", () => {
     expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe(`${GITIGNORE_LINES.join("\n")}\n`);
     expect(result.stdout).toContain(`  created ${CONFIG}\n`);
     expect(result.stdout).toContain("  created .gitignore (+3 lines)\n");
+    expect(result.stdout).toContain(
+      `  git -C ${dir} add adws/adw_sssf_config adws/adw_data/prompt_engineering .gitignore && git -C ${dir} commit -m "Add sssf config and prompts"\n`,
+    );
     expect(result.stdout).toContain(`sssf doctor --cwd ${dir}`);
     expect(result.stdout).toContain(`sssf run plan-build-test "<your request>" --cwd ${dir}`);
   });
@@ -198,6 +201,7 @@ describe("what sssf init writes", () => {
     const again = await init();
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("created");
+    expect(again.stdout).not.toContain("commit what init wrote");
     expect(again.stdout).toContain("  skipped .gitignore (already has the sssf lines)\n");
     expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe(before);
   });
@@ -222,6 +226,16 @@ describe("what sssf init writes", () => {
     expect(loadConfig({ cwd: dir }).agents.map((a) => a.name)).toEqual(["solo"]);
     const again = await init();
     expect(again.stdout).toContain("  skipped adws/adw_sssf_config/sssf.config.schema.json (up to date)\n");
+  });
+
+  it("quotes a --cwd with a space in the git command it prints", async () => {
+    const repo = path.join(dir, "my repo");
+    mkdirSync(repo);
+    const result = await collect(
+      spawn(process.execPath, [cliPath, "init", "--cwd", repo], { stdio: ["ignore", "pipe", "pipe"] }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`  git -C '${repo}' add adws/adw_sssf_config`);
   });
 
   it("leaves a .gitignore that already ignores the whole data dir alone", async () => {

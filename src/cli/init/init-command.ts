@@ -50,6 +50,11 @@ function line(text = ""): void {
   process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`);
 }
 
+/** `word` as a POSIX shell word, so the printed command can be pasted as it is. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** The paths `git add` takes for what this init created or changed: folders for the config and prompts. */
 function filesToCommit(
   outcomes: readonly FileOutcome[],
@@ -129,7 +134,7 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
     const toCommit = filesToCommit(outcomes, schema.status !== "unchanged", gitignore.status !== "unchanged");
     if (toCommit.length > 0) {
       line("commit what init wrote (runs leave it out of their uncommitted-changes warning until then):");
-      const git = options.cwd === undefined ? "git" : `git -C ${options.cwd}`;
+      const git = options.cwd === undefined ? "git" : `git -C ${shellWord(options.cwd)}`;
       line(`  ${git} add ${toCommit.join(" ")} && ${git} commit -m "Add sssf config and prompts"`);
       line();
     }
