@@ -55,6 +55,20 @@ describe("detectQualitySuites: only a package manager that is installed", () => 
     ]);
   });
 
+  it("pyproject.toml: uv.lock without uv installed runs pytest and ruff without it, and says so", () => {
+    write("pyproject.toml", '[project]\nname = "app"\n\n[tool.pytest.ini_options]\n\n[tool.ruff]\n');
+    write("uv.lock");
+    const detection = detectQualitySuites(dir, only("python3"));
+    expect(detection.suites.map((s) => s.command.join(" "))).toEqual(["python3 -m pytest", "ruff check ."]);
+    expect(detection.notes).toEqual([
+      "uv.lock names uv, which is not installed (not on PATH): the pyproject.toml suites run without it (install uv and edit quality: to use it)",
+    ]);
+    expect(detectQualitySuites(dir, only("uv")).suites.map((s) => s.command.join(" "))).toEqual([
+      "uv run pytest",
+      "uv run ruff check .",
+    ]);
+  });
+
   it("a package.json without suite scripts asks for no package manager", () => {
     write("package.json", scripts({ start: "node ." }));
     expect(detectQualitySuites(dir, only()).notes).toEqual([]);

@@ -116,20 +116,30 @@ function packageJsonSuites(repoRoot: string, detection: Detection, installed: Is
   return suites;
 }
 
-function pyprojectSuites(repoRoot: string): DetectedSuite[] {
+/** uv or poetry when its lockfile exists and it is installed; without it, a note and no runner. */
+function pythonRunner(repoRoot: string, installed: IsInstalled, notes: string[]): string[] {
+  const lock = ["uv.lock", "poetry.lock"].find((file) => existsSync(path.join(repoRoot, file)));
+  if (lock === undefined) return [];
+  const tool = lock === "uv.lock" ? "uv" : "poetry";
+  if (installed(tool)) return [tool, "run"];
+  notes.push(
+    `${lock} names ${tool}, which is not installed (not on PATH): the pyproject.toml suites run without it (install ${tool} and edit quality: to use it)`,
+  );
+  return [];
+}
+
+function pyprojectSuites(repoRoot: string, detection: Detection, installed: IsInstalled): DetectedSuite[] {
   const text = readText(path.join(repoRoot, "pyproject.toml"));
   if (text === undefined) return [];
   const section = (name: string) => new RegExp(`^\\s*\\[tool\\.${name}[.\\]]`, "m").test(text);
   // A quoted requirement ("pytest>=8") or a Poetry-style `pytest = "^8"` key.
   const pytestDependency = /["']pytest(?:[\s"'<>=~!;[]|$)/m.test(text) || /^\s*pytest\s*=/m.test(text);
-  const runner = existsSync(path.join(repoRoot, "uv.lock"))
-    ? ["uv", "run"]
-    : existsSync(path.join(repoRoot, "poetry.lock"))
-      ? ["poetry", "run"]
-      : [];
-  const python = onPath("python") || !onPath("python3") ? "python" : "python3";
+  const wantsTest = section("pytest") || isDirectory(path.join(repoRoot, "tests")) || pytestDependency;
+  if (!wantsTest && !section("ruff") && !section("mypy")) return [];
+  const runner = pythonRunner(repoRoot, installed, detection.notes);
+  const python = installed("python") || !installed("python3") ? "python" : "python3";
   const suites: DetectedSuite[] = [];
-  if (section("pytest") || isDirectory(path.join(repoRoot, "tests")) || pytestDependency) {
+  if (wantsTest) {
     const command = runner.length > 0 ? [...runner, "pytest"] : [python, "-m", "pytest"];
     suites.push({ name: "test", command, source: "pyproject.toml" });
   }
@@ -168,7 +178,7 @@ export function detectQualitySuites(repoRoot: string, installed: IsInstalled = o
   const detection: Detection = { suites: [], notes: [] };
   const proposals = [
     ...packageJsonSuites(repoRoot, detection, installed),
-    ...pyprojectSuites(repoRoot),
+    ...pyprojectSuites(repoRoot, detection, installed),
     ...cargoSuites(repoRoot),
     ...goSuites(repoRoot),
     ...makefileSuites(repoRoot),
