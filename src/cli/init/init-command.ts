@@ -74,9 +74,10 @@ function filesToCommit(
 /**
  * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter, plus the eight
  * sdd agents with `sdd`; the quality suites it detects), each agent's `system.md` and `user.md`, and
- * the `.gitignore` lines. Never overwrites: an existing file is reported as skipped and left
- * byte-for-byte; with `sdd` and an existing config, the roster lines to add by hand are printed.
- * Returns the exit code.
+ * the `.gitignore` lines, and refreshes the config's generated JSON Schema beside it. Never overwrites
+ * anything else: an existing file is reported as skipped and left byte-for-byte; with `sdd` and an
+ * existing config, the roster lines to add by hand are printed. Ends with the `git add … && git commit`
+ * for what it wrote. Returns the exit code.
  */
 export async function initCommand(options: InitCommandOptions): Promise<number> {
   try {
@@ -155,7 +156,9 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
 export function registerInit(program: Command): void {
   program
     .command("init")
-    .description("write the roster, prompts, detected quality suites and .gitignore lines (never overwrites)")
+    .description(
+      "write the roster, prompts, detected quality suites, the config's schema and .gitignore lines (never overwrites what you wrote)",
+    )
     .addOption(cwdOption())
     .option(
       "--coding-agent <id>",
