@@ -69,6 +69,11 @@ export interface CallOptions<T extends OutputType> {
    */
   previous?: object | null;
   gates?: Gate<EnvelopeOf<T>>[];
+  /**
+   * A user prompt template used instead of the agent's `user.md` (same placeholders; the call's
+   * `## Report` is appended when it has none). For a request that is not the agent's own task.
+   */
+  userTemplate?: string;
 }
 
 interface PhaseBase {

@@ -34,7 +34,7 @@ export function renderCall<T extends OutputType>(
     output_schema: contract.outputSchema,
   };
   const systemTemplate = readFileSync(agent.config.systemPromptPath, "utf8");
-  const userTemplate = readFileSync(agent.config.userPromptPath, "utf8");
+  const userTemplate = options.userTemplate ?? readFileSync(agent.config.userPromptPath, "utf8");
   const report = findTemplateReport(userTemplate);
   let user: string;
   if (report) {

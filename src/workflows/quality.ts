@@ -13,11 +13,12 @@ export const qualityWorkflow = defineWorkflow({
     const suites = configuredSuites(run);
     // Nothing changed yet: the suites run at the base commit already, so a baseline would say nothing.
     const verified = await verifyLoop(run, request, suites, { baseline: false });
-    const lastFix = verified.fixes.at(-1);
+    const firstFix = verified.fixes[0];
     if (!verified.passed) {
       return run.finish({ accepted: false, reason: verified.last?.summary ?? "a suite still fails" });
     }
-    if (lastFix) await commit(run, "commit", lastFix);
+    // From the first fix: its message is the subject and every later fix's is a line of the body.
+    if (firstFix) await commit(run, "commit", firstFix);
     return run.finish({
       accepted: true,
       reason: `${suites.join(", ")} pass${verified.fixes.length ? ` after ${verified.fixes.length} fix(es)` : ""}`,

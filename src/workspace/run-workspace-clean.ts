@@ -11,6 +11,7 @@ import { openTraceStore } from "../trace/open-store.js";
 import type { TraceStore } from "../trace/store.js";
 import { getSession } from "../trace/store-queries.js";
 import { traceMayExist } from "../trace/trace-location.js";
+import { isFailedRun, keepFailedOutput, wipRef } from "./clean-keep-output.js";
 import {
   type GitRepo,
   inspectCheckout,
@@ -141,7 +142,20 @@ async function cleanOne(
       branch.outcome,
     );
   }
-  const dirty = await uncommittedPaths(entry.path, LINKED_DEPENDENCIES);
+  let dirty = await uncommittedPaths(entry.path, LINKED_DEPENDENCIES);
+  // A failed run's worktree: what is uncommitted there is the run's own output, kept, then removed.
+  let keptNote = "";
+  const failedOutput = dirty.length > 0 && isFailedRun(session);
+  if (failedOutput) {
+    const what = `${dirty.length} uncommitted change${dirty.length === 1 ? "" : "s"} (${listing(dirty)}) of the failed run`;
+    if (request.dryRun) keptNote = `; ${what} would be kept as ${wipRef(adwId)}`;
+    else {
+      const kept = await keepFailedOutput(entry.path, adwId, request.sessionsDir);
+      const patch = kept.patch === null ? "" : ` and ${path.relative(request.checkout, kept.patch)}`;
+      keptNote = `; ${what} kept as ${kept.ref}${patch}`;
+    }
+    dirty = [];
+  }
   if (dirty.length > 0 && !request.force) {
     const count = `${dirty.length} uncommitted change${dirty.length === 1 ? "" : "s"}`;
     return result(
@@ -152,20 +166,24 @@ async function cleanOne(
   const emptyOne = dirty.length === 0 ? await emptyBranchTip(repo, entry.branch, session) : null;
   const kept = entry.branch ? `branch ${entry.branch} kept` : "detached, no branch";
   if (request.dryRun) {
-    if (emptyOne === null) return result("would remove", kept);
-    return result("would remove", `branch ${entry.branch} has no commits: would delete it`, "would delete");
+    if (emptyOne === null) return result("would remove", `${kept}${keptNote}`);
+    return result(
+      "would remove",
+      `branch ${entry.branch} has no commits: would delete it${keptNote}`,
+      "would delete",
+    );
   }
   unlinkDependencies(entry.path);
-  await removeWorktree(repo, entry.path, request.force);
+  await removeWorktree(repo, entry.path, request.force || failedOutput);
   // Without its worktree the run has nothing to put back: its checkpoints go too.
   await dropWorkCheckpoints(repo.topLevel, checkpointRef(adwId));
   if (emptyOne !== null && entry.branch !== null) {
     await deleteBranchAt(repo.topLevel, entry.branch, emptyOne);
-    return result("removed", `branch ${entry.branch} had no commits: deleted`, "deleted");
+    return result("removed", `branch ${entry.branch} had no commits: deleted${keptNote}`, "deleted");
   }
   return result(
     "removed",
-    dirty.length > 0 ? `${kept}; ${dirty.length} uncommitted change(s) discarded` : kept,
+    dirty.length > 0 ? `${kept}; ${dirty.length} uncommitted change(s) discarded` : `${kept}${keptNote}`,
   );
 }
 
@@ -254,7 +272,9 @@ async function cleanEmptyBranches(
 /**
  * Removes the worktrees of finished runs under `<data_dir>/.worktrees` with `git worktree remove`, then
  * `git worktree prune`. A worktree whose session lock is held is always skipped; one with uncommitted
- * changes (or whose session is still marked running) only without `force`. A finished run's branch
+ * changes (or whose session is still marked running) only without `force`, but a failed run's
+ * uncommitted files are its own output: kept under `refs/sssf/wip/<adw_id>` and as a patch in its
+ * session (`keepFailedOutput`), then the worktree is removed. A finished run's branch
  * that holds no commit beyond its base is deleted with its worktree, or alone when its worktree is
  * gone already (`cleanEmptyBranches`); a branch with a commit is never deleted.
  * A worktree added while clean runs (a run started meanwhile) is skipped, never taken for a stray folder.

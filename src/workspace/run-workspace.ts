@@ -7,6 +7,7 @@ import { SssfError } from "../errors/sssf-error.js";
 import type { RunReporter } from "../session/reporter.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { SessionRow } from "../trace/events.js";
+import { withoutInitWritten } from "./init-written-changes.js";
 import type { WorkspacePlan } from "./run-workspace-plan.js";
 import { describeCarried, describeLeftOut } from "./workspace-lines.js";
 import {
@@ -99,7 +100,12 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
     if (plan.prune) await pruneWorktrees(git);
     // Only to tell the operator, it reads the checkout while git adds the worktree (nothing it lists
     // changes there). Without --carry-dirty a checkout git cannot read does not stop the run.
-    const looking = plan.carryDirty ? null : checkoutChanges(git, plan.ownPaths).catch(() => null);
+    // `sssf init`'s own files not committed yet are no work of the operator's the run lacks.
+    const looking = plan.carryDirty
+      ? null
+      : checkoutChanges(git, plan.ownPaths)
+          .then((changes) => withoutInitWritten(git, changes))
+          .catch(() => null);
     await addWorktree(git, worktree, branch, baseRef);
     if (plan.carryDirty) {
       try {

@@ -23,19 +23,37 @@ function write(relative: string, content = ""): void {
   writeFileSync(path.join(dir, relative), content);
 }
 
+/** PATH for init: a folder holding only `programs` (empty files marked executable: init only looks them up). */
+let pathDir: string | undefined;
+function pathWith(...programs: string[]): string {
+  pathDir = mkdtempSync(path.join(tmpdir(), "sssf-init-path-"));
+  for (const program of programs) writeFileSync(path.join(pathDir, program), "", { mode: 0o755 });
+  return pathDir;
+}
+afterEach(() => {
+  if (pathDir) rmSync(pathDir, { recursive: true, force: true });
+  pathDir = undefined;
+});
+
 function init(...args: string[]): Promise<CliResult> {
+  return initWith({}, ...args);
+}
+
+function initWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   return collect(
     spawn(process.execPath, [cliPath, "init", "--cwd", dir, ...args], {
       cwd: tmpdir(),
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     }),
   );
 }
 
 /** Runs init, checks it succeeded, and returns the loaded config's suites as `name: argv`. */
-async function initAndLoad(): Promise<{ stdout: string; suites: Record<string, string> }> {
-  const result = await init();
+async function initAndLoad(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; suites: Record<string, string> }> {
+  const result = await initWith(env);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
   const config = loadConfig({ cwd: dir });
@@ -57,9 +75,29 @@ describe("sssf init on four ecosystems and a Makefile", () => {
       JSON.stringify({ scripts: { test: "vitest run", lint: "eslint .", typecheck: "tsc" } }),
     );
     write("yarn.lock");
-    const { stdout, suites } = await initAndLoad();
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith("yarn", "npm") });
     expect(suites).toEqual({ test: "yarn run test", lint: "yarn run lint", typecheck: "yarn run typecheck" });
     expect(stdout).toMatch(/quality suites detected:\n {2}test {7}yarn run test {2}\(package\.json\)\n/);
+  });
+
+  it("node: the lockfile's package manager is not installed: an installed one, and init says so", async () => {
+    write("package.json", JSON.stringify({ scripts: { test: "vitest run" } }));
+    write("yarn.lock");
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith("npm") });
+    expect(suites).toEqual({ test: "npm test" });
+    expect(stdout).toContain(
+      "  note: the lockfile names yarn, which is not installed (not on PATH): package.json scripts run with npm (install yarn and edit quality: to use it)\n",
+    );
+  });
+
+  it("node: no package manager installed: no suite written, and a line saying to add one", async () => {
+    write("package.json", JSON.stringify({ scripts: { test: "vitest run" } }));
+    const { stdout, suites } = await initAndLoad({ PATH: pathWith() });
+    expect(suites).toEqual({});
+    expect(stdout).toContain("quality suites: none detected");
+    expect(stdout).toContain(
+      "package.json scripts not written; add the suite commands under quality: by hand",
+    );
   });
 
   it("python: pyproject.toml", async () => {
@@ -108,9 +146,13 @@ describe("what sssf init writes", () => {
     const result = await init("--coding-agent", "claude_code", "--model", "sonnet");
     expect(result.code).toBe(0);
     const yaml = readFileSync(path.join(dir, CONFIG), "utf8");
-    expect(yaml.split("\n")[0]).toBe(
-      "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json",
+    // The schema sits beside the config: it resolves with no node_modules (global install, Python repo).
+    expect(yaml.split("\n")[0]).toBe("# yaml-language-server: $schema=./sssf.config.schema.json");
+    const schemaFile = path.join(dir, "adws/adw_sssf_config/sssf.config.schema.json");
+    expect(readFileSync(schemaFile, "utf8")).toBe(
+      readFileSync(path.join(import.meta.dirname, "../../schema/sssf.config.schema.json"), "utf8"),
     );
+    expect(result.stdout).toContain("  created adws/adw_sssf_config/sssf.config.schema.json\n");
     const config = loadConfig({ cwd: dir });
     expect(config.defaults).toMatchObject({ codingAgent: "claude_code", model: "sonnet" });
     for (const agent of DEFAULT_AGENT_NAMES) {
@@ -122,6 +164,9 @@ describe("what sssf init writes", () => {
     expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe(`${GITIGNORE_LINES.join("\n")}\n`);
     expect(result.stdout).toContain(`  created ${CONFIG}\n`);
     expect(result.stdout).toContain("  created .gitignore (+3 lines)\n");
+    expect(result.stdout).toContain(
+      `  git -C ${dir} add adws/adw_sssf_config adws/adw_data/prompt_engineering .gitignore && git -C ${dir} commit -m "Add sssf config and prompts"\n`,
+    );
     expect(result.stdout).toContain(`sssf doctor --cwd ${dir}`);
     expect(result.stdout).toContain(`sssf run plan-build-test "<your request>" --cwd ${dir}`);
   });
@@ -156,8 +201,41 @@ describe("what sssf init writes", () => {
     const again = await init();
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("created");
+    expect(again.stdout).not.toContain("commit what init wrote");
     expect(again.stdout).toContain("  skipped .gitignore (already has the sssf lines)\n");
     expect(readFileSync(path.join(dir, ".gitignore"), "utf8")).toBe(before);
+  });
+
+  it("refreshes a stale config schema (the one file init rewrites) and keeps an old config's schema line loading", async () => {
+    const oldLine =
+      "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json\n";
+    write(CONFIG, `${oldLine}agents:\n  - name: solo\n`);
+    write("adws/adw_data/prompt_engineering/solo/system.md", "solo\n");
+    write("adws/adw_data/prompt_engineering/solo/user.md", "{{prompt}}\n");
+    write("adws/adw_sssf_config/sssf.config.schema.json", "{}\n");
+    const result = await init();
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "  updated adws/adw_sssf_config/sssf.config.schema.json (this sssf's schema)\n",
+    );
+    expect(
+      JSON.parse(readFileSync(path.join(dir, "adws/adw_sssf_config/sssf.config.schema.json"), "utf8"))
+        .$schema,
+    ).toBe("https://json-schema.org/draft/2020-12/schema");
+    expect(readFileSync(path.join(dir, CONFIG), "utf8").startsWith(oldLine)).toBe(true);
+    expect(loadConfig({ cwd: dir }).agents.map((a) => a.name)).toEqual(["solo"]);
+    const again = await init();
+    expect(again.stdout).toContain("  skipped adws/adw_sssf_config/sssf.config.schema.json (up to date)\n");
+  });
+
+  it("quotes a --cwd with a space in the git command it prints", async () => {
+    const repo = path.join(dir, "my repo");
+    mkdirSync(repo);
+    const result = await collect(
+      spawn(process.execPath, [cliPath, "init", "--cwd", repo], { stdio: ["ignore", "pipe", "pipe"] }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`  git -C '${repo}' add adws/adw_sssf_config`);
   });
 
   it("leaves a .gitignore that already ignores the whole data dir alone", async () => {

@@ -15,8 +15,65 @@ const write = (relative: string, content = "") => {
   mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
   writeFileSync(path.join(dir, relative), content);
 };
-const suites = () => detectQualitySuites(dir).suites.map((s) => [s.name, s.command.join(" "), s.source]);
+/** Every package manager counts as installed here; the next describe takes them away. */
+const everyProgram = () => true;
+const suites = () =>
+  detectQualitySuites(dir, everyProgram).suites.map((s) => [s.name, s.command.join(" "), s.source]);
 const scripts = (map: Record<string, string>) => JSON.stringify({ name: "app", scripts: map });
+
+describe("detectQualitySuites: only a package manager that is installed", () => {
+  const only =
+    (...names: string[]) =>
+    (command: string) =>
+      names.includes(command);
+
+  it("the lockfile's manager missing: the first installed one, and a note naming both", () => {
+    write("package.json", scripts({ test: "vitest run", lint: "eslint ." }));
+    write("pnpm-lock.yaml");
+    const detection = detectQualitySuites(dir, only("npm", "yarn"));
+    expect(detection.suites.map((s) => s.command.join(" "))).toEqual(["npm test", "npm run lint"]);
+    expect(detection.notes).toEqual([
+      "the lockfile names pnpm, which is not installed (not on PATH): package.json scripts run with npm (install pnpm and edit quality: to use it)",
+    ]);
+    expect(detectQualitySuites(dir, only("bun")).suites.map((s) => s.command.join(" "))).toEqual([
+      "bun run test",
+      "bun run lint",
+    ]);
+  });
+
+  it("no package manager at all: no package.json suites, and a note saying to write them", () => {
+    write("package.json", scripts({ test: "jest" }));
+    write("go.mod", "module app\n");
+    const detection = detectQualitySuites(dir, only("go"));
+    expect(detection.suites.map((s) => [s.name, s.source])).toEqual([
+      ["test", "go.mod"],
+      ["lint", "go.mod"],
+      ["build", "go.mod"],
+    ]);
+    expect(detection.notes).toEqual([
+      "npm is not installed (not on PATH), nor is pnpm, yarn or bun: package.json scripts not written; add the suite commands under quality: by hand",
+    ]);
+  });
+
+  it("pyproject.toml: uv.lock without uv installed runs pytest and ruff without it, and says so", () => {
+    write("pyproject.toml", '[project]\nname = "app"\n\n[tool.pytest.ini_options]\n\n[tool.ruff]\n');
+    write("uv.lock");
+    const detection = detectQualitySuites(dir, only("python3"));
+    expect(detection.suites.map((s) => s.command.join(" "))).toEqual(["python3 -m pytest", "ruff check ."]);
+    expect(detection.notes).toEqual([
+      "uv.lock names uv, which is not installed (not on PATH): the pyproject.toml suites run without it (install uv and edit quality: to use it)",
+    ]);
+    expect(detectQualitySuites(dir, only("uv")).suites.map((s) => s.command.join(" "))).toEqual([
+      "uv run pytest",
+      "uv run ruff check .",
+    ]);
+  });
+
+  it("a package.json without suite scripts asks for no package manager", () => {
+    write("package.json", scripts({ start: "node ." }));
+    expect(detectQualitySuites(dir, only()).notes).toEqual([]);
+  });
+});
 
 describe("detectQualitySuites", () => {
   it("package.json scripts, run by npm without a lockfile", () => {
@@ -48,7 +105,7 @@ describe("detectQualitySuites", () => {
 
   it("skips npm's placeholder test script and says so", () => {
     write("package.json", scripts({ test: 'echo "Error: no test specified" && exit 1' }));
-    const detection = detectQualitySuites(dir);
+    const detection = detectQualitySuites(dir, everyProgram);
     expect(detection.suites).toEqual([]);
     expect(detection.notes).toEqual([expect.stringContaining("placeholder")]);
   });

@@ -166,6 +166,43 @@ describe("test and quality loops", () => {
     expect(world.sb.agent("builder").sends()).toEqual([]);
   });
 
+  it("quality: two fixes, one commit whose message keeps both fixes' commit_message", async () => {
+    const firstTry = wrongFix("a * b");
+    world = new WorkflowWorld({
+      agents: [
+        {
+          name: "builder",
+          turns: [
+            {
+              ...firstTry,
+              reply: reply({
+                summary: "tried a * b",
+                changed_files: ["src/app.js"],
+                commit_message: "Try multiplying",
+              }),
+            },
+            fixTurn,
+          ],
+        },
+      ],
+    });
+    const result = await world.run(["run", "quality", "make the tests pass"]);
+    expect(result.code).toBe(0);
+    const adwId = adwIdFrom(result.stdout);
+    expect(world.phases(adwId)).toEqual([
+      "request:success",
+      "test:fail",
+      "fix:success",
+      "test:fail",
+      "fix:success",
+      "test:success",
+      "commit:success",
+    ]);
+    // Before, only the last fix's message was used: "Try multiplying" was dropped.
+    expect(world.commits(adwId)).toEqual(["Try multiplying"]);
+    expect(world.commitBody(adwId, 0)).toBe("- Fix add");
+  });
+
   it("a workflow needing a suite the config lacks is a config error before anything runs", async () => {
     world = new WorkflowWorld({ agents: [{ name: "builder", turns: [goodBuild] }], quality: {} });
     const result = await world.run(["run", "build-test", "add an add function"]);

@@ -75,10 +75,13 @@ export function registerClean(program: Command): void {
   program
     .command("clean")
     .description(
-      "remove the worktrees of finished runs, and their branches that hold no commit (branches with commits are kept)",
+      "remove the worktrees of finished runs, and their branches that hold no commit (branches with commits are kept); a failed run's uncommitted output is kept as refs/sssf/wip/<adw_id> and a patch in its session",
     )
     .option("--dry-run", "say what would be removed, remove nothing")
-    .option("--force", "also remove worktrees with uncommitted changes (those changes are lost)")
+    .option(
+      "--force",
+      "also remove worktrees with other uncommitted changes than a failed run's output (those changes are lost)",
+    )
     .addOption(configOption())
     .addOption(cwdOption())
     .action(async (options) => {

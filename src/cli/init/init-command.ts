@@ -10,7 +10,7 @@ import { cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
 import { renderInitConfig } from "./init-config.js";
 import { detectQualitySuites } from "./init-detect.js";
-import { createFileIfAbsent, type FileOutcome, updateGitignore } from "./init-files.js";
+import { createFileIfAbsent, type FileOutcome, updateGitignore, writeConfigSchema } from "./init-files.js";
 import { sddSnippetLines } from "./init-sdd.js";
 
 /** The flags of `sssf init`. */
@@ -50,12 +50,34 @@ function line(text = ""): void {
   process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`);
 }
 
+/** `word` as a POSIX shell word, so the printed command can be pasted as it is. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The paths `git add` takes for what this init created or changed: folders for the config and prompts. */
+function filesToCommit(
+  outcomes: readonly FileOutcome[],
+  schemaChanged: boolean,
+  gitignoreChanged: boolean,
+): string[] {
+  const created = outcomes.filter((outcome) => outcome.status === "created").map((outcome) => outcome.path);
+  const configDir = path.posix.dirname(DEFAULT_CONFIG_PATH);
+  const promptsDir = `${DEFAULT_DATA_DIR}/prompt_engineering`;
+  return [
+    ...(schemaChanged || created.includes(DEFAULT_CONFIG_PATH) ? [configDir] : []),
+    ...(created.some((file) => file.startsWith(`${promptsDir}/`)) ? [promptsDir] : []),
+    ...(gitignoreChanged ? [".gitignore"] : []),
+  ];
+}
+
 /**
  * `sssf init`: writes the config (roster of planner, builder, scout, reviewer, documenter, plus the eight
  * sdd agents with `sdd`; the quality suites it detects), each agent's `system.md` and `user.md`, and
- * the `.gitignore` lines. Never overwrites: an existing file is reported as skipped and left
- * byte-for-byte; with `sdd` and an existing config, the roster lines to add by hand are printed.
- * Returns the exit code.
+ * the `.gitignore` lines, and refreshes the config's generated JSON Schema beside it. Never overwrites
+ * anything else: an existing file is reported as skipped and left byte-for-byte; with `sdd` and an
+ * existing config, the roster lines to add by hand are printed. Ends with the `git add … && git commit`
+ * for what it wrote. Returns the exit code.
  */
 export async function initCommand(options: InitCommandOptions): Promise<number> {
   try {
@@ -76,12 +98,16 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
       outcomes.push(createFileIfAbsent(root, `${dir}/system.md`, prompts.system));
       outcomes.push(createFileIfAbsent(root, `${dir}/user.md`, prompts.user));
     }
+    const schema = writeConfigSchema(root);
     const gitignore = updateGitignore(root);
 
     line(`sssf init in ${root}`);
     for (const outcome of outcomes) {
       line(outcome.status === "created" ? `  created ${outcome.path}` : `  skipped ${outcome.path} (exists)`);
     }
+    if (schema.status === "unchanged") line(`  skipped ${schema.path} (up to date)`);
+    else
+      line(`  ${schema.status} ${schema.path}${schema.status === "updated" ? " (this sssf's schema)" : ""}`);
     if (gitignore.status === "unchanged") line("  skipped .gitignore (already has the sssf lines)");
     else line(`  ${gitignore.status} .gitignore (+${gitignore.added.length} lines)`);
     const configWritten = outcomes[0]?.status === "created";
@@ -106,6 +132,13 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
 
     line();
     const where = options.cwd === undefined ? "" : ` --cwd ${options.cwd}`;
+    const toCommit = filesToCommit(outcomes, schema.status !== "unchanged", gitignore.status !== "unchanged");
+    if (toCommit.length > 0) {
+      line("commit what init wrote (runs leave it out of their uncommitted-changes warning until then):");
+      const git = options.cwd === undefined ? "git" : `git -C ${shellWord(options.cwd)}`;
+      line(`  ${git} add ${toCommit.join(" ")} && ${git} commit -m "Add sssf config and prompts"`);
+      line();
+    }
     line("next steps:");
     line(
       `  review the roster in ${DEFAULT_CONFIG_PATH} and the prompts in ${DEFAULT_DATA_DIR}/prompt_engineering/`,
@@ -123,7 +156,9 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
 export function registerInit(program: Command): void {
   program
     .command("init")
-    .description("write the roster, prompts, detected quality suites and .gitignore lines (never overwrites)")
+    .description(
+      "write the roster, prompts, detected quality suites, the config's schema and .gitignore lines (never overwrites what you wrote)",
+    )
     .addOption(cwdOption())
     .option(
       "--coding-agent <id>",

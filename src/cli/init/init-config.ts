@@ -64,7 +64,9 @@ export const SDD_ROSTER_COMMENT =
  */
 export function renderInitConfig(options: InitConfigOptions): string {
   const lines = [
-    "# yaml-language-server: $schema=../../node_modules/sssf/schema/sssf.config.schema.json",
+    // Beside the config (init writes it there), so it resolves without node_modules: a global install,
+    // a Python repository.
+    "# yaml-language-server: $schema=./sssf.config.schema.json",
     "# sssf roster, defaults and quality suites, written by `sssf init`.",
     "# Every key is described in docs/configuration.md of the sssf package.",
     "",

@@ -54,10 +54,41 @@ export function packageManager(repoRoot: string): string {
   return locks.find(([file]) => existsSync(path.join(repoRoot, file)))?.[1] ?? "npm";
 }
 
+/** Tells whether a program is installed; `onPath` unless a test says otherwise. */
+export type IsInstalled = (command: string) => boolean;
+
+/** The managers tried, in order, when the lockfile's is not installed. */
+const FALLBACK_MANAGERS = ["npm", "pnpm", "yarn", "bun"];
+
+/**
+ * The package manager to run the scripts with: the lockfile's (`packageManager`) when it is installed,
+ * else the first installed of npm, pnpm, yarn, bun (with a note saying so), else null (with a note:
+ * the user writes the command). A suite naming a missing program would fail every run.
+ */
+export function installedPackageManager(
+  repoRoot: string,
+  installed: IsInstalled,
+  notes: string[],
+): string | null {
+  const wanted = packageManager(repoRoot);
+  if (installed(wanted)) return wanted;
+  const fallback = FALLBACK_MANAGERS.find(installed) ?? null;
+  const why =
+    wanted === "npm"
+      ? "npm is not installed (not on PATH)"
+      : `the lockfile names ${wanted}, which is not installed (not on PATH)`;
+  notes.push(
+    fallback === null
+      ? `${why}, nor is pnpm, yarn or bun: package.json scripts not written; add the suite commands under quality: by hand`
+      : `${why}: package.json scripts run with ${fallback} (install ${wanted} and edit quality: to use it)`,
+  );
+  return fallback;
+}
+
 /** npm's `npm init` placeholder fails on purpose; running it as a suite would fail every run. */
 const PLACEHOLDER_TEST = /no test specified/;
 
-function packageJsonSuites(repoRoot: string, detection: Detection): DetectedSuite[] {
+function packageJsonSuites(repoRoot: string, detection: Detection, installed: IsInstalled): DetectedSuite[] {
   const text = readText(path.join(repoRoot, "package.json"));
   if (text === undefined) return [];
   let scripts: Record<string, unknown>;
@@ -67,11 +98,13 @@ function packageJsonSuites(repoRoot: string, detection: Detection): DetectedSuit
     detection.notes.push("package.json is not valid JSON; its scripts were not read");
     return [];
   }
-  const manager = packageManager(repoRoot);
+  const has = (script: string) => typeof scripts[script] === "string";
+  if (!["test", "lint", "typecheck", "type-check", "tsc", "build"].some(has)) return [];
+  const manager = installedPackageManager(repoRoot, installed, detection.notes);
+  if (manager === null) return [];
   // `bun test` is bun's own runner, not the script, so only npm gets the `test` shorthand.
   const run = (script: string) =>
     manager === "npm" && script === "test" ? ["npm", "test"] : [manager, "run", script];
-  const has = (script: string) => typeof scripts[script] === "string";
   const suites: DetectedSuite[] = [];
   if (has("test") && PLACEHOLDER_TEST.test(String(scripts.test))) {
     detection.notes.push('package.json "test" is npm\'s placeholder ("no test specified"): not used');
@@ -83,20 +116,30 @@ function packageJsonSuites(repoRoot: string, detection: Detection): DetectedSuit
   return suites;
 }
 
-function pyprojectSuites(repoRoot: string): DetectedSuite[] {
+/** uv or poetry when its lockfile exists and it is installed; without it, a note and no runner. */
+function pythonRunner(repoRoot: string, installed: IsInstalled, notes: string[]): string[] {
+  const lock = ["uv.lock", "poetry.lock"].find((file) => existsSync(path.join(repoRoot, file)));
+  if (lock === undefined) return [];
+  const tool = lock === "uv.lock" ? "uv" : "poetry";
+  if (installed(tool)) return [tool, "run"];
+  notes.push(
+    `${lock} names ${tool}, which is not installed (not on PATH): the pyproject.toml suites run without it (install ${tool} and edit quality: to use it)`,
+  );
+  return [];
+}
+
+function pyprojectSuites(repoRoot: string, detection: Detection, installed: IsInstalled): DetectedSuite[] {
   const text = readText(path.join(repoRoot, "pyproject.toml"));
   if (text === undefined) return [];
   const section = (name: string) => new RegExp(`^\\s*\\[tool\\.${name}[.\\]]`, "m").test(text);
   // A quoted requirement ("pytest>=8") or a Poetry-style `pytest = "^8"` key.
   const pytestDependency = /["']pytest(?:[\s"'<>=~!;[]|$)/m.test(text) || /^\s*pytest\s*=/m.test(text);
-  const runner = existsSync(path.join(repoRoot, "uv.lock"))
-    ? ["uv", "run"]
-    : existsSync(path.join(repoRoot, "poetry.lock"))
-      ? ["poetry", "run"]
-      : [];
-  const python = onPath("python") || !onPath("python3") ? "python" : "python3";
+  const wantsTest = section("pytest") || isDirectory(path.join(repoRoot, "tests")) || pytestDependency;
+  if (!wantsTest && !section("ruff") && !section("mypy")) return [];
+  const runner = pythonRunner(repoRoot, installed, detection.notes);
+  const python = installed("python") || !installed("python3") ? "python" : "python3";
   const suites: DetectedSuite[] = [];
-  if (section("pytest") || isDirectory(path.join(repoRoot, "tests")) || pytestDependency) {
+  if (wantsTest) {
     const command = runner.length > 0 ? [...runner, "pytest"] : [python, "-m", "pytest"];
     suites.push({ name: "test", command, source: "pyproject.toml" });
   }
@@ -128,13 +171,14 @@ function goSuites(repoRoot: string): DetectedSuite[] {
 /**
  * Detects quality suites in `repoRoot`. Each source proposes test, lint, typecheck and build where it
  * has them; the first proposal for a name wins, in the order package.json, pyproject.toml,
- * Cargo.toml, go.mod, Makefile. Reads files only, runs nothing. Never throws.
+ * Cargo.toml, go.mod, Makefile. Reads files only, runs nothing; package.json scripts only with a
+ * package manager that `installed` finds. Never throws.
  */
-export function detectQualitySuites(repoRoot: string): Detection {
+export function detectQualitySuites(repoRoot: string, installed: IsInstalled = onPath): Detection {
   const detection: Detection = { suites: [], notes: [] };
   const proposals = [
-    ...packageJsonSuites(repoRoot, detection),
-    ...pyprojectSuites(repoRoot),
+    ...packageJsonSuites(repoRoot, detection, installed),
+    ...pyprojectSuites(repoRoot, detection, installed),
     ...cargoSuites(repoRoot),
     ...goSuites(repoRoot),
     ...makefileSuites(repoRoot),

@@ -1,9 +1,14 @@
 /**
- * The two ways `sssf init` touches the repo: create a file only when nothing is at its path, and append
- * the `.gitignore` lines it lacks. Nothing the user has is ever overwritten.
+ * The ways `sssf init` touches the repo: create a file only when nothing is at its path, append the
+ * `.gitignore` lines it lacks, and refresh the generated config schema. Nothing the user wrote is ever
+ * overwritten.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { configJsonSchema } from "../../config/config-schema.js";
+import { GITIGNORE_LINES, SCHEMA_PATH } from "../../config/init-written.js";
+
+export { GITIGNORE_LINES } from "../../config/init-written.js";
 
 /** What happened to one path. */
 export interface FileOutcome {
@@ -30,12 +35,31 @@ export function createFileIfAbsent(repoRoot: string, relativePath: string, conte
   }
 }
 
-/** The `.gitignore` lines `sssf init` wants: run data ignored, the prompts kept under version control. */
-export const GITIGNORE_LINES: readonly string[] = [
-  "# sssf: run data (sessions, trace database, worktrees); prompts stay tracked",
-  "adws/adw_data/*",
-  "!adws/adw_data/prompt_engineering/",
-];
+/** What `writeConfigSchema` did. */
+export interface SchemaOutcome {
+  path: string;
+  status: "created" | "updated" | "unchanged";
+}
+
+/**
+ * Writes this sssf's config JSON Schema to `SCHEMA_PATH`. The one file init rewrites: it is generated
+ * (nobody edits it) and must describe the sssf that reads the config, so an upgrade's `sssf init`
+ * refreshes it. Throws only on I/O errors.
+ */
+export function writeConfigSchema(repoRoot: string): SchemaOutcome {
+  const file = path.join(repoRoot, SCHEMA_PATH);
+  const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+  let existing: string | undefined;
+  try {
+    existing = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (existing === text) return { path: SCHEMA_PATH, status: "unchanged" };
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return { path: SCHEMA_PATH, status: existing === undefined ? "created" : "updated" };
+}
 
 /** Lines that already ignore the whole data dir: the user chose that, so nothing is added. */
 const WHOLE_DATA_DIR = new Set(["adws/adw_data/", "adws/adw_data", "/adws/adw_data/", "/adws/adw_data"]);
