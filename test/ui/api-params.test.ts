@@ -13,7 +13,7 @@ let server: RunningUiServer;
 let sessionRoutes: { method: string; path: string }[];
 
 beforeAll(async () => {
-  world = new TraceWorld();
+  world = await TraceWorld.open();
   world.write({ table: "sessions", row: sessionRow(ADW, at(BASE, 0)) });
   // A route with middleware is listed once per handler: keep one of each.
   const routes = new Map<string, { method: string; path: string }>();

@@ -129,8 +129,8 @@ function originCases(host: string, port: number): fc.Arbitrary<OriginCase> {
 }
 
 let world: TraceWorld;
-beforeAll(() => {
-  world = new TraceWorld();
+beforeAll(async () => {
+  world = await TraceWorld.open();
   world.write({ table: "sessions", row: sessionRow(ADW, at(BASE, 0)) });
   const client = path.join(world.dir, "client");
   mkdirSync(client);
