@@ -16,7 +16,12 @@ function shownOf(text: string, cuts: number[] = []): string[] {
   return shown;
 }
 
-const envelope = { status: "success", summary: "Looked around", artifacts: ["src/a.ts"], notes_for_next_agent: "" };
+const envelope = {
+  status: "success",
+  summary: "Looked around",
+  artifacts: ["src/a.ts"],
+  notes_for_next_agent: "",
+};
 
 /** The shapes a reply's closing envelope takes (docs/envelopes-and-gates.md). */
 const ENVELOPES: string[] = [
