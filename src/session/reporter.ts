@@ -19,13 +19,12 @@ export interface RunReporter {
    */
   sendUsage?(phase: PhaseRow, soFar: Usage): void;
   /**
-   * A quality suite ended in `phase`: its redacted output tail (the last 60 lines) and the file holding
-   * its whole output (null when none was written). Told for every suite run, passing or not.
+   * A quality suite ended in `phase`: its redacted output tail (the last 60 lines), the file holding
+   * its whole output (null when none was written) and the failing tests' names when the suite's
+   * result names them (`failedTests`, from its envelope's `failed_tests`). Told for every suite run,
+   * passing or not.
    */
-  suiteOutput?(
-    phase: PhaseRow,
-    output: { suite: string; passed: boolean; tail: string; logPath: string | null },
-  ): void;
+  suiteOutput?(phase: PhaseRow, output: SuiteOutput): void;
   /** A line about the run; `phase` is the phase it concerns, when one does (parallel phases interleave). */
   log(message: string, phase?: PhaseRow): void;
   /**
@@ -33,6 +32,34 @@ export interface RunReporter {
    * accepted run that committed nothing (so a reporter need not ask git what is left).
    */
   finished(session: SessionRow, phases: PhaseRow[], end?: RunEnd): void;
+}
+
+/** A quality suite's outcome as a reporter is told it. */
+export interface SuiteOutput {
+  suite: string;
+  passed: boolean;
+  tail: string;
+  logPath: string | null;
+  /** The failing tests' names, raw (redact before showing); absent or empty when the suite named none. */
+  failedTests?: readonly string[];
+}
+
+/**
+ * The failing tests a suite's envelope (`VerifyOutput`) names in its `failed_tests` list: each a name,
+ * or an object with a `name` (and a `file`, shown before it); [] when the envelope has no such list.
+ */
+export function failedTestNames(envelope: unknown): string[] {
+  const list = (envelope as { failed_tests?: unknown } | null)?.failed_tests;
+  if (!Array.isArray(list)) return [];
+  const names: string[] = [];
+  for (const item of list) {
+    if (typeof item === "string") names.push(item);
+    else if (typeof item === "object" && item !== null && typeof item.name === "string") {
+      const file = typeof item.file === "string" && item.file !== "" ? `${item.file} › ` : "";
+      names.push(`${file}${item.name}`);
+    }
+  }
+  return names;
 }
 
 /** What the end of the run did with its workspace, for the reporter's last lines. */

@@ -13,6 +13,8 @@ const pad = (n: number) => String(n).padStart(2, "0");
 
 /** Lines of a failing suite's output tail printed after its phase's ✘ line. */
 const SUITE_TAIL_LINES = 30;
+/** Failing tests named after a failing suite's ✘ line; the rest are counted. */
+const FAILED_TEST_NAMES = 20;
 
 function usageText(row: { input_tokens: number; output_tokens: number; cost_usd: number }): string {
   if (row.input_tokens === 0 && row.output_tokens === 0 && row.cost_usd === 0) return "";
@@ -90,7 +92,15 @@ export function createPlainLines(
       if (output.passed) return;
       const all = output.tail === "" ? [] : output.tail.split("\n");
       const shown = all.slice(-SUITE_TAIL_LINES);
+      const failed = output.failedTests ?? [];
+      const names = failed.slice(0, FAILED_TEST_NAMES);
+      const more = failed.length - names.length;
       const lines = [
+        ...(failed.length === 0
+          ? []
+          : [`   ${safe(output.suite)}: ${failed.length} failing test${failed.length === 1 ? "" : "s"}:`]),
+        ...names.map((name) => `   ${paint(stream, "red", "✘")} ${agentText(name, 200)}`),
+        ...(more > 0 ? [`   ${paint(stream, "dim", `… and ${more} more (full log below)`)}`] : []),
         `   ${paint(stream, "dim", `${safe(output.suite)} output${shown.length < all.length ? `, last ${shown.length} lines` : ""}:`)}`,
         ...shown.map((line) => `   ${paint(stream, "dim", "│")} ${safe(line)}`),
         `   full log: ${output.logPath ? where(output.logPath) : "not written"}`,

@@ -4,7 +4,7 @@
  */
 
 import type { ToolCall, ToolStart } from "../../runtimes/runtime.js";
-import type { RunReporter } from "../../session/reporter.js";
+import { failedTestNames, type RunReporter, type SuiteOutput } from "../../session/reporter.js";
 import type { EventRow, PhaseRow, SessionRow } from "../../trace/events.js";
 
 function payloadOf(event: EventRow): Record<string, unknown> {
@@ -50,13 +50,13 @@ function shownLines(event: EventRow, payload: Record<string, unknown>): string[]
 }
 
 /** A quality suite's outcome from its `log` event (`payload.envelope` is its `VerifyOutput`). */
-function suiteOutputOf(payload: Record<string, unknown>) {
+function suiteOutputOf(payload: Record<string, unknown>): SuiteOutput | null {
   const envelope = payload.envelope as Record<string, unknown> | undefined;
   if (typeof envelope !== "object" || envelope === null) return null;
   const { suite, passed, output_tail: tail } = envelope;
   if (typeof suite !== "string" || typeof passed !== "boolean" || typeof tail !== "string") return null;
   const logPath = typeof payload.log_path === "string" ? payload.log_path : null;
-  return { suite, passed, tail, logPath };
+  return { suite, passed, tail, logPath, failedTests: failedTestNames(envelope) };
 }
 
 /** Tells a reporter a run from its trace: the session, each event in order, the end. */

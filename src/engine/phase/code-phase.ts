@@ -7,7 +7,7 @@ import type { EnvelopeOf, OutputType } from "../../envelope/output-type.js";
 import { ChangesOutput, VerifyOutput } from "../../envelope/schemas.js";
 import { SssfError } from "../../errors/sssf-error.js";
 import type { RecordFiles } from "../../session/record-files.js";
-import type { RunReporter } from "../../session/reporter.js";
+import { failedTestNames, type RunReporter } from "../../session/reporter.js";
 import type { SessionTrace } from "../../session/session-trace.js";
 import type { PhaseRow } from "../../trace/events.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
@@ -166,6 +166,7 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
         passed: result.passed,
         tail: result.outputTail,
         logPath: result.logPath,
+        failedTests: failedTestNames(envelope),
       });
       return envelope;
     },
