@@ -21,8 +21,8 @@ export interface ApiContext {
   dbPath: string;
   sessionsDir: string;
   scheme: ColorScheme;
-  /** Where the Merge button lands runs (`mergeRoutes`). */
-  merge: MergeTarget;
+  /** Where the Merge button lands runs (`mergeRoutes`); null: no merge routes. */
+  merge: MergeTarget | null;
 }
 
 const STATUSES: readonly SessionStatus[] = ["running", "success", "fail", "interrupted"];
@@ -118,7 +118,8 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
   api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
-  api.route("/", mergeRoutes(hub.db, context.dbPath, context.sessionsDir, context.merge));
+  if (context.merge !== null)
+    api.route("/", mergeRoutes(hub.db, context.dbPath, context.sessionsDir, context.merge));
 
   api.post("/sessions/:adwId/archive", jsonBodyLimit(1024), async (c) => {
     let body: unknown;

@@ -22,7 +22,7 @@ export interface UiAppOptions {
   /** The built client (default {@link defaultClientDir}). */
   clientDir?: string;
   hub?: LiveHubOptions;
-  /** Where the Merge button lands runs (default: the process's folder, `merge.strategy: ff`). */
+  /** Where the Merge button lands runs (`sssf ui`: its checkout and config); without it there is no merge route. */
   merge?: MergeTarget;
 }
 
@@ -71,7 +71,7 @@ export async function createUiApp(options: UiAppOptions): Promise<UiApp> {
       dbPath: options.dbPath,
       sessionsDir: options.sessionsDir,
       scheme,
-      merge: options.merge ?? { checkout: process.cwd(), strategy: "ff" },
+      merge: options.merge ?? null,
     }),
   );
 
