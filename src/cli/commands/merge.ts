@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { DEFAULT_CONFIG_PATH } from "../../config/config-schema.js";
+import type { MergeStrategy } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { openTraceStore } from "../../trace/open-store.js";
@@ -8,6 +10,7 @@ import { traceMayExist } from "../../trace/trace-location.js";
 import { jsonTerminalSafe, terminalSafe } from "../../util/terminal-text.js";
 import { type LandResult, landRun, MergeRefusedError } from "../../workspace/land-run.js";
 import { configOption, cwdOption } from "../cli-options.js";
+import { tracePaths } from "../read-context.js";
 import { reportError } from "../report-error.js";
 
 /** Flags of `sssf merge`. */
@@ -51,18 +54,27 @@ export async function mergeCommand(adwId: string, options: MergeCommandOptions):
     } catch {
       throw new UsageError(`"${adwId}" is not a session id`, "<adw_id>");
     }
-    const { loadConfig } = await import("../builtin-plugins.js");
-    const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
-    if (!traceMayExist(config.dbPath, existsSync))
-      throw new UsageError(`no session ${adwId}: no trace database at ${config.dbPath}`, "<adw_id>");
-    const db = await openTraceStore(config.dbPath);
+    const { dbPath, sessionsDir } = await tracePaths({
+      cwd,
+      ...(options.config ? { config: options.config } : {}),
+    });
+    if (!traceMayExist(dbPath, existsSync))
+      throw new UsageError(`no session ${adwId}: no trace database at ${dbPath}`, "<adw_id>");
+    // The strategy is the config's when there is one; a repository without one merges fast-forward only.
+    let strategy: MergeStrategy = "ff";
+    if (options.config || existsSync(path.join(cwd, DEFAULT_CONFIG_PATH))) {
+      const { loadConfig } = await import("../builtin-plugins.js");
+      const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+      strategy = config.merge?.strategy ?? "ff";
+    }
+    const db = await openTraceStore(dbPath);
     try {
       const result = await landRun(
         {
           db,
-          sessionsDir: config.sessionsDir,
+          sessionsDir,
           checkout: cwd,
-          strategy: config.merge?.strategy ?? "ff",
+          strategy,
           into: options.into,
         },
         adwId,
@@ -94,7 +106,7 @@ export function registerMerge(program: Command): void {
     .argument("<adw_id>", "session id")
     .option(
       "--into <branch>",
-      "the branch to merge into (default: the run's --merge branch, else HEAD's branch)",
+      "the branch to merge into (default: the run's --merge branch, else the branch it was started from)",
     )
     .option("--json", "print one JSON object: what landed, or why not")
     .addOption(configOption())
