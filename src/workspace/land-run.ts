@@ -129,7 +129,8 @@ export async function landRun(context: LandContext, adwId: string): Promise<Land
       })
     ).trim();
   }
-  const moved = await fastForward({ checkout, base, branch, ...(target ? { target } : {}) });
+  // To the commit looked at, not wherever the branch points by now.
+  const moved = await fastForward({ checkout, base, branch, target: target ?? tip });
   if (!moved.merged) {
     const line = `not merged: ${moved.reason}`;
     throw new MergeRefusedError(line, { ...wire, method: null, refusal: line });
