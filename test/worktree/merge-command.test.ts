@@ -52,6 +52,9 @@ describe("sssf merge", () => {
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain("is on elsewhere, not on main: git switch main first");
     git(w.dir, ["switch", "-q", "main"]);
+    const nowhere = await w.run(["merge", adwId, "--into", "nosuch"]);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain("branch nosuch does not exist");
 
     // Uncommitted changes to a file the merge changes: refused, the checkout byte-identical.
     writeFileSync(path.join(w.dir, "src/app.js"), 'export const app = "operator edit";\n');
