@@ -45,6 +45,7 @@ const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Registe
     names: ["approve", "reject"],
     load: async () => (await import("./commands/approval.js")).registerApproval,
   },
+  { names: ["merge"], load: async () => (await import("./commands/merge.js")).registerMerge },
   { names: ["init"], load: async () => (await import("./init/init-command.js")).registerInit },
   { names: ["list"], load: async () => (await import("./commands/list-workflows.js")).registerListWorkflows },
   {

@@ -79,6 +79,8 @@ function execute(
         if (error === null) resolve(stdout);
         else {
           const exitCode = typeof error.code === "number" ? error.code : null;
+          // Kept on the cause: some commands answer on stdout with a non-zero exit (`merge-tree`'s conflicts).
+          Object.assign(error, { stdout });
           reject(gitError(cwd, args, exitCode, stderr.toString("utf8"), error, options));
         }
       },

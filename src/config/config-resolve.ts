@@ -323,6 +323,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     },
     prices: modelPrices(wire.prices),
     quality,
+    merge: { strategy: wire.merge.strategy },
     engine: {
       restate: {
         ingress: wire.engine.restate.ingress ?? null,

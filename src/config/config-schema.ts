@@ -249,6 +249,20 @@ function buildConfigWireSchema() {
         .strict()
         .prefault({})
         .describe("The OS sandbox every agent runs in (docs/sandbox.md)."),
+      merge: z
+        .object({
+          strategy: z
+            .enum(["ff", "merge-commit"], {
+              error: (issue) => `expected ff or merge-commit, got ${describeValue(issue.input)}`,
+            })
+            .default("ff")
+            .describe(
+              "How sssf merge lands an accepted run's branch: ff fast-forwards only (refused when the base moved); merge-commit makes a merge commit when the base moved (a fast-forward otherwise).",
+            ),
+        })
+        .strict()
+        .prefault({})
+        .describe("sssf merge <adw_id> (docs/worktrees.md)."),
       observability: z
         .object({
           db: z

@@ -92,7 +92,12 @@ export interface SssfConfig {
    */
   prices?: Record<string, ModelPrice> | undefined;
   quality: Record<string, QualitySuiteConfig>;
+  /** `merge:` — how `sssf merge` lands a run's branch. Absent: `ff`. */
+  merge?: { strategy: MergeStrategy };
 }
+
+/** `merge.strategy`: fast-forward only, or a merge commit when the base moved. */
+export type MergeStrategy = "ff" | "merge-commit";
 
 /** The `engine.restate` section in code form. */
 export interface EngineConfig {

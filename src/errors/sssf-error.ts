@@ -8,6 +8,7 @@ export type SssfErrorCode =
   | "runtime_unknown"
   | "sandbox_unavailable"
   | "git_failed"
+  | "merge_refused"
   | "not_a_git_repo"
   | "interrupted"
   | "internal";

@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   "agent_text",
   /** A tool call the agent started (payload `{ tool, args }`); its `tool_call` follows when it ends. */
   "tool_start",
+  /** `sssf merge` (or the UI's Merge) landed the run's branch: payload `{ base, branch, from, to, method, commits, files }`. */
+  "run_merged",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -50,6 +50,8 @@ export interface WorkspacePlan {
   baseRef: string | null;
   /** The local branch `--merge` fast-forwards, or null without `--merge`. */
   mergeInto: string | null;
+  /** A new run's base as a local branch (`--base <branch>`, else HEAD's): what `sssf merge` lands in. Null otherwise. */
+  baseBranch?: string | null;
   /** Said to the operator and traced: why the run works in place although nobody asked, or why a rejoin starts its branch again. */
   notice: string | null;
   /** `create` only: carry the checkout's uncommitted changes into the new worktree (`--carry-dirty`). */
@@ -336,6 +338,8 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
       "--adw-id",
     );
   }
+  const baseBranch =
+    request.base !== undefined ? await localBranchOf(git.topLevel, request.base) : git.headBranch;
   return {
     action: "create",
     checkout: config.repoRoot,
@@ -344,6 +348,7 @@ export async function planWorkspace(request: WorkspaceRequest): Promise<Workspac
     branch,
     baseRef,
     mergeInto,
+    baseBranch,
     notice: null,
     carryDirty: request.carryDirty,
     ownPaths: ownPathsOf(config, git),

@@ -44,6 +44,8 @@ export interface RunWorkspace {
   baseRef: string | null;
   /** The local branch `--merge` fast-forwards, or null. */
   mergeInto: string | null;
+  /** A new run's base branch (traced as `base_branch` for `sssf merge`), or null. */
+  baseBranch?: string | null;
   /** Absolute paths of dependency folders linked into the worktree (never the run's changes). */
   linked: string[];
   /** Why the run is in place although nobody asked; null otherwise. */
@@ -72,6 +74,7 @@ export async function openWorkspace(plan: WorkspacePlan): Promise<RunWorkspace> 
     branch: plan.branch,
     baseRef: plan.baseRef,
     mergeInto: plan.mergeInto,
+    baseBranch: plan.baseBranch ?? null,
     notice: plan.notice,
     carryDirty: plan.carryDirty,
     ownPaths: plan.ownPaths,
@@ -222,6 +225,7 @@ export function announceWorkspace(workspace: RunWorkspace, { trace, reporter }: 
       branch: workspace.branch,
       base_ref: workspace.baseRef,
       merge_into: workspace.mergeInto,
+      base_branch: workspace.baseBranch ?? null,
       linked: workspace.linked,
       open_ms: workspace.openMs,
       ...(workspace.action === "recreated" ? { shown: [readded] } : {}),

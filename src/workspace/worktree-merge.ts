@@ -12,6 +12,8 @@ export interface FastForwardRequest {
   base: string;
   /** The branch holding the run's commits (`sssf/<workflow>/<adw_id>`). */
   branch: string;
+  /** The commit to reach instead of the branch's tip (the merge commit `sssf merge` made); default the tip. */
+  target?: string;
 }
 
 /** What `fastForward` did. */
@@ -45,7 +47,7 @@ function samePath(a: string, b: string): boolean {
  */
 export async function fastForward(request: FastForwardRequest): Promise<FastForwardResult> {
   const { checkout, base, branch } = request;
-  const to = await resolveCommit(checkout, `refs/heads/${branch}`);
+  const to = request.target ?? (await resolveCommit(checkout, `refs/heads/${branch}`));
   const from = await resolveCommit(checkout, `refs/heads/${base}`);
   const refused = (reason: string): FastForwardResult => ({
     merged: false,
@@ -78,7 +80,7 @@ export async function fastForward(request: FastForwardRequest): Promise<FastForw
     // the checkout's writer (no write boundary snapshots it half merged).
     const merge = await withWorktreeLock(repo.commonDir, () =>
       withCheckoutWrite(repo.commonDir, () =>
-        gitOutcome(top, ["merge", "--ff-only", "--quiet", `refs/heads/${branch}`]),
+        gitOutcome(top, ["merge", "--ff-only", "--quiet", request.target ?? `refs/heads/${branch}`]),
       ),
     ).catch((error: Error) => ({ ok: false, stdout: "", stderr: error.message }));
     if (!merge.ok) return refused(`git merge --ff-only refused: ${oneLine(merge.stderr)}`);

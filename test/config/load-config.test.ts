@@ -168,6 +168,7 @@ describe("loadConfig with a minimal config", () => {
       limits: { jsonFixAttempts: 2, retries: 1, maxResultBytes: 16_777_216 },
       quality: {},
       engine: { restate: { ingress: null, admin: null, pool: null, runTimeoutMs: 86_400_000 } },
+      merge: { strategy: "ff" },
     });
   });
 

@@ -65,6 +65,8 @@ describe("a run works in its own worktree", () => {
     );
     expect(JSON.parse(created[0]?.payload ?? "{}")).toMatchObject({
       linked: [path.join(worktree, "node_modules")],
+      // The branch the run started from: where `sssf merge` lands it.
+      base_branch: "main",
     });
 
     // The columns travel in events.jsonl: a rebuilt database has them too.

@@ -5,6 +5,7 @@ import type { SssfConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { displayTraceLocation, traceLocation, traceMayExist } from "../../trace/trace-location.js";
 import type { ColorScheme } from "../../ui/server/api-types.js";
+import type { MergeTarget } from "../../ui/server/merge-routes.js";
 import { parseAuthority } from "../../ui/server/served-hosts.js";
 import { isLoopback, startUiServer } from "../../ui/server/start-server.js";
 import { terminalSafe } from "../../util/terminal-text.js";
@@ -25,6 +26,8 @@ interface UiPaths {
   scheme: ColorScheme;
   /** Why the config was not used, when it exists but does not load. */
   notice: string | null;
+  /** Where the Merge button lands runs: this checkout, by the config's `merge.strategy`. */
+  merge: MergeTarget;
 }
 
 function parsePort(value: string | undefined): number | undefined {
@@ -76,6 +79,7 @@ async function uiPaths(options: ReadOptions): Promise<UiPaths> {
       palette: [...AGENT_COLOR_PALETTE],
     },
     notice,
+    merge: { checkout: cwd, strategy: config?.merge?.strategy ?? "ff" },
   };
 }
 
@@ -126,6 +130,7 @@ export async function uiCommand(options: UiOptions): Promise<number> {
       dbPath: paths.dbPath,
       sessionsDir: paths.sessionsDir,
       scheme: paths.scheme,
+      merge: paths.merge,
       reap: true,
       host,
       allowHosts,

@@ -6,6 +6,7 @@ import { approvalRoutes } from "./approval-routes.js";
 import { setArchived } from "./archive.js";
 import { changesRoutes } from "./changes-routes.js";
 import type { LiveHub } from "./live-hub.js";
+import { type MergeTarget, mergeRoutes } from "./merge-routes.js";
 import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
 import { badRequest, jsonBodyLimit } from "./request-errors.js";
 import { readRun } from "./run-queries.js";
@@ -20,6 +21,8 @@ export interface ApiContext {
   dbPath: string;
   sessionsDir: string;
   scheme: ColorScheme;
+  /** Where the Merge button lands runs (`mergeRoutes`); null: no merge routes. */
+  merge: MergeTarget | null;
 }
 
 const STATUSES: readonly SessionStatus[] = ["running", "success", "fail", "interrupted"];
@@ -115,6 +118,8 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
   api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
+  if (context.merge !== null)
+    api.route("/", mergeRoutes(hub.db, context.dbPath, context.sessionsDir, context.merge));
 
   api.post("/sessions/:adwId/archive", jsonBodyLimit(1024), async (c) => {
     let body: unknown;

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { apiRoutes } from "./api-routes.js";
 import type { ColorScheme, LiveSubscription } from "./api-types.js";
 import { LiveHub, type LiveHubOptions } from "./live-hub.js";
+import type { MergeTarget } from "./merge-routes.js";
 import { requestGuard, securityHeaders } from "./security.js";
 import { type ServedHosts, servedHosts } from "./served-hosts.js";
 import { SESSION_ID } from "./session-guard.js";
@@ -21,6 +22,8 @@ export interface UiAppOptions {
   /** The built client (default {@link defaultClientDir}). */
   clientDir?: string;
   hub?: LiveHubOptions;
+  /** Where the Merge button lands runs (`sssf ui`: its checkout and config); without it there is no merge route. */
+  merge?: MergeTarget;
 }
 
 /** The UI as a Hono app, with the live hub it owns. `close()` ends live streams and the connection. */
@@ -61,7 +64,16 @@ export async function createUiApp(options: UiAppOptions): Promise<UiApp> {
     const subscription: LiveSubscription = { adwId: adw, phaseId: phase };
     return sseResponse(hub, subscription, c.req.raw.signal);
   });
-  app.route("/api", apiRoutes({ hub, dbPath: options.dbPath, sessionsDir: options.sessionsDir, scheme }));
+  app.route(
+    "/api",
+    apiRoutes({
+      hub,
+      dbPath: options.dbPath,
+      sessionsDir: options.sessionsDir,
+      scheme,
+      merge: options.merge ?? null,
+    }),
+  );
 
   // A shareable comparison address: the client routes by hash, so send the browser there.
   app.get("/compare/:a/:b", (c) => {

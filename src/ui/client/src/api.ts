@@ -1,4 +1,6 @@
 import type { SessionRow } from "../../../trace/events.js";
+import type { LandResult } from "../../../workspace/land-run.js";
+import type { MergeLook } from "../../../workspace/merge-look.js";
 import type {
   ApprovalAnswered,
   ApprovalsView,
@@ -143,5 +145,19 @@ export function postApproval(
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ approved, reason }),
+  });
+}
+
+/** `GET …/merge`: what merging the run's branch would land, or the line refusing it. */
+export function fetchMergeLook(adwId: string): Promise<MergeLook> {
+  return request(`api/sessions/${id(adwId)}/merge`);
+}
+
+/** `POST …/merge` (JSON, same origin, this machine only): lands the run's branch as `sssf merge` does. */
+export function postMerge(adwId: string): Promise<LandResult> {
+  return request(`api/sessions/${id(adwId)}/merge`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
   });
 }

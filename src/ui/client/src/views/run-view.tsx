@@ -6,6 +6,7 @@ import { useLive, useNow } from "../live.js";
 import { navigate, routeHref } from "../route.js";
 import { StatusBadge, TextBlock } from "../text.js";
 import { ApprovalPanel } from "./approval-panel.js";
+import { MergePanel } from "./merge-panel.js";
 import { PhaseTable } from "./phase-table.js";
 import { RunChanges } from "./run-changes.js";
 import { RunSearch } from "./run-search.js";
@@ -95,6 +96,7 @@ export function RunView({ adwId }: { adwId: string }) {
         .map((p) => (
           <ApprovalPanel key={p.id} adwId={adwId} phaseId={p.id} />
         ))}
+      {s.status !== "running" && s.accepted === 1 && s.branch ? <MergePanel adwId={adwId} /> : null}
       <Totals run={run} now={now} />
       <RunSearch adwId={adwId} />
       <h2>Waterfall</h2>
