@@ -67,8 +67,8 @@ describe("pi runtime through the engine", () => {
       const outcome = await runWorkflow({
         workflow: promptWorkflow,
         request: "TURN-1 report back",
-      // The agent by name: its own prompts carry the request as the first user message.
-      agent: "agent",
+        // The agent by name: its own prompts carry the request as the first user message.
+        agent: "agent",
         config: repo.config,
         runtimes: [piRuntime],
       });
