@@ -57,7 +57,8 @@ describe("hostile text in the trace", () => {
         ],
       },
     ]);
-    const result = await sb.run(["run", "prompt", REQUEST]);
+    // The agent by name: its own user prompt (`### prompt`) carries the request.
+    const result = await sb.run(["run", "prompt", REQUEST, "--agent", "assistant"]);
     expect(result.code).toBe(1);
     const adwId = adwIdFrom(result.stdout);
     ui = await startUi(sb);
