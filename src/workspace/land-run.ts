@@ -83,16 +83,19 @@ async function sessionOf(db: TraceSql, adwId: string): Promise<SessionRow> {
 
 /** What merging session `adwId` would do, without doing it. Rejects with a UsageError for an unknown session. */
 export async function previewMerge(context: LandContext, adwId: string): Promise<MergeLook> {
-  const session = await sessionOf(context.db, adwId);
-  const look = await lookAtMerge({
+  const { tree: _tree, ...wire } = await lookAtSession(context, await sessionOf(context.db, adwId));
+  return wire;
+}
+
+/** What merging `session` would do, as the CLI and the UI see it. */
+async function lookAtSession(context: LandContext, session: SessionRow) {
+  return lookAtMerge({
     checkout: context.checkout,
     session,
     strategy: context.strategy,
     into: context.into,
-    recordedInto: await recordedInto(context.db, adwId),
+    recordedInto: await recordedInto(context.db, session.adw_id),
   });
-  const { tree: _tree, ...wire } = look;
-  return wire;
 }
 
 /**
@@ -101,13 +104,7 @@ export async function previewMerge(context: LandContext, adwId: string): Promise
  */
 export async function landRun(context: LandContext, adwId: string): Promise<LandResult> {
   const session = await sessionOf(context.db, adwId);
-  const look = await lookAtMerge({
-    checkout: context.checkout,
-    session,
-    strategy: context.strategy,
-    into: context.into,
-    recordedInto: await recordedInto(context.db, adwId),
-  });
+  const look = await lookAtSession(context, session);
   const { tree, ...wire } = look;
   const { base, branch, base_tip: from, branch_tip: tip, checkout } = look;
   if (

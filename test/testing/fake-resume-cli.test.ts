@@ -3,14 +3,14 @@
  * refuses to continue it without `--fake-script`, and with it points the agent at the fake model again
  * (the real pi, through the built CLI; e2e: `npm run build` first).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeScript } from "../../src/testing/index.js";
 import { adwIdFrom, collect, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
-import { piBinary } from "../runtimes/pi/pi-world.js";
+import { writePiRepo } from "./pi-repo.js";
 
 let sb: Sandbox;
 let home: string;
@@ -27,18 +27,6 @@ afterEach(() => {
 /** Every file and folder under `dir`, relative. */
 function tree(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
-}
-
-/** A roster of one pi agent (the real binary), no model named: the fake's agent dir picks it. */
-function piRepo(): void {
-  const prompts = path.join(sb.dir, "adws/adw_data/prompt_engineering/helper");
-  mkdirSync(prompts, { recursive: true });
-  writeFileSync(
-    path.join(prompts, "system.md"),
-    "# helper\n\nDo the task, then reply with the JSON report.\n",
-  );
-  writeFileSync(path.join(prompts, "user.md"), "# Task\n\n{{prompt}}\n");
-  sb.writeConfig({ agents: [{ name: "helper", coding_agent: "pi", command: [piBinary] }] });
 }
 
 function scriptFile(script: FakeScript, name: string): string {
@@ -71,7 +59,7 @@ const writeHello: FakeScript = {
 
 /** `sssf run prompt` offline with `failing`: the run is not accepted; its adw_id. */
 async function failedOfflineRun(): Promise<{ adwId: string; script: string }> {
-  piRepo();
+  writePiRepo(sb);
   const script = scriptFile(failing, "failing.json");
   const first = await sb.run(["run", "prompt", "write hello.txt", "--fake-script", script], { HOME: home });
   expect(first.code, first.stdout + first.stderr).toBe(1);
@@ -136,7 +124,7 @@ describe("sssf resume of a run started with --fake-script", () => {
   });
 
   it("interrupted during the agent's send, resumes offline to the end", { timeout: 120_000 }, async () => {
-    piRepo();
+    writePiRepo(sb);
     // The model never answers in time: the run is interrupted while pi waits for it.
     const hanging = scriptFile({ steps: [{ delayMs: 600_000, reply: "too late" }] }, "hanging.json");
     const child = sb.start(["run", "prompt", "write hello.txt", "--fake-script", hanging], { HOME: home });

@@ -3,12 +3,13 @@
  * `sssf run --fake-script` runs a workflow against its own fake model (e2e: `npm run build` first).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeScript, LoggedRequest } from "../../src/testing/index.js";
 import { adwIdFrom, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
 import { piBinary } from "../runtimes/pi/pi-world.js";
+import { writePiRepo } from "./pi-repo.js";
 
 let sb: Sandbox;
 const servers: ChildProcess[] = [];
@@ -27,18 +28,6 @@ function startFakeModel(args: string[]): ChildProcess {
   });
   servers.push(server);
   return server;
-}
-
-/** A roster of one pi agent (the real binary) with the sandbox's prompts, no model named. */
-function piRepo(): void {
-  const prompts = path.join(sb.dir, "adws/adw_data/prompt_engineering/helper");
-  mkdirSync(prompts, { recursive: true });
-  writeFileSync(
-    path.join(prompts, "system.md"),
-    "# helper\n\nDo the task, then reply with the JSON report.\n",
-  );
-  writeFileSync(path.join(prompts, "user.md"), "# Task\n\n{{prompt}}\n");
-  sb.writeConfig({ agents: [{ name: "helper", coding_agent: "pi", command: [piBinary] }] });
 }
 
 function scriptFile(script: unknown, name = "script.json"): string {
@@ -143,7 +132,7 @@ describe("sssf run --fake-script", () => {
   };
 
   it("runs the prompt workflow with real pi offline: accepted, the fake answered, no egress", async () => {
-    piRepo();
+    writePiRepo(sb);
     const result = await sb.run([
       "run",
       "prompt",
@@ -170,7 +159,7 @@ describe("sssf run --fake-script", () => {
   });
 
   it("fails the phase and the run when an agent tries to reach the network", async () => {
-    piRepo();
+    writePiRepo(sb);
     const script = scriptFile({
       steps: [
         {
@@ -197,7 +186,7 @@ describe("sssf run --fake-script", () => {
   });
 
   it("refuses an invalid script before anything runs (exit 2 naming the file and step)", async () => {
-    piRepo();
+    writePiRepo(sb);
     const script = scriptFile({ steps: [{ delayMs: 1.5 }] });
     const result = await sb.run(["run", "prompt", "hi", "--fake-script", script]);
     expect(result.code).toBe(2);
