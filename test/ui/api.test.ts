@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PhaseDetail, RunView, SessionsPage, ToolCallsPage } from "../../src/ui/server/api-types.js";
-import { CONTENT_SECURITY_POLICY } from "../../src/ui/server/security.js";
+import { CONTENT_SECURITY_POLICY } from "../../src/ui/server/guard/security.js";
 import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { at, eventRow, sessionRecords, sessionRow } from "../trace/trace-fixtures.js";
 import { getJson, TraceWorld } from "./ui-fixtures.js";

@@ -5,13 +5,13 @@ import type { ColorScheme, Snapshot } from "./api-types.js";
 import { approvalRoutes } from "./approval-routes.js";
 import { setArchived } from "./archive.js";
 import { changesRoutes } from "./changes-routes.js";
+import { badRequest, jsonBodyLimit } from "./guard/request-errors.js";
+import { type SessionEnv, sessionGuard } from "./guard/session-guard.js";
 import type { LiveHub } from "./live-hub.js";
 import { type MergeTarget, mergeRoutes } from "./merge-routes.js";
 import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
-import { badRequest, jsonBodyLimit } from "./request-errors.js";
 import { readRun } from "./run-queries.js";
 import { searchRun } from "./search-queries.js";
-import { type SessionEnv, sessionGuard } from "./session-guard.js";
 import { querySessions, readSession } from "./session-queries.js";
 import { readUsage } from "./usage-queries.js";
 

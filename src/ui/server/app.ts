@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { apiRoutes } from "./api-routes.js";
 import type { ColorScheme, LiveSubscription } from "./api-types.js";
+import { requestGuard, securityHeaders } from "./guard/security.js";
+import { type ServedHosts, servedHosts } from "./guard/served-hosts.js";
+import { SESSION_ID } from "./guard/session-guard.js";
 import { LiveHub, type LiveHubOptions } from "./live-hub.js";
 import type { MergeTarget } from "./merge-routes.js";
-import { requestGuard, securityHeaders } from "./security.js";
-import { type ServedHosts, servedHosts } from "./served-hosts.js";
-import { SESSION_ID } from "./session-guard.js";
 import { sseResponse } from "./sse-stream.js";
 import { defaultClientDir, loadStaticFiles } from "./static-files.js";
 

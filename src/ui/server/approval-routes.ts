@@ -2,9 +2,9 @@ import { type Context, Hono } from "hono";
 import { answeredBy, answerRequest, liveRequests } from "../../approval/approval-answer.js";
 import { approvalsDir } from "../../approval/approval-files.js";
 import type { ApprovalAnswered, ApprovalsView, PendingApproval } from "./api-types.js";
-import { jsonBodyLimit } from "./request-errors.js";
+import { jsonBodyLimit } from "./guard/request-errors.js";
+import type { SessionEnv } from "./guard/session-guard.js";
 import { sessionRoot } from "./session-files.js";
-import type { SessionEnv } from "./session-guard.js";
 
 /** The address the request came from, when the server knows it (`@hono/node-server` puts it in env). */
 function remoteAddress(c: Context): string | undefined {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { commitDiff, readRunChanges, savedPhaseDiff, totalDiff } from "./changes-queries.js";
+import type { SessionEnv } from "./guard/session-guard.js";
 import type { LiveHub } from "./live-hub.js";
-import type { SessionEnv } from "./session-guard.js";
 import { readSuiteLog } from "./suite-log.js";
 
 /**

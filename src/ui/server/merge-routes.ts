@@ -5,8 +5,8 @@ import { openTraceStore } from "../../trace/open-store.js";
 import type { TraceSql } from "../../trace/store.js";
 import { landRun, MergeRefusedError, previewMerge } from "../../workspace/land-run.js";
 import { fromLoopback } from "./approval-routes.js";
-import { jsonBodyLimit } from "./request-errors.js";
-import type { SessionEnv } from "./session-guard.js";
+import { jsonBodyLimit } from "./guard/request-errors.js";
+import type { SessionEnv } from "./guard/session-guard.js";
 
 /** Where the UI merges: the operator's checkout and the config's `merge.strategy`. */
 export interface MergeTarget {

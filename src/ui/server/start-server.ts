@@ -5,8 +5,8 @@ import { SssfError } from "../../errors/sssf-error.js";
 import { reapDeadRuns } from "../../session/reaper.js";
 import type { TraceStore } from "../../trace/store.js";
 import { createUiApp, type UiAppOptions } from "./app.js";
-import { securityHeaderList } from "./security.js";
-import { LOOPBACK_HOSTS, parseAuthority, servedHosts } from "./served-hosts.js";
+import { securityHeaderList } from "./guard/security.js";
+import { LOOPBACK_HOSTS, parseAuthority, servedHosts } from "./guard/served-hosts.js";
 
 /** Port `sssf ui` tries first. */
 export const DEFAULT_UI_PORT = 4477;

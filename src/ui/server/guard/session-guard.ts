@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
-import type { SessionRow } from "../../trace/events.js";
-import type { Versioned } from "./api-types.js";
-import type { LiveHub } from "./live-hub.js";
-import { readSession } from "./session-queries.js";
+import type { SessionRow } from "../../../trace/events.js";
+import type { Versioned } from "../api-types.js";
+import type { LiveHub } from "../live-hub.js";
+import { readSession } from "../session-queries.js";
 
 /** What an adw_id in a path may look like: a plain token (ids become folder names). */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
