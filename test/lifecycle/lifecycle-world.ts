@@ -43,7 +43,8 @@ export function setsidSleep(pidFile: string): ScriptedToolCall {
 
 /** Waits for a pid written to `file` and returns it. */
 export async function pidFrom(file: string, what: string): Promise<number> {
-  await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 20_000, what);
+  // A starting agent on a loaded 2-core machine (CI runs four test files at once) can take over 20 s.
+  await waitFor(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 60_000, what);
   return Number(readFileSync(file, "utf8").trim());
 }
 
