@@ -87,10 +87,19 @@ export function registerWorkflowLoader(repoRoot: string): Promise<void> {
     if (targets.sssf) await import(targets.sssf);
     const tsx = await import("tsx/esm/api");
     const tsconfig = path.join(repoRoot, "tsconfig.json");
-    tsx.register({ tsconfig: existsSync(tsconfig) ? tsconfig : false });
-    register(`data:text/javascript,${encodeURIComponent(RESOLVE_HOOK_SOURCE)}`, {
-      data: { targets },
-    });
+    // Node 26 deprecates module.register (DEP0205) and tsx has no registerHooks path yet: without this,
+    // every run that loads a repo workflow prints the warning on the user's terminal. Only these two
+    // synchronous calls are silenced; the flag is put back as it was.
+    const silenced = process.noDeprecation;
+    process.noDeprecation = true;
+    try {
+      tsx.register({ tsconfig: existsSync(tsconfig) ? tsconfig : false });
+      register(`data:text/javascript,${encodeURIComponent(RESOLVE_HOOK_SOURCE)}`, {
+        data: { targets },
+      });
+    } finally {
+      process.noDeprecation = silenced;
+    }
   })();
   return registered;
 }
