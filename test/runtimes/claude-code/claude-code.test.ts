@@ -103,7 +103,7 @@ describeRuntimeContract({
     },
   },
   hang: {
-    timeouts: { idleMs: 5_000, wallMs: 120_000 },
+    timeouts: { idleMs: 20_000, wallMs: 120_000 },
     async expect(w, { result, observer }) {
       const pid = observer.pids[0] ?? 0;
       // claude's scratch dir is the agent's session folder, and the killed process's socket is gone.

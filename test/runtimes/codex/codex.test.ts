@@ -110,7 +110,7 @@ describeRuntimeContract({
     },
   },
   hang: {
-    timeouts: { idleMs: 8000, wallMs: 90_000 },
+    timeouts: { idleMs: 15_000, wallMs: 90_000 },
     expect(_w, { result }) {
       expect(result.nativeSessionId).toMatch(/^[0-9a-f-]{36}$/);
     },
