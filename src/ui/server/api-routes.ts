@@ -10,6 +10,8 @@ import { type SessionEnv, sessionGuard } from "./guard/session-guard.js";
 import type { LiveHub } from "./live-hub.js";
 import { type MergeTarget, mergeRoutes } from "./merge-routes.js";
 import { readPhaseDetail, readPhasePromptFiles, readToolCalls, TOOL_CALL_PAGE } from "./phase-queries.js";
+import { reviewRoutes } from "./review/review-routes.js";
+import { classifyRuns } from "./review/run-outcome.js";
 import { readRun } from "./run-queries.js";
 import { searchRun } from "./search-queries.js";
 import { querySessions, readSession } from "./session-queries.js";
@@ -75,7 +77,7 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
       limit: whole(c.req.query("limit"), "limit", 50, 1, 500),
       offset: whole(c.req.query("offset"), "offset", 0, 0, Number.MAX_SAFE_INTEGER),
     });
-    return c.json({ ...snapshot, ...page });
+    return c.json({ ...snapshot, ...page, outcomes: await classifyRuns(hub.db, page.sessions) });
   });
 
   api.get("/sessions/:adwId", async (c) => {
@@ -118,6 +120,7 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
   api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
+  api.route("/", reviewRoutes(hub));
   if (context.merge !== null)
     api.route("/", mergeRoutes(hub.db, context.dbPath, context.sessionsDir, context.merge));
 

@@ -12,6 +12,7 @@ import type {
   ProcessRow,
   SessionRow,
 } from "../../trace/events.js";
+import type { RunOutcome } from "./review/review-types.js";
 
 /**
  * A trace row as the API sends it. `_v` is its SQLite rowid: every rewrite of a row (an upsert) gives it
@@ -42,6 +43,8 @@ export interface SessionsPage extends Snapshot {
   limit: number;
   /** Every workflow name in the trace, for the filter. */
   workflows: string[];
+  /** Why each finished, not accepted session of the page ended so (`review/run-outcome.ts`), by adw_id. */
+  outcomes: Record<string, RunOutcome>;
 }
 
 /** Counted facts of one phase. */

@@ -5,16 +5,17 @@ import type { SessionRow } from "../../trace/events.js";
 import type { TraceSql } from "../../trace/store.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
 import type { FileText, PhaseDiff, RunChanges, RunCommit } from "./api-types.js";
+import { numstatArgs, numstatFiles, recordedFiles } from "./commit-files.js";
 import { boundText, fileInside, readSessionFile, sessionRoot } from "./session-files.js";
 
 /** Most bytes git may print for one diff; past that only a note is sent (the text limit is smaller). */
 export const GIT_OUTPUT_LIMIT = 16 * 1024 * 1024;
 
 // A ref or commit as the trace records them: no option-like leading dash, no range, no spaces.
-const SAFE_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
+export const SAFE_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 const SHA = /^[0-9a-f]{7,40}$/;
 // Diffs of files and of commits: never an external diff or textconv program configured in the repo.
-const DIFF_FLAGS = ["--no-color", "--no-ext-diff", "--no-textconv"];
+export const DIFF_FLAGS = ["--no-color", "--no-ext-diff", "--no-textconv"];
 
 interface CommitEventRow {
   phase_id: string | null;
@@ -37,8 +38,24 @@ function parse(text: string | null): Record<string, unknown> {
   }
 }
 
-/** The commits the run's code phases made, by time, from their `committed <sha>: …` log events. */
-export async function readCommits(db: TraceSql, adwId: string): Promise<RunCommit[]> {
+/** A commit's files as git sees them (an empty list when git cannot tell). */
+async function gitFiles(repo: string, sha: string): Promise<string[]> {
+  try {
+    return numstatFiles(await runGit(repo, numstatArgs(sha), { maxBuffer: GIT_OUTPUT_LIMIT }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The commits the run's code phases made, by time, from their `committed <sha>: …` log events; their
+ * files as recorded, else (a trace that recorded none) from git in `repo` when given.
+ */
+export async function readCommits(
+  db: TraceSql,
+  adwId: string,
+  repo: string | null = null,
+): Promise<RunCommit[]> {
   const rows = await db.all<CommitEventRow>(
     `SELECT phase_id, payload, started_at FROM events
      WHERE adw_id = ? AND type = 'log' AND name LIKE 'committed %' ORDER BY started_at, id`,
@@ -50,12 +67,11 @@ export async function readCommits(db: TraceSql, adwId: string): Promise<RunCommi
     const sha = typeof payload.commit === "string" ? payload.commit : "";
     if (!SHA.test(sha)) continue;
     const message = typeof payload.message === "string" ? payload.message : "";
-    const files = Array.isArray(payload.files) ? payload.files.filter((f) => typeof f === "string") : [];
     commits.push({
       sha,
       subject: message.split("\n")[0] ?? "",
       message,
-      files: files as string[],
+      files: recordedFiles(payload.files) ?? (repo === null ? [] : await gitFiles(repo, sha)),
       phase_id: row.phase_id,
       at: row.started_at,
     });
@@ -100,13 +116,13 @@ export async function readRunChanges(
     branch: session.branch,
     base_ref: session.base_ref,
     total: session.base_ref !== null && session.branch !== null,
-    commits: await readCommits(db, session.adw_id),
+    commits: await readCommits(db, session.adw_id, repoOf(session)),
     phase_diffs: await readPhaseDiffs(db, session.adw_id, sessionsDir),
   };
 }
 
 /** The repository to run git in: the operator's checkout, else where the run worked; must exist. */
-function repoOf(session: SessionRow): string | null {
+export function repoOf(session: SessionRow): string | null {
   for (const dir of [session.checkout, session.cwd, session.worktree]) {
     if (dir === null || dir === "" || !path.isAbsolute(dir)) continue;
     try {
@@ -118,7 +134,8 @@ function repoOf(session: SessionRow): string | null {
   return null;
 }
 
-async function gitText(session: SessionRow, args: string[], source: string): Promise<FileText> {
+/** Git's output in the run's repository as a FileText; a failure (or no repository) is its `note`. */
+export async function gitText(session: SessionRow, args: string[], source: string): Promise<FileText> {
   const repo = repoOf(session);
   if (repo === null) {
     return { text: "", cut: 0, total_chars: 0, source, note: "the run's repository is gone" };

@@ -35,7 +35,7 @@ function likePattern(search: string | undefined): string | null {
 export async function querySessions(
   db: TraceSql,
   query: SessionsQuery,
-): Promise<Omit<SessionsPage, keyof Snapshot>> {
+): Promise<Omit<SessionsPage, keyof Snapshot | "outcomes">> {
   const params = {
     archived: query.archived === true ? 1 : 0,
     status: query.status ?? null,

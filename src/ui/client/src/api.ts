@@ -13,6 +13,7 @@ import type {
   ToolCallsPage,
   UsageReport,
 } from "../../server/api-types.js";
+import type { FinalEnvelope, PhaseChanges, RunOutcome } from "../../server/review/review-types.js";
 
 /** A failed API call: the server's error text and the HTTP status. */
 export class ApiError extends Error {
@@ -160,4 +161,27 @@ export function postMerge(adwId: string): Promise<LandResult> {
     headers: { "content-type": "application/json" },
     body: "{}",
   });
+}
+
+/** `GET …/outcome`: why the run ended as it did. */
+export function fetchOutcome(adwId: string): Promise<RunOutcome> {
+  return request(`api/sessions/${id(adwId)}/outcome`);
+}
+
+/** `GET …/phase-changes`: what each phase changed, from the run's checkpoints. */
+export function fetchPhaseChanges(adwId: string): Promise<PhaseChanges> {
+  return request(`api/sessions/${id(adwId)}/phase-changes`);
+}
+
+/** `GET …/phase-changes/diff`: one phase's own diff, or the tree after `from` against the tree after `to`. */
+export function fetchPhaseTreeDiff(
+  adwId: string,
+  ask: { phase: string } | { from: string; to: string },
+): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/phase-changes/diff?${new URLSearchParams(ask)}`);
+}
+
+/** `GET …/final-envelope`: the run's last accepted (else valid, else any) envelope. */
+export function fetchFinalEnvelope(adwId: string): Promise<FinalEnvelope> {
+  return request(`api/sessions/${id(adwId)}/final-envelope`);
 }

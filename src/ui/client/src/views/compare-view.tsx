@@ -6,6 +6,7 @@ import { formatCost, formatDuration, formatTokens } from "../format.js";
 import { routeHref } from "../route.js";
 import { StatusBadge } from "../text.js";
 import { alignPhases, differs } from "./compare-model.js";
+import { CompareReview } from "./compare-review.js";
 
 const tokensOf = (p: { input_tokens: number; output_tokens: number }) => p.input_tokens + p.output_tokens;
 
@@ -145,6 +146,7 @@ export function CompareView({ a, b }: { a: string; b: string }) {
           ))}
         </tbody>
       </table>
+      <CompareReview runs={runs} />
     </section>
   );
 }

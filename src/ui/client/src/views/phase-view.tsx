@@ -109,7 +109,7 @@ export function PhaseView({ adwId, phaseId }: { adwId: string; phaseId: string }
         </>
       ) : null}
       <h2>Tool calls ({detail.tool_calls.total})</h2>
-      <ToolCalls page={detail.tool_calls} onEarlier={earlier} />
+      <ToolCalls page={detail.tool_calls} onEarlier={earlier} live={p.status === "running"} kind={p.kind} />
       <h2>Events</h2>
       <PhaseEvents events={detail.events.filter((e) => !isTailEvent(e))} />
       <PhaseProcesses processes={detail.processes} />

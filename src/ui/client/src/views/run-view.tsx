@@ -7,6 +7,8 @@ import { navigate, routeHref } from "../route.js";
 import { StatusBadge, TextBlock } from "../text.js";
 import { ApprovalPanel } from "./approval-panel.js";
 import { MergePanel } from "./merge-panel.js";
+import { OutcomeLine } from "./outcome-label.js";
+import { PhaseDiffs } from "./phase-diffs.js";
 import { PhaseTable } from "./phase-table.js";
 import { RunChanges } from "./run-changes.js";
 import { RunSearch } from "./run-search.js";
@@ -89,7 +91,7 @@ export function RunView({ adwId }: { adwId: string }) {
           </button>
         </div>
         <TextBlock text={s.request} cut={s._cut} className="request-text" />
-        {s.reason ? <p class={s.status === "fail" ? "error-line" : "reason"}>{s.reason}</p> : null}
+        <OutcomeLine session={s} />
       </header>
       {run.phases
         .filter((p) => p.kind === "engineer" && p.status === "running")
@@ -101,7 +103,9 @@ export function RunView({ adwId }: { adwId: string }) {
       <RunSearch adwId={adwId} />
       <h2>Waterfall</h2>
       {run.phases.length === 0 ? (
-        <p class="muted">No phase has started yet.</p>
+        <p class="muted no-phases">
+          {s.status === "running" ? "No phase has started yet." : "No phase ran in this session."}
+        </p>
       ) : (
         <Waterfall
           phases={run.phases}
@@ -124,6 +128,12 @@ export function RunView({ adwId }: { adwId: string }) {
       />
       <h2>Changes</h2>
       <RunChanges adwId={adwId} phases={run.phases} />
+      {s.branch ? (
+        <>
+          <h2>What each phase changed</h2>
+          <PhaseDiffs adwId={adwId} phases={run.phases} />
+        </>
+      ) : null}
     </section>
   );
 }

@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { SessionRow } from "../../../../trace/events.js";
 import type { SessionsPage, Versioned } from "../../../server/api-types.js";
+import type { RunOutcome } from "../../../server/review/review-types.js";
 import { fetchSessions, postArchive, type SessionFilters } from "../api.js";
 import { elapsed, formatCost, formatDuration, formatTime, formatTokens, truncate } from "../format.js";
 import { useLive, useNow } from "../live.js";
 import { navigate, routeHref } from "../route.js";
 import { StatusBadge } from "../text.js";
+import { needsOutcome, OutcomeBadge, useOutcomes } from "./outcome-label.js";
 import { SessionsFilters } from "./sessions-filters.js";
 import { applySessions } from "./sessions-state.js";
 
@@ -17,8 +19,10 @@ function SessionLine({
   onArchive,
   picked,
   onPick,
+  outcome,
 }: {
   session: Versioned<SessionRow>;
+  outcome: RunOutcome | undefined;
   now: number;
   onArchive: (s: SessionRow) => void;
   picked: boolean;
@@ -39,6 +43,11 @@ function SessionLine({
       </td>
       <td>
         <StatusBadge status={session.status} />
+        {outcome ? (
+          <div class="sub">
+            <OutcomeBadge outcome={outcome} />
+          </div>
+        ) : null}
       </td>
       <td class="request">
         <a href={href} title={session.request}>
@@ -89,6 +98,7 @@ export function SessionsView() {
     live.reload();
   }, [filters]);
   const page = live.data;
+  const outcomes = useOutcomes(page?.sessions ?? [], page?.outcomes ?? {});
   const now = useNow(page?.sessions.some((s) => s.status === "running") ?? false, 1000);
 
   const archive = (session: SessionRow) => {
@@ -149,6 +159,7 @@ export function SessionsView() {
                 onArchive={archive}
                 picked={picked.includes(s.adw_id)}
                 onPick={pick}
+                outcome={needsOutcome(s) ? outcomes[s.adw_id] : undefined}
               />
             ))}
           </tbody>

@@ -1,10 +1,12 @@
 import type { EnvelopeRow, EventRow } from "../../../../trace/events.js";
 import type { RunCommit, Versioned } from "../../../server/api-types.js";
+import { recordedFiles } from "../../../server/commit-files.js";
 import { fetchSuiteLog } from "../api.js";
 import { Lazy } from "../diff-block.js";
 import { formatDuration, parseJson } from "../format.js";
 import { Fold, TextBlock } from "../text.js";
 import { CommitFold, PhaseDiffFold } from "./run-changes.js";
+import { SuiteTests } from "./suite-tests.js";
 
 interface Verify {
   suite?: unknown;
@@ -57,6 +59,7 @@ export function SuiteOutput({
                 </>
               ) : null}
             </p>
+            <SuiteTests envelope={v as Record<string, unknown>} />
             <TextBlock
               text={typeof v.output_tail === "string" && v.output_tail !== "" ? v.output_tail : "(no output)"}
               cut={envelope._cut}
@@ -90,7 +93,7 @@ function commitOf(event: EventRow): RunCommit | null {
     sha: payload.commit,
     subject: message.split("\n")[0] ?? "",
     message,
-    files: Array.isArray(payload.files) ? payload.files.map(String) : [],
+    files: recordedFiles(payload.files) ?? [],
     phase_id: event.phase_id,
     at: event.started_at,
   };

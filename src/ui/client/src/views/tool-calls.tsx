@@ -46,8 +46,27 @@ class ToolCallItem extends Component<{ row: Versioned<EventRow> }> {
   }
 }
 
+/** What an empty list says: "yet" only while the phase runs; a finished code phase called no agent at all. */
+function noCalls(live: boolean, kind: string): string {
+  if (live) return "No tool calls yet.";
+  return kind === "agent"
+    ? "No tool calls."
+    : `No tool calls: a ${kind} phase calls no agent (its events say what it did).`;
+}
+
 /** The phase's tool calls in time order; earlier pages load on demand. */
-export function ToolCalls({ page, onEarlier }: { page: ToolCallsPage; onEarlier: () => Promise<void> }) {
+export function ToolCalls({
+  page,
+  onEarlier,
+  live,
+  kind,
+}: {
+  page: ToolCallsPage;
+  onEarlier: () => Promise<void>;
+  /** Whether the phase still runs. */
+  live: boolean;
+  kind: string;
+}) {
   const [loading, setLoading] = useState(false);
   const earlier = () => {
     setLoading(true);
@@ -60,7 +79,7 @@ export function ToolCalls({ page, onEarlier }: { page: ToolCallsPage; onEarlier:
           {loading ? "Loading…" : `Show earlier tool calls (${page.offset} not shown)`}
         </button>
       ) : null}
-      {page.rows.length === 0 ? <p class="muted">No tool calls yet.</p> : null}
+      {page.rows.length === 0 ? <p class="muted no-tool-calls">{noCalls(live, kind)}</p> : null}
       <ol class="tool-list">
         {page.rows.map((row) => (
           <ToolCallItem key={row.id} row={row} />

@@ -1,0 +1,77 @@
+/**
+ * Wire types of the reviewer's routes (`review-routes.ts`): why a run ended as it did, what each phase
+ * changed, and the run's final envelope. The client imports them at build time, as it does api-types.
+ */
+import type { FileText } from "../api-types.js";
+
+/** Why a run ended: one kind per structured cause the trace records. */
+export type OutcomeKind =
+  | "running"
+  | "accepted"
+  | "baseline_stop"
+  | "fixes_exhausted"
+  | "suite_failed"
+  | "review_rejected"
+  | "invalid_envelope"
+  | "gate_violation"
+  | "agent_failed"
+  | "agent_declared_fail"
+  | "budget"
+  | "interrupted"
+  | "killed"
+  | "crashed"
+  | "not_accepted";
+
+/** `GET /api/sessions/:adw_id/outcome`, and one entry of `GET /api/sessions`' `outcomes`. */
+export interface RunOutcome {
+  adw_id: string;
+  kind: OutcomeKind;
+  /** A few words for the run list (`fixes exhausted (2)`, `interrupted (SIGINT)`). */
+  label: string;
+  /** The whole reason: the session's reason, else the failing phase's error. */
+  detail: string;
+  /** The phase the cause belongs to, when there is one. */
+  phase_id: string | null;
+}
+
+/** One phase that ran between two checkpoints of the run's worktree. */
+export interface PhaseTree {
+  phase_id: string;
+  number: number;
+  name: string;
+  kind: string;
+  owner: string;
+  /** The checkpoint commit taken before the phase. */
+  before: string;
+  /** The tree after it: the next phase's checkpoint, else the branch tip; null when neither is known. */
+  after: string | null;
+  /** Whether the phase changed the tree; null when git cannot tell (objects gone). */
+  changed: boolean | null;
+  /** Paths it changed (empty when unknown). */
+  files: string[];
+}
+
+/** `GET /api/sessions/:adw_id/phase-changes`: what each phase changed, from the run's checkpoints. */
+export interface PhaseChanges {
+  phases: PhaseTree[];
+  /** The first build phase and the last fix after it, when the run had both: `diff?from=&to=` compares them. */
+  fix_vs_build: { from: string; to: string } | null;
+  /** Why there are no per-phase diffs (in place, no checkpoints, the repository or its objects gone); null when there are. */
+  note: string | null;
+}
+
+/** `GET /api/sessions/:adw_id/phase-changes/diff?phase=` or `?from=&to=`. */
+export type PhaseChangesDiff = FileText;
+
+/** `GET /api/sessions/:adw_id/final-envelope`: the run's last accepted envelope, else its last valid one, else its last one. */
+export interface FinalEnvelope {
+  envelope_id: string;
+  phase_id: string;
+  phase: string;
+  output_type: string;
+  /** `accepted` (crossed the phase boundary), `valid` or `invalid`. */
+  standing: "accepted" | "valid" | "invalid";
+  /** The parsed envelope, or null when it never parsed (then `raw_text`). */
+  envelope: unknown;
+  raw_text: string;
+}
