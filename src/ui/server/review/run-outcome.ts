@@ -143,22 +143,26 @@ export async function classifyRun(db: TraceSql, session: SessionRow): Promise<Ru
   const errors = facts.events.filter((e) => e.type === "error").map((e) => ({ ...e, p: parse(e.payload) }));
   const signal = signalOf(session.reason);
   const interruptedAt = errors.find((e) => e.p.code === "interrupted");
+  const failing = errors.filter((e) => e.phase_id !== null).at(-1);
+  // The run's reason is the abort's own message when a signal stopped it, whichever phase failed first.
+  const byAbort = signal !== null && /^interrupted by SIG[A-Z]+$/.test(session.reason ?? "");
+  const interruption: Verdict = {
+    kind: "interrupted",
+    label: `interrupted${signal ? ` (${signal})` : ""}`,
+    phase: failing?.phase_id ?? null,
+  };
   let verdict: Verdict;
   if (session.status === "interrupted") {
     const own = interruptedAt?.p.closed_by === "its own sssf";
-    verdict = own
-      ? { kind: "interrupted", label: `interrupted${signal ? ` (${signal})` : ""}`, phase: null }
-      : { kind: "killed", label: "killed (sssf gone)", phase: null };
-  } else if (interruptedAt !== undefined) {
-    verdict = { kind: "interrupted", label: `interrupted${signal ? ` (${signal})` : ""}`, phase: null };
+    verdict = own ? interruption : { kind: "killed", label: "killed (sssf gone)", phase: null };
+  } else if (interruptedAt !== undefined || byAbort) {
+    verdict = interruption;
+  } else if (failing?.phase_id != null) {
+    verdict = phaseVerdict(facts, failing.phase_id, failing.p);
+  } else if (errors.some((e) => e.phase_id === null)) {
+    verdict = { kind: "crashed", label: "crashed", phase: null };
   } else {
-    const failing = errors.filter((e) => e.phase_id !== null).at(-1);
-    const runLevel = errors.find((e) => e.phase_id === null);
-    if (failing?.phase_id != null) {
-      verdict = phaseVerdict(facts, failing.phase_id, failing.p);
-      if (verdict.kind === "interrupted" && signal) verdict.label = `interrupted (${signal})`;
-    } else if (runLevel !== undefined) verdict = { kind: "crashed", label: "crashed", phase: null };
-    else verdict = workflowVerdict(facts);
+    verdict = workflowVerdict(facts);
   }
   const phase = facts.phases.find((p) => p.id === verdict.phase);
   const detail = base.detail || phase?.error || verdict.label;
