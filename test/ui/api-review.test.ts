@@ -131,6 +131,22 @@ describe("what each phase changed", () => {
       `/api/sessions/${exhausted.adwId}/phase-changes/diff?from=${phaseId(exhausted, 2)}&to=${phaseId(exhausted, 6)}`,
     );
     expect(last.text).toContain('+export const app = "still broken 2";');
+    // Its last phase (the failing test) left nothing committed: no tree after it is claimed.
+    expect(ex.phases.at(-1)).toMatchObject({ number: 7, name: "test", after: null, changed: null });
+    const tail = await getJson<FileText>(
+      exUi,
+      `/api/sessions/${exhausted.adwId}/phase-changes/diff?from=${phaseId(exhausted, 6)}&to=${phaseId(exhausted, 7)}`,
+    );
+    expect(tail.text).toBe("");
+    expect(tail.note).toMatch(/^no tree after phase #7 test was recorded/);
+    // The whole uncommitted attempt: from the run's base to the tree after its last fix.
+    const whole = await getJson<FileText>(
+      exUi,
+      `/api/sessions/${exhausted.adwId}/phase-changes/diff?from=base&to=${phaseId(exhausted, 6)}`,
+    );
+    expect(whole.text).toContain('+export const app = "still broken 2";');
+    expect(whole.text).toContain("diff --git a/src/feature.js b/src/feature.js");
+    expect(whole.source).toMatch(/^git diff \(after the run's base, after #6 fix\)/);
   });
 
   it("answers 400 with a message for bad parameters and 404 for unknown sessions and phases", async () => {
@@ -139,7 +155,7 @@ describe("what each phase changed", () => {
     expect((await getJson<{ error: string }>(ui, `${at}?phase=..%2Fx`, 400)).error).toBe(
       'phase: expected a phase id, got "../x"',
     );
-    const either = "expected either phase=<phase id>, or both from=<phase id> and to=<phase id>";
+    const either = "expected either phase=<phase id>, or both from=<phase id or base> and to=<phase id>";
     expect((await getJson<{ error: string }>(ui, at, 400)).error).toBe(either);
     expect((await getJson<{ error: string }>(ui, `${at}?from=${phaseId(fixed, 2)}`, 400)).error).toBe(either);
     expect((await getJson<{ error: string }>(ui, `${at}?phase=a&from=b&to=c`, 400)).error).toBe(either);

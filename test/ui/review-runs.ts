@@ -81,3 +81,16 @@ export function baselineRun(): Promise<ReviewRun> {
     true,
   );
 }
+
+/** One repository, two runs of the same request: the fixed one, then the exhausted one (to compare). */
+export async function twoRuns(): Promise<{ world: WorktreeWorld; fixed: string; exhausted: string }> {
+  const first = await fixedRun();
+  const { world } = first;
+  world.script([
+    writeTurn("build the feature", BROKEN),
+    writeTurn("first try", { "src/app.js": 'export const app = "still broken 1";\n' }),
+    writeTurn("second try", { "src/app.js": 'export const app = "still broken 2";\n' }),
+  ]);
+  const second = await world.run(["run", "build-test", "add the feature"]);
+  return { world, fixed: first.adwId, exhausted: adwIdFrom(second.stdout) };
+}

@@ -181,7 +181,7 @@ export function fetchPhaseTreeDiff(
   return request(`api/sessions/${id(adwId)}/phase-changes/diff?${new URLSearchParams(ask)}`);
 }
 
-/** `GET …/final-envelope`: the run's last accepted (else valid, else any) envelope. */
+/** `GET …/final-envelope`: an accepted run's last accepted envelope, any other run's last one. */
 export function fetchFinalEnvelope(adwId: string): Promise<FinalEnvelope> {
   return request(`api/sessions/${id(adwId)}/final-envelope`);
 }

@@ -1,3 +1,4 @@
+import type { SessionRow } from "../../../trace/events.js";
 import type { TraceSql } from "../../../trace/store.js";
 import { redactSecrets } from "../../../util/secrets/redact.js";
 import { TEXT_LIMIT } from "../api-types.js";
@@ -15,10 +16,12 @@ interface Row {
 }
 
 /**
- * The run's final envelope: its last accepted one (it crossed a phase boundary), else its last valid
- * one, else its last attempt; null when the run has none. Texts are redacted and cut to TEXT_LIMIT.
+ * The run's final envelope: of an accepted run, its last accepted one (it crossed a phase boundary);
+ * of any other, its last attempt (the one that ended it: a failing suite, an invalid reply); null
+ * when the run has none. Texts are redacted and cut to TEXT_LIMIT.
  */
-export async function readFinalEnvelope(db: TraceSql, adwId: string): Promise<FinalEnvelope | null> {
+export async function readFinalEnvelope(db: TraceSql, session: SessionRow): Promise<FinalEnvelope | null> {
+  const adwId = session.adw_id;
   const rows = await db.all<Row>(
     `SELECT e.id, e.phase_id, p.name AS phase, e.output_type, e.valid, e.accepted, e.envelope_json,
        substr(e.raw_text, 1, ${TEXT_LIMIT}) AS raw_text
@@ -26,7 +29,7 @@ export async function readFinalEnvelope(db: TraceSql, adwId: string): Promise<Fi
     [adwId],
   );
   const row =
-    rows.filter((r) => r.accepted === 1).at(-1) ?? rows.filter((r) => r.valid === 1).at(-1) ?? rows.at(-1);
+    (session.accepted === 1 ? rows.filter((r) => r.accepted === 1).at(-1) : undefined) ?? rows.at(-1);
   if (row === undefined) return null;
   let envelope: unknown = null;
   try {

@@ -25,10 +25,12 @@ interface CheckpointRow {
   owner: string;
 }
 
-function commitOf(json: string): string | null {
+/** The checkpoint commit and the HEAD it was taken at, or null when the row holds none. */
+function checkpointOf(json: string): { commit: string; head: string | null } | null {
   try {
-    const value = JSON.parse(json) as { commit?: unknown } | null;
-    return typeof value?.commit === "string" && SHA.test(value.commit) ? value.commit : null;
+    const value = JSON.parse(json) as { commit?: unknown; head?: unknown } | null;
+    if (typeof value?.commit !== "string" || !SHA.test(value.commit)) return null;
+    return { commit: value.commit, head: typeof value.head === "string" ? value.head : null };
   } catch {
     return null;
   }
@@ -60,17 +62,20 @@ async function tipOf(repo: string, branch: string | null): Promise<string | null
 }
 
 /** The last checkpoint of each phase, in phase order (a resumed phase's own, newest, wins). */
-async function checkpoints(db: TraceSql, adwId: string): Promise<(CheckpointRow & { commit: string })[]> {
+async function checkpoints(
+  db: TraceSql,
+  adwId: string,
+): Promise<(CheckpointRow & { commit: string; head: string | null })[]> {
   const rows = await db.all<CheckpointRow>(
     `SELECT s.phase_id, s.result_json, p.number, p.name, p.kind, p.owner FROM steps s
      JOIN phases p ON p.id = s.phase_id WHERE s.adw_id = ? AND s.op = 'checkpoint'
      ORDER BY p.number, s.created_at`,
     [adwId],
   );
-  const byPhase = new Map<string, CheckpointRow & { commit: string }>();
+  const byPhase = new Map<string, CheckpointRow & { commit: string; head: string | null }>();
   for (const row of rows) {
-    const commit = commitOf(row.result_json);
-    if (commit !== null) byPhase.set(row.phase_id, { ...row, commit });
+    const point = checkpointOf(row.result_json);
+    if (point !== null) byPhase.set(row.phase_id, { ...row, ...point });
   }
   return [...byPhase.values()];
 }
@@ -98,7 +103,11 @@ export async function readPhaseChanges(db: TraceSql, session: SessionRow): Promi
   if (repo === null) return none("the run's repository is gone");
   try {
     const tip = await tipOf(repo, session.branch);
-    const afters = points.map((_, i) => points[i + 1]?.commit ?? tip);
+    // The last phase ends at the branch tip only when it moved HEAD (a commit): what it left
+    // uncommitted in the worktree is in no recorded tree.
+    const last = points.at(-1);
+    const end = tip !== null && last !== undefined && tip !== last.head ? tip : null;
+    const afters = points.map((_, i) => points[i + 1]?.commit ?? end);
     const trees = await treesOf(repo, [
       ...new Set([...points.map((p) => p.commit), ...afters.filter((a): a is string => a !== null)]),
     ]);
@@ -140,10 +149,9 @@ export async function readPhaseChanges(db: TraceSql, session: SessionRow): Promi
 }
 
 /** Why a diff between two recorded trees cannot be shown, or null when it can. */
-function missing(tree: PhaseTree | undefined, side: "before" | "after"): string | null {
-  if (tree === undefined) return "no checkpoint of that phase";
+function missing(tree: PhaseTree, side: "before" | "after"): string | null {
   if (side === "after" && tree.after === null)
-    return `nothing after phase #${tree.number} ${tree.name} was recorded and the run's branch is gone`;
+    return `no tree after phase #${tree.number} ${tree.name} was recorded (the run's last phase: what it left is uncommitted in the worktree, or the branch is gone)`;
   if (tree.changed === null)
     return "the checkpoint commits are gone from the repository (pruned after sssf clean)";
   return null;
@@ -157,9 +165,13 @@ const noteOnly = (source: string, note: string): FileText => ({
   note,
 });
 
+/** `from=base`: the commit the run's branch started from. */
+export const FROM_BASE = "base";
+
 /**
- * The diff of one phase (`before..after`), or of the tree after `from` against the tree after `to`.
- * Undefined when a phase id is not one of the run's checkpointed phases (a 404).
+ * The diff of one phase (`before..after`), or of the tree after `from` (or the run's base commit,
+ * `from=base`) against the tree after `to`. Undefined when a phase id is not one of the run's
+ * checkpointed phases (a 404).
  */
 export async function phaseTreeDiff(
   db: TraceSql,
@@ -168,16 +180,19 @@ export async function phaseTreeDiff(
 ): Promise<FileText | undefined> {
   const { phases } = await readPhaseChanges(db, session);
   const find = (id: string) => phases.find((p) => p.phase_id === id);
-  const [a, b] = "phase" in ask ? [find(ask.phase), find(ask.phase)] : [find(ask.from), find(ask.to)];
+  const one = "phase" in ask;
+  const fromBase = !one && ask.from === FROM_BASE;
+  const b = find(one ? ask.phase : ask.to);
+  const a = one ? b : fromBase ? b : find(ask.from);
   if (a === undefined || b === undefined) return undefined;
-  const from = "phase" in ask ? a.before : a.after;
+  const base = session.base_ref !== null && SHA.test(session.base_ref) ? session.base_ref : null;
+  const from = one ? a.before : fromBase ? base : a.after;
   const to = b.after;
-  const source =
-    "phase" in ask
-      ? `git diff (before and after phase #${a.number} ${a.name})`
-      : `git diff (after #${a.number} ${a.name}, after #${b.number} ${b.name})`;
-  const why = ("phase" in ask ? null : missing(a, "after")) ?? missing(b, "after");
-  if (why !== null || from === null || to === null) return noteOnly(source, why ?? "no tree recorded");
+  const source = one
+    ? `git diff (before and after phase #${a.number} ${a.name})`
+    : `git diff (after ${fromBase ? "the run's base" : `#${a.number} ${a.name}`}, after #${b.number} ${b.name})`;
+  const why = (one || fromBase ? null : missing(a, "after")) ?? missing(b, "after");
+  if (why !== null || from === null || to === null) return noteOnly(source, why ?? "no base commit recorded");
   return gitText(
     session,
     ["diff", ...DIFF_FLAGS, from, to, "--"],

@@ -17,7 +17,8 @@ function phaseParam(value: string | undefined, name: string): string | undefined
 /**
  * The reviewer's read-only routes under `/sessions/:adwId` (after `sessionGuard`: 400 for a malformed
  * id, 404 for an unknown one): why the run ended (`outcome`), what each phase changed
- * (`phase-changes`, and `phase-changes/diff?phase=` or `?from=&to=`), and its final envelope.
+ * (`phase-changes`, and `phase-changes/diff?phase=` or `?from=&to=`, `from=base` for the run's
+ * base commit), and its final envelope.
  */
 export function reviewRoutes(hub: LiveHub): Hono<SessionEnv> {
   const routes = new Hono<SessionEnv>();
@@ -30,12 +31,12 @@ export function reviewRoutes(hub: LiveHub): Hono<SessionEnv> {
 
   routes.get("/sessions/:adwId/phase-changes/diff", async (c) => {
     const phase = phaseParam(c.req.query("phase"), "phase");
-    const from = phaseParam(c.req.query("from"), "from");
+    const from = phaseParam(c.req.query("from"), "from"); // or `base`: the run's base commit
     const to = phaseParam(c.req.query("to"), "to");
     const one = phase !== undefined && from === undefined && to === undefined;
     const pair = phase === undefined && from !== undefined && to !== undefined;
     if (!one && !pair)
-      throw badRequest("expected either phase=<phase id>, or both from=<phase id> and to=<phase id>");
+      throw badRequest("expected either phase=<phase id>, or both from=<phase id or base> and to=<phase id>");
     const ask = phase !== undefined ? { phase } : { from: from as string, to: to as string };
     const diff = await phaseTreeDiff(hub.db, c.get("session"), ask);
     return diff
@@ -50,7 +51,7 @@ export function reviewRoutes(hub: LiveHub): Hono<SessionEnv> {
   });
 
   routes.get("/sessions/:adwId/final-envelope", async (c) => {
-    const found = await readFinalEnvelope(hub.db, c.get("session").adw_id);
+    const found = await readFinalEnvelope(hub.db, c.get("session"));
     return found ? c.json(found) : c.json({ error: "the run has no envelope" }, 404);
   });
   return routes;

@@ -63,7 +63,7 @@ export interface PhaseChanges {
 /** `GET /api/sessions/:adw_id/phase-changes/diff?phase=` or `?from=&to=`. */
 export type PhaseChangesDiff = FileText;
 
-/** `GET /api/sessions/:adw_id/final-envelope`: the run's last accepted envelope, else its last valid one, else its last one. */
+/** `GET /api/sessions/:adw_id/final-envelope`: an accepted run's last accepted envelope, any other run's last envelope. */
 export interface FinalEnvelope {
   envelope_id: string;
   phase_id: string;

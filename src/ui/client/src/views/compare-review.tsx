@@ -1,6 +1,12 @@
 import type { FileText, RunView } from "../../../server/api-types.js";
 import type { FinalEnvelope } from "../../../server/review/review-types.js";
-import { ApiError, fetchFinalEnvelope, fetchTotalDiff } from "../api.js";
+import {
+  ApiError,
+  fetchFinalEnvelope,
+  fetchPhaseChanges,
+  fetchPhaseTreeDiff,
+  fetchTotalDiff,
+} from "../api.js";
 import { DiffView, Lazy } from "../diff-block.js";
 import { JsonBlock, TextBlock } from "../text.js";
 
@@ -11,6 +17,18 @@ function orMissing<T>(load: () => Promise<T>): () => Promise<T | { missing: stri
       if (error instanceof ApiError && error.status === 404) return { missing: error.message };
       throw error;
     });
+}
+
+/**
+ * What a run changed, committed or not: from its base to the last tree its checkpoints recorded (a
+ * failed run commits nothing; its work is in those trees), else the branch's total diff.
+ */
+async function runDiff(adwId: string): Promise<FileText> {
+  const changes = await fetchPhaseChanges(adwId);
+  const last = changes.phases.filter((p) => p.after !== null && p.changed !== null).at(-1);
+  return last === undefined
+    ? fetchTotalDiff(adwId)
+    : fetchPhaseTreeDiff(adwId, { from: "base", to: last.phase_id });
 }
 
 function Envelope({ found }: { found: FinalEnvelope }) {
@@ -29,8 +47,8 @@ function Envelope({ found }: { found: FinalEnvelope }) {
 }
 
 /**
- * The reviewer's side by side: each run's total diff (`git diff base...branch`) and its final
- * envelope (the last accepted one, else the last valid, else the last), pretty-printed JSON.
+ * The reviewer's side by side: each run's whole change (committed or left in its worktree) and its final
+ * envelope (an accepted run's last accepted one, any other run's last one), pretty-printed JSON.
  */
 export function CompareReview({ runs }: { runs: [RunView, RunView] }) {
   return (
@@ -41,7 +59,7 @@ export function CompareReview({ runs }: { runs: [RunView, RunView] }) {
           <div key={run.session.adw_id} class="side" data-adw-id={run.session.adw_id}>
             <h3 class="mono">{run.session.adw_id}</h3>
             <Lazy
-              load={orMissing(() => fetchTotalDiff(run.session.adw_id))}
+              load={orMissing(() => runDiff(run.session.adw_id))}
               render={(diff: FileText | { missing: string }) =>
                 "missing" in diff ? <p class="muted">{diff.missing}</p> : <DiffView diff={diff} />
               }
