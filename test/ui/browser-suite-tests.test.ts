@@ -46,7 +46,15 @@ beforeAll(async () => {
     status: "fail",
   });
   world.write(
-    { table: "sessions", row: sessionRow(ADW, at(BASE, 0), { workflow: "build-test", status: "fail" }) },
+    {
+      table: "sessions",
+      row: sessionRow(ADW, at(BASE, 0), {
+        workflow: "build-test",
+        status: "fail",
+        ended_at: at(BASE, 14_000),
+        duration_ms: 14_000,
+      }),
+    },
     { table: "phases", row: old },
     { table: "phases", row: now },
     { table: "envelopes", row: envelope(ADW, "env-old", old.id, "VerifyOutput", verify({}), at(BASE, 2000)) },
