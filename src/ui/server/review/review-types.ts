@@ -2,7 +2,6 @@
  * Wire types of the reviewer's routes (`review-routes.ts`): why a run ended as it did, what each phase
  * changed, and the run's final envelope. The client imports them at build time, as it does api-types.
  */
-import type { FileText } from "../api-types.js";
 
 /** Why a run ended: one kind per structured cause the trace records. */
 export type OutcomeKind =
@@ -59,9 +58,6 @@ export interface PhaseChanges {
   /** Why there are no per-phase diffs (in place, no checkpoints, the repository or its objects gone); null when there are. */
   note: string | null;
 }
-
-/** `GET /api/sessions/:adw_id/phase-changes/diff?phase=` or `?from=&to=`. */
-export type PhaseChangesDiff = FileText;
 
 /** `GET /api/sessions/:adw_id/final-envelope`: an accepted run's last accepted envelope, any other run's last envelope. */
 export interface FinalEnvelope {
