@@ -53,7 +53,7 @@ export class MergeRefusedError extends SssfError {
 }
 
 /** The branch the run lands in by record: `--merge`'s, else the one it was started from (its worktree events); null in older sessions. */
-async function recordedInto(db: TraceSql, adwId: string): Promise<string | null> {
+export async function recordedInto(db: TraceSql, adwId: string): Promise<string | null> {
   const rows = await db.all<{ payload: string }>(
     "SELECT payload FROM events WHERE adw_id = ? AND type = 'log' AND name LIKE 'worktree %' ORDER BY started_at, id",
     [adwId],

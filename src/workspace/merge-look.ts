@@ -63,7 +63,7 @@ const lines = (text: string) => text.split("\n").filter((line) => line !== "");
  * `git merge-tree --write-tree` of `base` and `tip`: the merged tree, or the conflicting paths (git
  * exits 1 and lists them after the tree). Rejects with a GitError when git cannot tell.
  */
-async function mergeTree(
+export async function mergeTree(
   dir: string,
   base: string,
   tip: string,

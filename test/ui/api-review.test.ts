@@ -4,11 +4,17 @@
  * the first build (from the engine's own checkpoints), the final envelope, the commit's true file
  * count; then the same questions once the objects are gone.
  */
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileText, RunChanges, SessionsPage } from "../../src/ui/server/api-types.js";
 import { createUiApp, type UiApp } from "../../src/ui/server/app.js";
-import type { FinalEnvelope, PhaseChanges, RunOutcome } from "../../src/ui/server/review/review-types.js";
+import type {
+  BaseDrift,
+  FinalEnvelope,
+  PhaseChanges,
+  RunOutcome,
+} from "../../src/ui/server/review/review-types.js";
 import { git } from "../worktree/worktree-world.js";
 import { baselineRun, exhaustedRun, fixedRun, type ReviewRun } from "./review-runs.js";
 import { getJson } from "./ui-fixtures.js";
@@ -168,6 +174,54 @@ describe("what each phase changed", () => {
     expect(await getJson(ui, "/api/sessions/nosuch01/phase-changes/diff?phase=x", 404)).toEqual({
       error: "no such session: nosuch01",
     });
+  });
+});
+
+describe("how far the base moved", () => {
+  it("counts the base's new commits and checks the failed run's work against it with git merge-tree", async () => {
+    const ui = await appOf(exhausted);
+    const dir = exhausted.world.dir;
+    const at = `/api/sessions/${exhausted.adwId}/base-drift`;
+    const checkpointAfterLastFix = exhausted.world.sb.query<{ result_json: string }>(
+      "SELECT result_json FROM steps WHERE phase_id = ? AND op = 'checkpoint'",
+      phaseId(exhausted, 7),
+    )[0]?.result_json;
+    const work = (JSON.parse(checkpointAfterLastFix ?? "{}") as { commit: string }).commit;
+    expect(await getJson<BaseDrift>(ui, at)).toEqual({
+      base: "main",
+      base_ref: exhausted.world.base,
+      base_tip: exhausted.world.base,
+      behind: 0,
+      conflicts: [],
+      work,
+      note: null,
+    });
+    writeFileSync(path.join(dir, "notes.md"), "unrelated\n");
+    git(dir, ["add", "notes.md"]);
+    git(dir, ["commit", "-q", "-m", "unrelated"]);
+    expect(await getJson<BaseDrift>(ui, at)).toMatchObject({ behind: 1, conflicts: [], note: null });
+    writeFileSync(path.join(dir, "src/app.js"), 'export const app = "operator";\n');
+    git(dir, ["commit", "-q", "-am", "the operator changes the app"]);
+    const tip = git(dir, ["rev-parse", "main"]).trim();
+    expect(await getJson<BaseDrift>(ui, at)).toMatchObject({
+      base_tip: tip,
+      behind: 2,
+      conflicts: ["src/app.js"],
+      note: null,
+    });
+    // An accepted run: its committed branch is the work.
+    const okUi = await appOf(fixed);
+    const branchTip = git(fixed.world.dir, ["rev-parse", `sssf/build-test/${fixed.adwId}`]).trim();
+    expect(await getJson<BaseDrift>(okUi, `/api/sessions/${fixed.adwId}/base-drift`)).toMatchObject({
+      behind: 0,
+      work: branchTip,
+    });
+    expect(await getJson(ui, "/api/sessions/nosuch01/base-drift", 404)).toEqual({
+      error: "no such session: nosuch01",
+    });
+    expect((await getJson<{ error: string }>(ui, "/api/sessions/a%20b/base-drift", 400)).error).toMatch(
+      /^adw_id: expected a session id/,
+    );
   });
 });
 

@@ -5,9 +5,11 @@
  * first build, the commit's true file count, no "yet" on a finished phase, and the two runs compared
  * with their diffs and final envelopes.
  */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorktreeWorld } from "../worktree/worktree-world.js";
+import { git, type WorktreeWorld } from "../worktree/worktree-world.js";
 import { launchBrowser, openPage, screenshot, startUi, type UiProcess } from "./browser-fixture.js";
 import { twoRuns } from "./review-runs.js";
 
@@ -112,8 +114,11 @@ describe("what the build and each fix changed", () => {
 describe("two attempts side by side", () => {
   it("compares the two runs' diffs and final envelopes", async () => {
     const { page, errors } = await open(`#/compare/${fixed}/${exhausted}`);
-    await page.waitForSelector(".compare-diffs .side .diff-file");
-    await page.waitForSelector(".compare-envelopes .side .json");
+    // Each side loads on its own: wait for both.
+    for (const adwId of [fixed, exhausted]) {
+      await page.waitForSelector(`.compare-diffs .side[data-adw-id="${adwId}"] .diff-file`);
+      await page.waitForSelector(`.compare-envelopes .side[data-adw-id="${adwId}"] .json`);
+    }
     expect(await texts(page, ".compare-diffs .side h3")).toEqual([fixed, exhausted]);
     const diffs = await page.$$eval(".compare-diffs .side", (sides) =>
       sides.map((side) => [...side.querySelectorAll(".diff-add")].map((l) => l.textContent)),
@@ -133,5 +138,26 @@ describe("two attempts side by side", () => {
     await screenshot(page, "review-compare");
     await page.close();
     expect(errors).toEqual([]);
+  });
+});
+
+describe("how far the base moved", () => {
+  it("says whether the failed run's work still merges, and names the conflict once main moved", async () => {
+    const first = await open(`#/run/${exhausted}`);
+    await first.page.waitForSelector(".base-drift");
+    expect(await first.page.$eval(".base-drift", (el) => el.textContent)).toBe(
+      "Base: main has not moved since the run started: its work applies as it is",
+    );
+    await first.page.close();
+    writeFileSync(path.join(world.dir, "src/app.js"), 'export const app = "operator";\n');
+    git(world.dir, ["commit", "-q", "-am", "the operator changes the app"]);
+    const { page, errors } = await open(`#/run/${exhausted}`);
+    await page.waitForSelector('.base-drift[data-behind="1"]');
+    expect(await page.$eval(".base-drift", (el) => el.textContent)).toBe(
+      "Base: main has gained 1 commit since the run started: merging its work would conflict in src/app.js",
+    );
+    await screenshot(page, "review-base-drift");
+    await page.close();
+    expect(errors).toEqual([...first.errors]);
   });
 });

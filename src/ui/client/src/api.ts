@@ -13,7 +13,7 @@ import type {
   ToolCallsPage,
   UsageReport,
 } from "../../server/api-types.js";
-import type { FinalEnvelope, PhaseChanges, RunOutcome } from "../../server/review/review-types.js";
+import type { BaseDrift, FinalEnvelope, PhaseChanges, RunOutcome } from "../../server/review/review-types.js";
 
 /** A failed API call: the server's error text and the HTTP status. */
 export class ApiError extends Error {
@@ -184,4 +184,9 @@ export function fetchPhaseTreeDiff(
 /** `GET …/final-envelope`: an accepted run's last accepted envelope, any other run's last one. */
 export function fetchFinalEnvelope(adwId: string): Promise<FinalEnvelope> {
   return request(`api/sessions/${id(adwId)}/final-envelope`);
+}
+
+/** `GET …/base-drift`: how far the run's base branch moved, and whether its work still merges. */
+export function fetchBaseDrift(adwId: string): Promise<BaseDrift> {
+  return request(`api/sessions/${id(adwId)}/base-drift`);
 }

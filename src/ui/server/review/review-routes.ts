@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { badRequest } from "../guard/request-errors.js";
 import { SESSION_ID, type SessionEnv } from "../guard/session-guard.js";
 import type { LiveHub } from "../live-hub.js";
+import { readBaseDrift } from "./base-drift.js";
 import { readFinalEnvelope } from "./final-envelope.js";
 import { phaseTreeDiff, readPhaseChanges } from "./phase-trees.js";
 import { classifyRun } from "./run-outcome.js";
@@ -18,7 +19,7 @@ function phaseParam(value: string | undefined, name: string): string | undefined
  * The reviewer's read-only routes under `/sessions/:adwId` (after `sessionGuard`: 400 for a malformed
  * id, 404 for an unknown one): why the run ended (`outcome`), what each phase changed
  * (`phase-changes`, and `phase-changes/diff?phase=` or `?from=&to=`, `from=base` for the run's
- * base commit), and its final envelope.
+ * base commit), how far its base branch moved (`base-drift`), and its final envelope.
  */
 export function reviewRoutes(hub: LiveHub): Hono<SessionEnv> {
   const routes = new Hono<SessionEnv>();
@@ -49,6 +50,10 @@ export function reviewRoutes(hub: LiveHub): Hono<SessionEnv> {
           404,
         );
   });
+
+  routes.get("/sessions/:adwId/base-drift", async (c) =>
+    c.json(await readBaseDrift(hub.db, c.get("session"))),
+  );
 
   routes.get("/sessions/:adwId/final-envelope", async (c) => {
     const found = await readFinalEnvelope(hub.db, c.get("session"));

@@ -71,3 +71,20 @@ export interface FinalEnvelope {
   envelope: unknown;
   raw_text: string;
 }
+
+/** `GET /api/sessions/:adw_id/base-drift`: how far the run's base branch moved, and whether its work still merges. */
+export interface BaseDrift {
+  /** The branch the run started from (or its `--merge` target), or null when unknown. */
+  base: string | null;
+  /** The commit the run started from. */
+  base_ref: string | null;
+  base_tip: string | null;
+  /** Commits the base gained since the run's base; null when unknown. */
+  behind: number | null;
+  /** Files that would conflict merging the run's work into the base now (empty: clean); null when git cannot tell. */
+  conflicts: string[] | null;
+  /** The commit holding the run's work: its branch tip, else its last checkpoint. */
+  work: string | null;
+  /** Why something is unknown; null when everything is. */
+  note: string | null;
+}

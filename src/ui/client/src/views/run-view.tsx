@@ -6,6 +6,7 @@ import { useLive, useNow } from "../live.js";
 import { navigate, routeHref } from "../route.js";
 import { StatusBadge, TextBlock } from "../text.js";
 import { ApprovalPanel } from "./approval-panel.js";
+import { BaseDriftLine } from "./base-drift.js";
 import { MergePanel } from "./merge-panel.js";
 import { OutcomeLine } from "./outcome-label.js";
 import { PhaseDiffs } from "./phase-diffs.js";
@@ -99,6 +100,9 @@ export function RunView({ adwId }: { adwId: string }) {
           <ApprovalPanel key={p.id} adwId={adwId} phaseId={p.id} />
         ))}
       {s.status !== "running" && s.accepted === 1 && s.branch ? <MergePanel adwId={adwId} /> : null}
+      {s.status !== "running" && s.accepted !== 1 && s.branch ? (
+        <BaseDriftLine adwId={adwId} version={s._v} />
+      ) : null}
       <Totals run={run} now={now} />
       <RunSearch adwId={adwId} />
       <h2>Waterfall</h2>
