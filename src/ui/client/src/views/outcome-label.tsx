@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { SessionRow } from "../../../../trace/events.js";
 import type { RunOutcome } from "../../../server/review/review-types.js";
 import { fetchOutcome } from "../api.js";
@@ -19,17 +19,20 @@ export function OutcomeBadge({ outcome }: { outcome: RunOutcome }) {
 }
 
 /**
- * The outcomes of a list's finished, not accepted sessions: those the page came with, and for rows
- * that finished since (a live delta), each fetched once per version of the row.
+ * The outcomes of a list's finished, not accepted sessions: those the page came with, while their row
+ * is the one the page loaded, and for rows that finished or changed since (a live delta), each fetched
+ * once per version of the row.
  */
 export function useOutcomes(
   sessions: readonly (SessionRow & { _v: number })[],
   given: Record<string, RunOutcome>,
 ): Record<string, RunOutcome> {
   const [fetched, setFetched] = useState<Record<string, RunOutcome & { v: number }>>({});
-  const wanted = sessions.filter(
-    (s) => needsOutcome(s) && given[s.adw_id] === undefined && fetched[s.adw_id]?.v !== s._v,
-  );
+  // The rows' versions when the page (and `given` with it) was loaded.
+  const loaded = useMemo(() => new Map(sessions.map((s) => [s.adw_id, s._v])), [given]);
+  const fresh = (s: SessionRow & { _v: number }) =>
+    given[s.adw_id] !== undefined && loaded.get(s.adw_id) === s._v;
+  const wanted = sessions.filter((s) => needsOutcome(s) && !fresh(s) && fetched[s.adw_id]?.v !== s._v);
   const key = wanted.map((s) => `${s.adw_id}:${s._v}`).join(",");
   useEffect(() => {
     for (const s of wanted) {
@@ -39,7 +42,12 @@ export function useOutcomes(
       );
     }
   }, [key]);
-  return { ...fetched, ...given };
+  const outcomes: Record<string, RunOutcome> = {};
+  for (const s of sessions) {
+    const known = fresh(s) ? given[s.adw_id] : fetched[s.adw_id]?.v === s._v ? fetched[s.adw_id] : undefined;
+    if (known !== undefined) outcomes[s.adw_id] = known;
+  }
+  return outcomes;
 }
 
 /** The run's reason under its title: why it failed (kind, label and the whole reason), or the workflow's reason. */
