@@ -1,14 +1,15 @@
 /**
- * A suite phase's per-test results in the shipped headless Chromium: from a VerifyOutput envelope that
+ * The reviewer's views on seeded traces, in the shipped headless Chromium: a suite phase's per-test results: from a VerifyOutput envelope that
  * carries `failed_tests`, `pre_existing_failures`, `fixed_tests` and `tests`, the three lists and the
- * counts; from an older envelope without them, the exit code and output tail as before.
+ * counts; from an older envelope without them, the exit code and output tail as before. And a run
+ * failing while the sessions list is open gets its failure label live.
  */
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningUiServer, startUiServer } from "../../src/ui/server/start-server.js";
 import { repoRoot } from "../helpers/sandbox.js";
-import { at, phaseRow, sessionRow } from "../trace/trace-fixtures.js";
+import { at, eventRow, phaseRow, sessionRow } from "../trace/trace-fixtures.js";
 import { HOSTILE } from "./browser-features-seed.js";
 import { launchBrowser, openPage, screenshot } from "./browser-fixture.js";
 import { BASE, envelope } from "./feature-fixtures.js";
@@ -136,6 +137,45 @@ describe("tests failed before, now and fixed", () => {
       "FAIL test/math.test.ts > adds\n",
     );
     expect(await page.$$(".suite-tests")).toHaveLength(0);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("a run that fails while the list is open", () => {
+  it("gets its failure label live, without a reload", async () => {
+    const id = "live0001";
+    world.write({
+      table: "sessions",
+      row: sessionRow(id, new Date().toISOString(), { request: "crash soon" }),
+    });
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${server.url}#/`);
+    await page.waitForSelector(`tr[data-adw-id="${id}"] .badge-running`);
+    expect(await page.$$(`tr[data-adw-id="${id}"] .outcome`)).toHaveLength(0);
+    const reason = "TypeError: boom";
+    world.write(
+      {
+        table: "sessions",
+        row: sessionRow(id, at(BASE, 0), { request: "crash soon", status: "fail", accepted: 0, reason }),
+      },
+      {
+        table: "events",
+        row: eventRow(id, `${id}-err`, at(BASE, 10), {
+          type: "error",
+          name: reason,
+          ok: 0,
+          payload: JSON.stringify({ error: reason, stack: "at boom" }),
+        }),
+      },
+    );
+    await page.waitForSelector(`tr[data-adw-id="${id}"] .outcome`);
+    expect(
+      await page.$eval(`tr[data-adw-id="${id}"] .outcome`, (el) => [
+        el.textContent,
+        el.getAttribute("title"),
+      ]),
+    ).toEqual(["crashed", reason]);
     await page.close();
     expect(errors).toEqual([]);
   });
