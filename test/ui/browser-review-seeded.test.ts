@@ -1,8 +1,8 @@
 /**
- * The reviewer's views on seeded traces, in the shipped headless Chromium: a suite phase's per-test results: from a VerifyOutput envelope that
- * carries `failed_tests`, `pre_existing_failures`, `fixed_tests` and `tests`, the three lists and the
- * counts; from an older envelope without them, the exit code and output tail as before. And a run
- * failing while the sessions list is open gets its failure label live.
+ * The reviewer's views on seeded traces, in the shipped headless Chromium: a suite phase's per-test
+ * results (from a VerifyOutput that carries `failed_tests`, `pre_existing_failures`, `fixed_tests` and
+ * `tests`: the three lists and the counts; from an older one, the exit code and tail as before), and a
+ * run failing while the sessions list is open getting its failure label live.
  */
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
