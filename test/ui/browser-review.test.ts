@@ -65,6 +65,7 @@ describe("why a run failed", () => {
     expect(await page.$eval(".run-outcome a", (el) => el.getAttribute("href"))).toBe(
       `#/run/${exhausted}/phase/${phase(exhausted, 7)}`,
     );
+    await screenshot(page, "review-run-outcome");
     await page.close();
     expect(errors).toEqual([]);
   });
@@ -95,6 +96,20 @@ describe("what the build and each fix changed", () => {
     expect((await texts(page, ".commit summary"))[0]).toContain("Add the feature · 2 files ·");
     await page.$eval(".phase-diffs", (el) => el.scrollIntoView());
     await screenshot(page, "review-phase-diffs");
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("shows the fix's own diff on the fix's page", async () => {
+    const { page, errors } = await open(`#/run/${fixed}/phase/${phase(fixed, 4)}`);
+    await page.waitForSelector(".phase-detail .phase-tree-diff summary");
+    expect(await page.$eval(".phase-detail .phase-tree-diff summary", (el) => el.textContent)).toBe(
+      "#4 fix · 1 file",
+    );
+    await page.click(".phase-detail .phase-tree-diff summary");
+    await page.waitForSelector('.phase-tree-diff .diff-file[data-file="src/app.js"] .diff-add');
+    expect(await texts(page, ".phase-tree-diff .diff-add")).toEqual(['+export const app = "fixed";\n']);
+    await screenshot(page, "review-fix-phase");
     await page.close();
     expect(errors).toEqual([]);
   });

@@ -70,3 +70,26 @@ export function PhaseDiffs({ adwId, phases }: { adwId: string; phases: readonly 
     </div>
   );
 }
+
+/** On a phase's page: what this phase changed in the tree, when it ran in a worktree and changed it. */
+export function PhaseOwnDiff({ adwId, phaseId, live }: { adwId: string; phaseId: string; live: boolean }) {
+  const [tree, setTree] = useState<PhaseTree | null>(null);
+  useEffect(() => {
+    if (live) return;
+    let gone = false;
+    fetchPhaseChanges(adwId).then(
+      (changes) => !gone && setTree(changes.phases.find((p) => p.phase_id === phaseId && p.changed) ?? null),
+      () => {},
+    );
+    return () => {
+      gone = true;
+    };
+  }, [adwId, phaseId, live]);
+  if (tree === null) return null;
+  return (
+    <>
+      <h2>What this phase changed</h2>
+      <PhaseTreeFold adwId={adwId} tree={tree} />
+    </>
+  );
+}

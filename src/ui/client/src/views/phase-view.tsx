@@ -10,6 +10,7 @@ import { ApprovalPanel } from "./approval-panel.js";
 import { attemptsOf } from "./attempts-model.js";
 import { isTailEvent, LiveTail } from "./live-tail.js";
 import { PhaseAttempts } from "./phase-attempts.js";
+import { PhaseOwnDiff } from "./phase-diffs.js";
 import { PhaseEvents, PhaseProcesses } from "./phase-events.js";
 import { PhaseProblems } from "./phase-problems.js";
 import { applyPhase } from "./phase-state.js";
@@ -100,6 +101,7 @@ export function PhaseView({ adwId, phaseId }: { adwId: string; phaseId: string }
       <LiveTail detail={detail} />
       <SuiteOutput adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} />
       <PhaseChanges adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} events={detail.events} />
+      <PhaseOwnDiff adwId={adwId} phaseId={p.id} live={p.status === "running"} />
       {p.kind === "agent" || attempts.length > 0 ? (
         <>
           <h2>Usage and context</h2>
