@@ -51,9 +51,9 @@ export interface SessionWaker {
   /**
    * Resolves when the session may have new rows: on PostgreSQL at its next NOTIFY (at once when one
    * came since the last call; at the latest after a 5 s safety poll, or `pollMs` while the LISTEN
-   * connection is down); on SQLite after `pollMs`.
+   * connection is down); on SQLite after `pollMs`. Says which.
    */
-  wait(pollMs: number): Promise<void>;
+  wait(pollMs: number): Promise<"notified" | "timeout">;
   /** Stops following. Idempotent. */
   close(): Promise<void>;
 }

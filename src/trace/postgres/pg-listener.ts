@@ -125,23 +125,24 @@ export async function followSession(url: string, adwId: string): Promise<Session
     async wait(pollMs) {
       if (follower.notified || closed) {
         follower.notified = false;
-        return;
+        return "notified";
       }
       const listening = (await own.connection()) !== null;
-      await new Promise<void>((resolve) => {
+      const woke = await new Promise<"notified" | "timeout">((resolve) => {
         const timer = setTimeout(
           () => {
             follower.wake = null;
-            resolve();
+            resolve("timeout");
           },
           listening ? SAFETY_POLL_MS : pollMs,
         );
         follower.wake = () => {
           clearTimeout(timer);
-          resolve();
+          resolve("notified");
         };
       });
       follower.notified = false;
+      return woke;
     },
     async close() {
       if (closed) return;

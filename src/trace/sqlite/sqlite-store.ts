@@ -175,7 +175,7 @@ export class SqliteStore extends SqliteSql implements TraceStore {
 
   /** SQLite tells no one of a commit: the follower reads again every `pollMs`. */
   async follow(): Promise<SessionWaker> {
-    return { wait: (pollMs) => sleep(pollMs), close: async () => {} };
+    return { wait: (pollMs) => sleep(pollMs, "timeout" as const), close: async () => {} };
   }
 
   async close(): Promise<void> {
