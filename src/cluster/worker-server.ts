@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { SssfError } from "../errors/sssf-error.js";
 import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
 import { isMetricsRequest, startWorkerMetrics } from "./metrics.js";
 import { httpRequest, reachableHost } from "./restate-http.js";
@@ -68,6 +69,21 @@ async function waitWhileLiveElsewhere(
   }
 }
 
+/** `SSSF_RESTATE_IDENTITY_KEYS`: Restate's public keys (`publickeyv1_…`, comma-separated), checked. */
+function identityKeys(value: string | undefined): string[] {
+  const keys = (value ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key !== "");
+  for (const key of keys)
+    if (!/^publickeyv1_[1-9A-HJ-NP-Za-km-z]+$/.test(key))
+      throw new SssfError(
+        "usage",
+        `SSSF_RESTATE_IDENTITY_KEYS: "${key}" is not a Restate public key (publickeyv1_…, as restate-server logs it at start-up)`,
+      );
+  return keys;
+}
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const sdk = await loadRestateSdk();
   const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
@@ -108,7 +124,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
 
   const service = runWorkflowService(sdk, execute, { runMs: options.runTimeoutMs });
-  const handler = sdk.endpoint().bind(service).http1Handler();
+  // Restate's request identity (docs/cluster.md#restate): only requests it signed are served.
+  const keys = identityKeys(process.env.SSSF_RESTATE_IDENTITY_KEYS);
+  const endpoint = sdk.endpoint().bind(service);
+  const handler = (keys.length > 0 ? endpoint.withIdentityV1(...keys) : endpoint).http1Handler();
   // Restate's requests, and Prometheus's scrape of /metrics beside them.
   const server = http.createServer((req, res) =>
     isMetricsRequest(req) ? void metrics.serve(res) : handler(req, res),

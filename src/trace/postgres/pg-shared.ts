@@ -65,11 +65,11 @@ interface Shared {
 const pools = new Map<string, Shared>();
 
 /**
- * The process's pool for `url` (a read-only one apart: its connections refuse writes), opened on
- * first use; give it back with {@link releasePool}. The last user's release ends it.
+ * The process's pool for `url`, opened on first use (read-only stores share it: their statements run
+ * in read-only transactions); give it back with {@link releasePool}. The last user's release ends it.
  */
-export function acquirePool(url: string, options: { readonly: boolean; connectTimeoutMs: number }): Pool {
-  const key = `${options.readonly ? "r" : "w"} ${url}`;
+export function acquirePool(url: string, options: { connectTimeoutMs: number }): Pool {
+  const key = url;
   const known = pools.get(key);
   if (known !== undefined) {
     known.users += 1;
@@ -84,8 +84,6 @@ export function acquirePool(url: string, options: { readonly: boolean; connectTi
     allowExitOnIdle: true,
     types: TYPES,
     application_name: "sssf",
-    // A read-only trace refuses writes, as SQLite's read-only connections do.
-    ...(options.readonly ? { options: "-c default_transaction_read_only=on" } : {}),
   });
   // An idle connection the server dropped: the pool replaces it; nothing was in flight.
   pool.on("error", () => {});

@@ -158,7 +158,11 @@ class PgSql implements TraceSql {
   }
 }
 
-/** A PostgreSQL trace, on the process's shared pool for its URL (`pg-shared.ts`). */
+/**
+ * A PostgreSQL trace, on the process's shared pool for its URL (`pg-shared.ts`). A read-only one runs
+ * every statement in a read-only transaction, so writes are refused as SQLite's read-only connections
+ * refuse them.
+ */
 export class PgStore extends PgSql implements TraceStore {
   readonly dialect = "postgres" as const;
   readonly name: string;
@@ -170,7 +174,7 @@ export class PgStore extends PgSql implements TraceStore {
   /** `url`: a `postgres://` URL; the password may come from PGPASSWORD or ~/.pgpass instead. */
   constructor(url: string, options: { readonly?: boolean; connectTimeoutMs?: number } = {}) {
     const readonly = options.readonly === true;
-    const pool = acquirePool(url, { readonly, connectTimeoutMs: options.connectTimeoutMs ?? 3000 });
+    const pool = acquirePool(url, { connectTimeoutMs: options.connectTimeoutMs ?? 3000 });
     super(() => this.#usable(), 0);
     this.#pool = pool;
     this.name = displayTraceLocation(url);
@@ -201,9 +205,16 @@ export class PgStore extends PgSql implements TraceStore {
     }
     let lost = false;
     try {
-      return await client.query(text);
+      if (!this.readonly) return await client.query(text);
+      // Read-only on the shared pool: in a read-only transaction, in the same round trip.
+      const body = text.trim().replace(/;+$/, "");
+      const results = (await client.query(`BEGIN READ ONLY;\n${body};\nCOMMIT`)) as unknown as QueryResult[];
+      const own = results.slice(1, -1);
+      return own.length === 1 ? (own[0] as QueryResult) : own;
     } catch (error) {
       lost = isLost(error);
+      // A failed statement left its read-only transaction open (aborted): end it before the next user.
+      if (this.readonly && !lost) await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
       client.release(lost);
@@ -235,7 +246,7 @@ export class PgStore extends PgSql implements TraceStore {
     client.on("error", onError);
     const tx = new PgSql(() => client as unknown as Runner, 1);
     try {
-      await client.query("BEGIN").catch((error: unknown) => {
+      await client.query(this.readonly ? "BEGIN READ ONLY" : "BEGIN").catch((error: unknown) => {
         throw translateError(error);
       });
       const result = await fn(tx);
