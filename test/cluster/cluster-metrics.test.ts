@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { afterEach, expect, it, vi } from "vitest";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
@@ -65,6 +66,24 @@ interface PoolWorkerJson {
   url: string;
   live: boolean;
   draining: boolean;
+}
+
+/** A Restate request-identity public key (`publickeyv1_` + base58 of the raw Ed25519 key), as restate-server logs it. */
+function restatePublicKey(): string {
+  const jwk = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
+  const bytes = Buffer.from(jwk.x ?? "", "base64url");
+  const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  let n = BigInt(`0x${bytes.toString("hex")}`);
+  let out = "";
+  while (n > 0n) {
+    out = alphabet[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out = `1${out}`;
+  }
+  return `publickeyv1_${out}`;
 }
 
 async function poolWorkers(world: ClusterWorld): Promise<PoolWorkerJson[]> {
@@ -167,5 +186,39 @@ describePostgres("metrics and the workers list", () => {
     expect(forgot.stdout.trim()).toBe(`worker ${killedId} forgotten`);
     const now = (await poolWorkers(world)).map((w) => w.id);
     expect(now).toEqual([liveId]);
+  });
+
+  it("a worker given Restate's identity keys refuses unsigned requests; a malformed key is refused at start", async () => {
+    database = await createTestDatabase();
+    world = new ClusterWorld(
+      { first: [replyTurn("a")], second: [replyTurn("b")], third: [replyTurn("c")] },
+      { restate, trace: database.url },
+    );
+    // The workers inherit the test's environment (the variable is theirs alone).
+    process.env.SSSF_RESTATE_IDENTITY_KEYS = restatePublicKey();
+    try {
+      await world.start(1);
+    } finally {
+      delete process.env.SSSF_RESTATE_IDENTITY_KEYS;
+    }
+    const [worker] = await poolWorkers(world);
+    const unsigned = await fetch(`${worker?.url}/discover`, {
+      headers: { accept: "application/vnd.restate.endpointmanifest.v3+json" },
+    });
+    expect(unsigned.status).toBe(401);
+    // Prometheus's scrape is not Restate's: /metrics stays open.
+    expect((await fetch(`${worker?.url}/metrics`)).status).toBe(200);
+
+    const bad = await world.cliWith({ SSSF_RESTATE_IDENTITY_KEYS: "not-a-key" }, [
+      "worker",
+      "--remote",
+      world.remote,
+      "--work-dir",
+      `${world.scratch}/bad-worker`,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(
+      /^sssf: SSSF_RESTATE_IDENTITY_KEYS: "not-a-key" is not a Restate public key/,
+    );
   });
 });
