@@ -75,8 +75,12 @@ function eventRecord(adwId, n) {
   };
 }
 
+/** Runs start over the first 3 s, as a fleet's do (not all in one instant). */
+const startOf = (i) => (3000 * i) / Math.max(1, runs);
+
 async function simulateRun(i) {
   const adwId = `${mode[0]}${host}r${i}`;
+  await sleep(startOf(i));
   const store = await openTraceStore(runUrl(i));
   const tracer = new Tracer({
     store,
@@ -88,8 +92,6 @@ async function simulateRun(i) {
   let n = 0;
   let nextBurst = Date.now() + 8000 * Math.random();
   let nextPhase = Date.now() + 5000 * Math.random();
-  // Spread the runs' starts over the first 300 ms.
-  await sleep(300 * Math.random());
   while (Date.now() < until) {
     tracer.write(eventRecord(adwId, n++));
     if (Date.now() >= nextBurst) {
@@ -111,6 +113,7 @@ async function simulateRun(i) {
 
 async function follow(i) {
   const adwId = `${mode[0]}${host}r${i}`;
+  await sleep(startOf(i) + 100);
   const store = await openTraceStore(runUrl(i), { readonly: true });
   const waker = await store.follow(adwId);
   let cursor = 0;

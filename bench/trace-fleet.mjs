@@ -73,11 +73,15 @@ async function round(client, name, url, runs, mode, dir) {
   const perHost = Math.ceil(runs / HOSTS);
   let hosts;
   try {
-    hosts = await Promise.all(
+    // Every host to its end (a failed one must not leave the others writing into a deleted folder).
+    const settled = await Promise.allSettled(
       Array.from({ length: HOSTS }, (_, h) =>
         runHost(url, perHost, mode, h, path.join(dir, `${mode}-${runs}`)),
       ),
     );
+    const failed = settled.find((one) => one.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+    hosts = settled.map((one) => one.value);
   } finally {
     sampling = false;
     await sampler;
@@ -124,7 +128,19 @@ export async function run() {
     await db.connect();
     for (const runs of SIZES) {
       for (const mode of ["before", "after"]) {
-        const r = await round(db, name, url.toString(), runs, mode, dir);
+        let r;
+        try {
+          r = await round(db, name, url.toString(), runs, mode, dir);
+        } catch (error) {
+          // A round the server could not take (connections refused or timed out) is a result too.
+          const why = String(error.message).match(/cannot be reached: ([^\n]*)|too many clients[^\n]*/)?.[0];
+          figures.push({
+            label: `${runs} runs, ${mode}: failed (${why ?? "a host failed"})`,
+            value: Number.NaN,
+            unit: "",
+          });
+          continue;
+        }
         const tag = `${r.runs} runs, ${mode}`;
         figures.push(
           { label: `${tag}: transactions/s (server)`, value: r.commits / r.seconds, unit: "tx/s" },

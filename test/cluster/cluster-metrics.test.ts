@@ -91,7 +91,7 @@ async function poolWorkers(world: ClusterWorld): Promise<PoolWorkerJson[]> {
     .workers;
 }
 
-describePostgres("metrics and the workers list", () => {
+describePostgres("operating the cluster: metrics, the workers list, identity keys, the trace hint", () => {
   it("the pool and each worker serve /metrics: runs, phases, pushes, failovers, queue depth, workers", async () => {
     database = await createTestDatabase();
     world = new ClusterWorld(
@@ -220,5 +220,27 @@ describePostgres("metrics and the workers list", () => {
     expect(bad.stderr.trim()).toMatch(
       /^sssf: SSSF_RESTATE_IDENTITY_KEYS: "not-a-key" is not a Restate public key/,
     );
+  });
+
+  it("sssf run --engine restate reading another trace than the workers' says which setting to set", async () => {
+    database = await createTestDatabase();
+    world = new ClusterWorld(
+      { first: [replyTurn("a")], second: [replyTurn("b")], third: [replyTurn("c")] },
+      { restate, trace: database.url },
+    );
+    await world.start(1);
+    // The workers write PostgreSQL; this CLI reads a SQLite file of its own.
+    const result = await world.cliWith({ SSSF_DB: `${world.scratch}/elsewhere.db` }, [
+      "run",
+      "three",
+      "x",
+      "--engine",
+      "restate",
+    ]);
+    expect(result.code, `${result.stdout}\n${result.stderr}\n${world.logs()}`).toBe(0);
+    expect(result.stdout).toMatch(/accepted on worker/);
+    const hints = result.stderr.split("\n").filter((line) => line.includes("has no line in the trace"));
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatch(/elsewhere\.db.*set SSSF_DB \(or trace\.url in sssf\.config\.yaml\)/);
   });
 });
