@@ -243,4 +243,42 @@ describePostgres("operating the cluster: metrics, the workers list, identity key
     expect(hints).toHaveLength(1);
     expect(hints[0]).toMatch(/elsewhere\.db.*set SSSF_DB \(or trace\.url in sssf\.config\.yaml\)/);
   });
+
+  it("a kill -9 mid-phase is one failover on the pool and on the worker that takes the run over", async () => {
+    database = await createTestDatabase();
+    world = new ClusterWorld(
+      {
+        first: [replyTurn("planned")],
+        // The first attempt's build hangs until its worker is killed; the next one builds.
+        second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
+        third: [replyTurn("reviewed")],
+      },
+      { restate, trace: database.url },
+    );
+    await world.start(2);
+    const adwId = "0e0e0e0e";
+    const run = world.cli(["run", "three", "x", "--engine", "restate", "--adw-id", adwId, "--detach"]);
+    expect((await run).code).toBe(0);
+    const first = await world.workerRunning(adwId);
+    await until("the hanging send", () => world?.sends("second") === 1);
+    await first.kill("SIGKILL");
+    const second = await world.workerRunning(adwId);
+    expect(second).not.toBe(first);
+    await until(
+      "the run's success",
+      async () =>
+        (
+          await (world as ClusterWorld).rows(
+            "SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'",
+            adwId,
+          )
+        ).length === 1,
+    );
+    const survivor = (await poolWorkers(world)).find((w) => w.live && w.id.includes(`-${second.child.pid}-`));
+    const worker = await scrape(survivor?.url ?? "");
+    expect(value(worker.samples, "sssf_failovers_total")).toBe(1);
+    const pool = await scrape(world.poolUrl);
+    expect(value(pool.samples, "sssf_failovers_total")).toBe(1);
+    expect(value(pool.samples, "sssf_workers", { state: "live" })).toBe(1);
+  });
 });
