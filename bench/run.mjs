@@ -18,6 +18,7 @@ const suites = {
   "git-spawns": () => import("./git-spawns.mjs"),
   cluster: () => import("./cluster.mjs"),
   "pg-trace": () => import("./pg-trace.mjs"),
+  "trace-fleet": () => import("./trace-fleet.mjs"),
   sandbox: () => import("./sandbox.mjs"),
   redaction: () => import("./redaction.mjs"),
   correction: () => import("./correction.mjs"),

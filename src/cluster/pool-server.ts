@@ -8,6 +8,8 @@
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type PoolWorker, WorkerBeat } from "./cluster-wire.js";
+import { ClusterMetrics, isMetricsRequest } from "./metrics.js";
+import { restateQueueDepth } from "./metrics-restate.js";
 import { reachableHost, registerDeployment } from "./restate-http.js";
 
 /** A worker that has not beaten for this long is taken as gone. */
@@ -32,6 +34,9 @@ interface Member {
   /** A request to it failed: skipped until its next beat. */
   broken: boolean;
 }
+
+/** The requests that execute a run (the long ones): a cut one is a failover. */
+const runRequests = new WeakSet<http.ClientRequest>();
 
 /** The pool's state: who is live, and who has room. */
 class Members {
@@ -80,21 +85,48 @@ class Members {
 
   /**
    * Cuts the open requests of workers silent for longer than WORKER_SILENCE_MS (a host lost without
-   * closing its connections), so Restate retries their runs elsewhere; forgets workers silent for a
-   * minute. Returns the workers it cut.
+   * closing its connections), so Restate retries their runs elsewhere; forgets a drained worker (its
+   * last beat said draining, with no run) once silent that long, and any other worker silent for a
+   * minute. Returns the workers it cut and how many run executions they held.
    */
-  sweep(): string[] {
-    const cut: string[] = [];
+  sweep(): { id: string; runs: number }[] {
+    const cut: { id: string; runs: number }[] = [];
     for (const [id, member] of this.byId) {
       const silent = Date.now() - member.lastSeen;
       if (silent > WORKER_SILENCE_MS && member.open.size > 0) {
-        for (const request of member.open) request.destroy(new Error(`worker ${id} is silent`));
+        let runs = 0;
+        for (const request of member.open) {
+          if (runRequests.has(request)) runs++;
+          request.destroy(new Error(`worker ${id} is silent`));
+        }
         member.open.clear();
-        cut.push(id);
+        cut.push({ id, runs });
       }
-      if (silent > 60_000) this.byId.delete(id);
+      const drained = member.beat.draining && member.beat.runs.length === 0;
+      if (silent > 60_000 || (drained && silent > WORKER_SILENCE_MS)) this.byId.delete(id);
     }
     return cut;
+  }
+
+  /** Forgets worker `id` (`sssf workers --forget`): "unknown", "live" (refused: it would beat again), or "forgotten". */
+  forget(id: string): "unknown" | "live" | "forgotten" {
+    const member = this.byId.get(id);
+    if (member === undefined) return "unknown";
+    if (this.live(member)) return "live";
+    this.byId.delete(id);
+    return "forgotten";
+  }
+
+  /** Workers by state, and the runs they execute now (for /metrics). */
+  counts(): { workers: Record<string, number>; running: number } {
+    const workers: Record<string, number> = { live: 0, draining: 0, gone: 0 };
+    let running = 0;
+    for (const member of this.byId.values()) {
+      const state = !this.live(member) ? "gone" : member.beat.draining ? "draining" : "live";
+      workers[state] = (workers[state] ?? 0) + 1;
+      running += member.inFlight;
+    }
+    return { workers, running };
   }
 }
 
@@ -112,12 +144,44 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/** `POST /pool/forget {"id"}`: 200 forgotten, 404 unknown, 409 still live (it would join again). */
+async function forgetRoute(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  members: Members,
+  log: (line: string) => void,
+): Promise<void> {
+  let id: string;
+  try {
+    const body = JSON.parse(await readBody(req)) as { id?: unknown };
+    if (typeof body.id !== "string") throw new Error('expected {"id": "<worker id>"}');
+    id = body.id;
+  } catch (error) {
+    reply(res, 400, { message: `bad request: ${(error as Error).message}` });
+    return;
+  }
+  const outcome = members.forget(id);
+  if (outcome === "forgotten") log(`worker ${id} forgotten (sssf workers --forget)`);
+  const status = { forgotten: 200, unknown: 404, live: 409 }[outcome];
+  const message = {
+    forgotten: `worker ${id} forgotten`,
+    unknown: `no worker ${id} in the pool`,
+    live: `worker ${id} is live: drain it first (SIGTERM); it is forgotten once it has stopped`,
+  }[outcome];
+  reply(res, status, { message });
+}
+
 /** Restate invokes a handler at `/invoke/<service>/<handler>`; a run's execution is `run`. */
 const isRunInvocation = (url: string) => /^\/invoke\/[^/]+\/run(\?|$)/.test(url);
 
 /** Starts the pool; resolves with its URL and a way to stop it. */
 export async function startPool(options: PoolOptions): Promise<{ url: string; close(): Promise<void> }> {
   const members = new Members();
+  const metrics = new ClusterMetrics("pool", {
+    runs: () => ({ running: members.counts().running }),
+    queueDepth: () => restateQueueDepth(options.admin),
+    workers: () => members.counts().workers,
+  });
   let registered = false;
   let advertised = "";
   const register = async () => {
@@ -164,6 +228,7 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
       // Restate hung up (it stopped, or gave up on the call): the worker did nothing wrong.
       if (callerGone) return;
       member.broken = true;
+      if (isRun) metrics.failovers.inc();
       options.log(`worker ${member.beat.id} at ${member.beat.url} failed a request: ${error.message}`);
       // Restate sees the broken answer and retries; the pool sends the retry elsewhere.
       if (!res.headersSent) {
@@ -172,6 +237,7 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
       } else res.destroy();
     });
     member.open.add(upstream);
+    if (isRun) runRequests.add(upstream);
     upstream.on("close", () => member.open.delete(upstream));
     res.on("close", () => {
       if (!res.writableFinished) callerGone = true;
@@ -202,13 +268,24 @@ export async function startPool(options: PoolOptions): Promise<{ url: string; cl
       reply(res, 200, { workers: members.list() });
       return;
     }
+    if (req.method === "POST" && url === "/pool/forget") {
+      await forgetRoute(req, res, members, options.log);
+      return;
+    }
+    if (isMetricsRequest(req)) {
+      await metrics.serve(res);
+      return;
+    }
     proxy(req, res);
   });
   // A run's execution is one request that lasts the whole run.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   const sweeper = setInterval(() => {
-    for (const id of members.sweep()) options.log(`worker ${id} fell silent: its runs go back to Restate`);
+    for (const { id, runs } of members.sweep()) {
+      metrics.failovers.inc(runs);
+      options.log(`worker ${id} fell silent: its runs go back to Restate`);
+    }
   }, 1000);
   sweeper.unref();
   await new Promise<void>((resolve, reject) => {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import { SssfError } from "../errors/sssf-error.js";
+import { currentWorkerMetrics } from "./metrics.js";
 
 /** The ref a run's uncommitted work is pushed to: a commit on top of the branch's head. */
 export function wipRef(adwId: string): string {
@@ -135,9 +136,12 @@ export class WorkerRepo {
     // unreachable gets two more tries; a refused fast-forward (a stale worker) fails at once.
     for (let attempt = 1; ; attempt++) {
       try {
-        await runGit(worktree, ["push", "--quiet", "--atomic", "origin", ...specs], {
-          message: (_failure, reason) => `cannot push ${specs.join(" ")} to ${this.remote}: ${reason}`,
-        });
+        const pushing = () =>
+          runGit(worktree, ["push", "--quiet", "--atomic", "origin", ...specs], {
+            message: (_failure, reason) => `cannot push ${specs.join(" ")} to ${this.remote}: ${reason}`,
+          });
+        const metrics = currentWorkerMetrics();
+        await (metrics === undefined ? pushing() : metrics.timePush(pushing));
         return;
       } catch (error) {
         if (attempt === 3 || /\[rejected\]|non-fast-forward|fetch first/.test((error as Error).message))

@@ -23,6 +23,7 @@ import { claimSession, ownerName, type SessionOwner } from "../trace/session-fen
 import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
+import { currentWorkerMetrics } from "./metrics.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -97,7 +98,10 @@ export async function executeClusterRun(
     return endedResult(context, before);
   const takingOver = before !== undefined;
   // Before reading what the run pushed: from here on, the attempt taken for dead writes nothing more.
-  if (takingOver) await claimRun(context, before);
+  if (takingOver) {
+    await claimRun(context, before);
+    currentWorkerMetrics()?.failovers.inc();
+  }
   await repo.fetch();
   const checkout = checkoutDir(context, adwId);
   await repo.checkoutFor(checkout, request.base_commit);
@@ -166,6 +170,7 @@ export async function executeClusterRun(
       own.abort(reason);
     },
     phaseCompleted: async (phase) => {
+      currentWorkerMetrics()?.phaseEnded(phase);
       if (phase.status !== "success" && phase.status !== "fail") return;
       // Only an attempt the trace still takes pushes (the journal entry follows the push).
       if (isFenced() || (runTrace !== undefined && !(await runTrace.stillOwner()))) return;

@@ -9,7 +9,9 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { SssfError } from "../errors/sssf-error.js";
 import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
+import { isMetricsRequest, startWorkerMetrics } from "./metrics.js";
 import { httpRequest, reachableHost } from "./restate-http.js";
 import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
 import { executeClusterRun, type WorkerContext } from "./worker-run.js";
@@ -67,18 +69,40 @@ async function waitWhileLiveElsewhere(
   }
 }
 
+/** `SSSF_RESTATE_IDENTITY_KEYS`: Restate's public keys (`publickeyv1_…`, comma-separated), checked. */
+function identityKeys(value: string | undefined): string[] {
+  const keys = (value ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key !== "");
+  for (const key of keys)
+    if (!/^publickeyv1_[1-9A-HJ-NP-Za-km-z]+$/.test(key))
+      throw new SssfError(
+        "usage",
+        `SSSF_RESTATE_IDENTITY_KEYS: "${key}" is not a Restate public key (publickeyv1_…, as restate-server logs it at start-up)`,
+      );
+  return keys;
+}
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const sdk = await loadRestateSdk();
   const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
   const stop = new AbortController();
   const running = new Map<string, { workflow: string; started_at: string; done: Promise<unknown> }>();
   let draining = false;
+  let waiting = 0;
+  const metrics = startWorkerMetrics({ runs: () => ({ running: running.size }), queueDepth: () => waiting });
 
   const execute = async (request: ClusterRunRequest): Promise<ClusterRunResult> => {
     // Restate retried an execution this worker still runs (its connection broke, a restart): the same one.
     const here = running.get(request.adw_id);
     if (here !== undefined) return (await here.done) as ClusterRunResult;
-    await waitWhileLiveElsewhere(options.pool, id, request.adw_id, stop.signal, options.log);
+    waiting += 1;
+    try {
+      await waitWhileLiveElsewhere(options.pool, id, request.adw_id, stop.signal, options.log);
+    } finally {
+      waiting -= 1;
+    }
     const started = new Date().toISOString();
     options.log(`run ${request.adw_id} ${request.workflow}: started`);
     const done = executeClusterRun(request, { ...options.context, id, signal: stop.signal });
@@ -88,8 +112,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       options.log(
         `run ${request.adw_id}: ${result.accepted ? "accepted" : "not accepted"}: ${result.reason}`,
       );
+      metrics.runsEnded.inc({ outcome: result.accepted ? "accepted" : "not_accepted" });
       return result;
     } catch (error) {
+      metrics.runsEnded.inc({ outcome: "error" });
       options.log(`run ${request.adw_id}: could not run: ${(error as Error).message}`);
       throw error;
     } finally {
@@ -98,8 +124,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
 
   const service = runWorkflowService(sdk, execute, { runMs: options.runTimeoutMs });
-  const handler = sdk.endpoint().bind(service).http1Handler();
-  const server = http.createServer(handler);
+  // Restate's request identity (docs/cluster.md#restate): only requests it signed are served.
+  const keys = identityKeys(process.env.SSSF_RESTATE_IDENTITY_KEYS);
+  const endpoint = sdk.endpoint().bind(service);
+  const handler = (keys.length > 0 ? endpoint.withIdentityV1(...keys) : endpoint).http1Handler();
+  // Restate's requests, and Prometheus's scrape of /metrics beside them.
+  const server = http.createServer((req, res) =>
+    isMetricsRequest(req) ? void metrics.serve(res) : handler(req, res),
+  );
   server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -154,6 +186,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       draining = true;
       await beat().catch(() => undefined);
       await Promise.allSettled([...running.values()].map((run) => run.done));
+      // Drained with no run: the pool forgets this worker once it falls silent.
+      await beat().catch(() => undefined);
       stop.abort("drained");
       await beating;
       await closeServer();

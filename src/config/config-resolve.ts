@@ -313,6 +313,10 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       repoRoot,
       process.env.SSSF_DB || (wire.trace.url ?? wire.observability.db ?? path.join(dataDir, "sssf.db")),
     ),
+    tracePostgres: {
+      maxConnections: wire.trace.postgres.max_connections,
+      listenUrl: wire.trace.postgres.listen_url ?? null,
+    },
     limits: {
       jsonFixAttempts: wire.limits.json_fix_attempts,
       retries: wire.limits.retries,

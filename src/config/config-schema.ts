@@ -282,6 +282,27 @@ function buildConfigWireSchema() {
             .describe(
               "One PostgreSQL trace for every worker, CLI and UI (postgres://user@host:5432/db; the password from PGPASSWORD or ~/.pgpass). Wins over observability.db; the SSSF_DB environment variable wins over both.",
             ),
+          postgres: z
+            .object({
+              max_connections: z
+                .int()
+                .min(1)
+                .max(100)
+                .default(4)
+                .describe(
+                  "The most connections one sssf process (a worker and all its runs, a CLI, the UI) holds to a PostgreSQL trace; followers LISTEN on one more.",
+                ),
+              listen_url: z
+                .string()
+                .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
+                .optional()
+                .describe(
+                  "Where followers (sssf tail, sssf run --engine restate) LISTEN for new rows: a session-mode connection. Behind PgBouncer in transaction mode, the server's own address; default the trace URL.",
+                ),
+            })
+            .strict()
+            .prefault({})
+            .describe("How processes connect to a PostgreSQL trace (docs/cluster.md#scale)."),
         })
         .strict()
         .prefault({}),

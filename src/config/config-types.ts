@@ -83,6 +83,8 @@ export interface SssfConfig {
   sessionsDir: string;
   /** Absolute path of the trace database. */
   dbPath: string;
+  /** `trace.postgres`: the pool bound and where followers LISTEN (docs/cluster.md#scale). Absent: the defaults. */
+  tracePostgres?: { maxConnections: number; listenUrl: string | null };
   limits: LimitsConfig;
   /** `engine:` — where a Restate cluster listens (docs/cluster.md); null where the config says nothing. */
   engine?: EngineConfig;

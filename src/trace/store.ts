@@ -46,6 +46,18 @@ export interface TraceSql {
   transaction<T>(fn: (tx: TraceSql) => Promise<T>): Promise<T>;
 }
 
+/** A follower's wake-up for one session (`TraceStore.follow`). */
+export interface SessionWaker {
+  /**
+   * Resolves when the session may have new rows: on PostgreSQL at its next NOTIFY (at once when one
+   * came since the last call; at the latest after a 5 s safety poll, or `pollMs` while the LISTEN
+   * connection is down); on SQLite after `pollMs`. Says which.
+   */
+  wait(pollMs: number): Promise<"notified" | "timeout">;
+  /** Stops following. Idempotent. */
+  close(): Promise<void>;
+}
+
 /** A trace database, open. The caller closes it. */
 export interface TraceStore extends TraceSql {
   /** Where it is: the file, or the URL without its password. */
@@ -54,6 +66,8 @@ export interface TraceStore extends TraceSql {
   /** Opened for reading only: writes are refused by the database. */
   readonly readonly: boolean;
   readonly isOpen: boolean;
+  /** Starts following session `adwId`'s writes (close the waker before the store). */
+  follow(adwId: string): Promise<SessionWaker>;
   /** Closes the connection(s); statements after it are refused. Idempotent. */
   close(): Promise<void>;
 }

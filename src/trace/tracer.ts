@@ -4,42 +4,21 @@ import { isUnavailable } from "./db-unavailable.js";
 import type { TraceRecord } from "./events.js";
 import { EventsFile } from "./events-file.js";
 import { redactRecord } from "./redact-record.js";
-import { checkSessionOwner, FencedError, type SessionFence } from "./session-fence.js";
+import { checkSessionOwner, FencedError } from "./session-fence.js";
 import { sqliteErrorCode } from "./sqlite/driver.js";
 import type { TraceSql, TraceStore } from "./store.js";
+import {
+  POSTGRES_STORE_INTERVAL_MS,
+  type TracerOptions,
+  type TracerStats,
+  trackOpenTracer,
+  untrackTracer,
+} from "./tracer-options.js";
 
-/** Options of a {@link Tracer}. The tracer never closes `store`. */
-export interface TracerOptions {
-  store: TraceStore;
-  /** The session's `events.jsonl`; created (with its directory) when missing, always appended to. */
-  eventsFile: string;
-  /** Delay between the first queued record and its flush (default 10 ms). */
-  flushIntervalMs?: number;
-  /**
-   * Queue length that triggers an immediate flush (default 1000: an agent flooding tool calls fills it
-   * long before the interval). The file append holds the event loop while it writes its records, so the
-   * agent's pipe is read that much less often; larger batches made the flood slower and its memory higher.
-   */
-  maxBatch?: number;
-  /** Called after each committed transaction with its records (for latency measurements). */
-  onCommit?: (records: readonly TraceRecord[]) => void;
-  /**
-   * Write to the db only while the session's row names this owner (a cluster attempt,
-   * `session-fence.ts`): checked inside every batch's transaction, and once a second while idle. Once
-   * fenced, records go to the events file only.
-   */
-  fence?: SessionFence;
-}
+export type { TracerOptions, TracerStats } from "./tracer-options.js";
 
 /** How often a fenced tracer looks at its session's owner while it has nothing to write. */
 const FENCE_CHECK_MS = 1000;
-
-/** Counters of a {@link Tracer}: records stored in the db, flushes that stored them, slowest flush. */
-export interface TracerStats {
-  readonly records: number;
-  readonly batches: number;
-  readonly maxBatchMs: number;
-}
 
 /** A busy or locked SQLite, or a PostgreSQL out of reach: the records wait for a later flush. */
 function isTransient(error: unknown): boolean {
@@ -68,17 +47,20 @@ const CLOSE_RETRY_MS = 30_000;
 export class Tracer {
   readonly #eventsFile: string;
   readonly #flushIntervalMs: number;
+  readonly #storeIntervalMs: number;
   readonly #maxBatch: number;
   readonly #onCommit: ((records: readonly TraceRecord[]) => void) | undefined;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
   readonly #file: EventsFile;
   readonly #store: TraceStore;
-  readonly #fence: SessionFence | undefined;
+  readonly #fence: TracerOptions["fence"];
   /** Redacted records not yet in the file. */
   #queue: TraceRecord[] = [];
   /** Records in the file the db has not taken yet, in order. */
   #pendingDb: TraceRecord[] = [];
   #timer: NodeJS.Timeout | null = null;
+  /** The batched store of what is in the file (PostgreSQL): set while records wait for it. */
+  #storeTimer: NodeJS.Timeout | null = null;
   #deferredError: unknown = undefined;
   #lastBusyError: unknown = undefined;
   /** The store's writes, one after another: each link writes what is pending when it starts. */
@@ -94,8 +76,12 @@ export class Tracer {
     this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
     this.#onCommit = options.onCommit;
     this.#store = options.store;
+    this.#storeIntervalMs =
+      options.storeIntervalMs ??
+      (this.#store.dialect === "postgres" ? POSTGRES_STORE_INTERVAL_MS : this.#flushIntervalMs);
     this.#fence = options.fence;
     this.#file = new EventsFile(this.#eventsFile);
+    trackOpenTracer(this);
     if (this.#fence !== undefined) {
       this.#fenceTimer = setInterval(() => void this.#lookAtOwner(), FENCE_CHECK_MS);
       this.#fenceTimer.unref();
@@ -152,6 +138,10 @@ export class Tracer {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
+    if (this.#storeTimer !== null) {
+      clearTimeout(this.#storeTimer);
+      this.#storeTimer = null;
+    }
     let appended = true;
     let thrown: unknown;
     try {
@@ -195,8 +185,11 @@ export class Tracer {
         );
       }
     } finally {
+      untrackTracer(this);
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
+      if (this.#storeTimer !== null) clearTimeout(this.#storeTimer);
+      this.#storeTimer = null;
       if (this.#fenceTimer !== null) clearInterval(this.#fenceTimer);
       this.#fenceTimer = null;
       this.#file.close();
@@ -219,7 +212,10 @@ export class Tracer {
     this.#timer.unref();
   }
 
-  /** A flush of the timer or a full queue: its failure waits for the next explicit flush. */
+  /**
+   * A flush of the timer or a full queue: the file now, the db now or within `storeIntervalMs` (a full
+   * batch at once). Its failure waits for the next explicit flush.
+   */
   #flushKeepingErrors(): void {
     try {
       this.#appendQueued();
@@ -227,9 +223,35 @@ export class Tracer {
       this.#deferredError ??= error;
       return;
     }
+    if (this.#storeIntervalMs <= this.#flushIntervalMs || this.#pendingDb.length >= this.#maxBatch)
+      this.#storeKeepingErrors();
+    else this.#scheduleStore();
+  }
+
+  #storeKeepingErrors(): void {
+    if (this.#storeTimer !== null) clearTimeout(this.#storeTimer);
+    this.#storeTimer = null;
     this.#storePending().catch((error: unknown) => {
       this.#deferredError ??= error;
     });
+  }
+
+  #scheduleStore(): void {
+    if (this.#storeTimer !== null || this.#pendingDb.length === 0) return;
+    this.#storeTimer = setTimeout(() => {
+      this.#storeTimer = null;
+      this.#storeKeepingErrors();
+    }, this.#storeIntervalMs);
+    this.#storeTimer.unref();
+  }
+
+  /** At the process's exit (no more event loop): the queued records into the file, synchronously. */
+  appendAtExit(): void {
+    try {
+      this.#appendQueued();
+    } catch {
+      // The exit goes on; what could not be written is lost with the process, as in a crash.
+    }
   }
 
   /** The queue into the file, and from there owed to the db. Throws the file's error. */
@@ -309,8 +331,14 @@ export class Tracer {
     if (!isTransient(error)) return false;
     this.#lastBusyError = error;
     this.#pendingDb = this.#pendingDb.length === 0 ? batch : batch.concat(this.#pendingDb);
-    this.#schedule();
+    this.#scheduleRetry();
     return true;
+  }
+
+  /** A db that could not take a batch is tried again after the file interval (SQLite) or the store interval. */
+  #scheduleRetry(): void {
+    if (this.#storeIntervalMs <= this.#flushIntervalMs) this.#schedule();
+    else this.#scheduleStore();
   }
 
   /** True when `error` says another process owns the session: the db gets nothing more from here. */

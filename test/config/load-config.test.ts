@@ -165,6 +165,7 @@ describe("loadConfig with a minimal config", () => {
       dataDir,
       sessionsDir: path.join(dataDir, "sessions"),
       dbPath: path.join(dataDir, "sssf.db"),
+      tracePostgres: { maxConnections: 4, listenUrl: null },
       limits: { jsonFixAttempts: 2, retries: 1, maxResultBytes: 16_777_216 },
       quality: {},
       engine: { restate: { ingress: null, admin: null, pool: null, runTimeoutMs: 86_400_000 } },

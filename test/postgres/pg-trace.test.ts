@@ -136,10 +136,12 @@ describePostgres("the trace on PostgreSQL", () => {
          await c.end();
        })();`,
     ]);
+    // Listened for first: the child may end before close() returns.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     for (let i = 2; i <= 50; i++) tracer.write(event("c1c1c1c1", i));
     await tracer.close();
-    await new Promise((resolve) => child.once("exit", resolve));
+    await exited;
     const stored = await database.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE adw_id = $1", [
       "c1c1c1c1",
     ]);

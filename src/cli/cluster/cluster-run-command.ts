@@ -17,7 +17,7 @@ import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
 import { isUnavailable } from "../../trace/db-unavailable.js";
 import type { SessionRow } from "../../trace/events.js";
 import { openTraceStore } from "../../trace/open-store.js";
-import type { TraceStore } from "../../trace/store.js";
+import type { SessionWaker, TraceStore } from "../../trace/store.js";
 import { getSession, listPhases } from "../../trace/store-queries.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
@@ -68,6 +68,9 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
 
 const UNREACHABLE = Symbol("trace out of reach");
 
+/** How long `sssf run --engine restate` waits for the run's first row before it says which trace to read. */
+const NO_TRACE_HINT_MS = 10_000;
+
 /** The session as the trace has it now, or UNREACHABLE while a PostgreSQL trace is out of reach. */
 async function readSession(
   db: TraceStore,
@@ -89,12 +92,39 @@ async function follow(db: TraceStore, adwId: string, cwd: string, ended: Promise
     done = true;
   };
   ended.then(end, end);
-  let started = false;
   const follower = traceFollower(db, adwId, printer);
+  // Woken by the writers on PostgreSQL (LISTEN/NOTIFY), and by Restate's answer.
+  const waker = await db.follow(adwId);
+  try {
+    await followUntilEnd(db, adwId, printer, follower, waker, ended, () => done);
+  } finally {
+    await waker.close();
+  }
+}
+
+async function followUntilEnd(
+  db: TraceStore,
+  adwId: string,
+  printer: ReturnType<typeof replayTrace>,
+  follower: ReturnType<typeof traceFollower>,
+  waker: SessionWaker,
+  ended: Promise<unknown>,
+  isDone: () => boolean,
+): Promise<void> {
+  let started = false;
+  // A trace the workers do not write (no SSSF_DB or trace.url here) shows nothing: say what to set.
+  let hintAt: number | null = Date.now() + NO_TRACE_HINT_MS;
+  const hint = () => {
+    if (started || hintAt === null) return;
+    hintAt = null;
+    process.stderr.write(
+      `sssf: run ${adwId} has no line in the trace ${db.name} yet; if the workers write another one, no progress shows here: set SSSF_DB (or trace.url in sssf.config.yaml) to the trace URL they write (docs/cluster.md)\n`,
+    );
+  };
   // The run goes on while the trace is out of reach; after its end, the last lines get 30 s to come.
   let giveUpAt: number | undefined;
   for (;;) {
-    const last = done;
+    const last = isDone();
     const session = await readSession(db, adwId);
     if (session === UNREACHABLE) {
       if (last) giveUpAt ??= Date.now() + 30_000;
@@ -107,6 +137,7 @@ async function follow(db: TraceStore, adwId: string, cwd: string, ended: Promise
       started = true;
     }
     await follower.drain();
+    if (last || (hintAt !== null && Date.now() >= hintAt)) hint();
     if (last) {
       // The worktree was the worker's: what is left to review is the branch on the shared remote.
       try {
@@ -117,7 +148,7 @@ async function follow(db: TraceStore, adwId: string, cwd: string, ended: Promise
       }
       return;
     }
-    await sleep(250);
+    await Promise.race([waker.wait(250), ended.catch(() => undefined)]);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { PoolWorker } from "../../cluster/cluster-wire.js";
 import { httpRequest, replyMessage } from "../../cluster/restate-http.js";
 import { SssfError } from "../../errors/sssf-error.js";
+import { UsageError } from "../../errors/usage-error.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { configOption, cwdOption } from "../cli-options.js";
 import { reportError } from "../report-error.js";
@@ -10,6 +11,8 @@ import { clusterUrl } from "./cluster-urls.js";
 
 export interface WorkersCommandOptions {
   pool?: string;
+  /** `--forget <id>`: drop a stopped worker from the pool's list. */
+  forget?: string;
   json?: boolean;
   config?: string;
   cwd?: string;
@@ -19,6 +22,7 @@ export interface WorkersCommandOptions {
 export async function workersCommand(options: WorkersCommandOptions): Promise<number> {
   try {
     const pool = clusterUrl("pool", options.pool, optionalConfig(options));
+    if (options.forget !== undefined) return await forgetWorker(pool, options.forget);
     let body: string;
     try {
       const reply = await httpRequest("GET", `${pool.replace(/\/+$/, "")}/pool/workers`, undefined);
@@ -45,6 +49,19 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<nu
   }
 }
 
+/** `sssf workers --forget <id>`: 0 forgotten; a usage error when the pool knows no such worker or it is live. */
+async function forgetWorker(pool: string, id: string): Promise<number> {
+  let reply: Awaited<ReturnType<typeof httpRequest>>;
+  try {
+    reply = await httpRequest("POST", `${pool.replace(/\/+$/, "")}/pool/forget`, { id });
+  } catch (error) {
+    throw new SssfError("usage", `--pool: cannot ask the pool at ${pool}: ${(error as Error).message}`);
+  }
+  if (reply.status !== 200) throw new UsageError(`--forget: ${replyMessage(reply)}`, "--forget");
+  process.stdout.write(`${terminalSafe(replyMessage(reply))}\n`);
+  return 0;
+}
+
 /**
  * One worker's line. A gone worker's runs are what it ran when last heard from, not what it runs:
  * Restate has moved them to another worker (whose line names them).
@@ -65,6 +82,7 @@ export function registerWorkers(program: Command): void {
     .description("list the cluster's workers and the runs they execute")
     .option("--pool <url>", "the pool's URL (default $SSSF_POOL, then engine.restate.pool)")
     .option("--json", "print the list as JSON")
+    .option("--forget <id>", "drop a stopped worker from the list (a drained one goes by itself)")
     .addOption(configOption())
     .addOption(cwdOption())
     .action(async (options) => {

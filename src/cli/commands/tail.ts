@@ -1,9 +1,8 @@
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
 import { handedOver } from "../../session/handed-over.js";
-import type { TraceStore } from "../../trace/store.js";
+import type { SessionWaker, TraceStore } from "../../trace/store.js";
 import { getSession, listPhases } from "../../trace/store-queries.js";
 import { configOption, cwdOption, dbOption } from "../cli-options.js";
 import { openReadTrace, type ReadOptions, reapForRead } from "../read-context.js";
@@ -17,12 +16,12 @@ export interface TailOptions extends ReadOptions {
   fromStart?: boolean;
   /** `--lines N`: how many lines of the run so far to print first (default 20). */
   lines?: string;
-  /** Poll interval in ms (default 250). */
+  /** Poll interval in ms on SQLite (default 250); PostgreSQL wakes the tail at each commit. */
   intervalMs?: number;
 }
 
-/** Polls between reaper passes: a run whose sssf died is closed, so the tail ends. */
-const POLLS_PER_REAP = 12;
+/** Between reaper passes: a run whose sssf died is closed, so the tail ends. */
+const REAP_EVERY_MS = 3000;
 
 function parseLines(value: string | undefined): number {
   const lines = Number(value ?? "20");
@@ -77,6 +76,7 @@ function lineSink(keep: number | null) {
  */
 export async function tailCommand(adwId: string, options: TailOptions): Promise<number> {
   let db: TraceStore | undefined;
+  let waker: SessionWaker | undefined;
   const onSigint = () => {
     void db?.close();
     process.exit(130);
@@ -98,7 +98,10 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
     const printer = replayTrace(reporter);
     printer.sessionStarted(first, path.join(trace.sessionsDir, adwId));
     const follower = traceFollower(db, adwId, printer);
-    for (let poll = 1; ; poll++) {
+    // Woken by the writers on PostgreSQL (LISTEN/NOTIFY); SQLite is read every interval.
+    waker = await db.follow(adwId);
+    let reapAt = Date.now() + REAP_EVERY_MS;
+    for (;;) {
       // The session first: once it has ended, every event it wrote before is already there.
       const session = (await getSession(db, adwId)) ?? first;
       await follower.drain();
@@ -111,13 +114,17 @@ export async function tailCommand(adwId: string, options: TailOptions): Promise<
       // The run so far is printed; from now on every line goes out as it comes.
       history.release();
       reporter.show();
-      await sleep(options.intervalMs ?? 250);
-      if (poll % POLLS_PER_REAP === 0) await reapForRead(db, trace);
+      await waker.wait(options.intervalMs ?? 250);
+      if (Date.now() >= reapAt) {
+        await reapForRead(db, trace);
+        reapAt = Date.now() + REAP_EVERY_MS;
+      }
     }
   } catch (error) {
     return reportError(error, process.argv.includes("--verbose"));
   } finally {
     process.removeListener("SIGINT", onSigint);
+    await waker?.close();
     await db?.close();
   }
 }

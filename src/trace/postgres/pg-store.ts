@@ -6,39 +6,20 @@
  * fails its statement with {@link DB_UNAVAILABLE} (retry later); the pool connects again by itself.
  */
 
-import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult } from "pg";
 import { SssfError } from "../../errors/sssf-error.js";
 import { DB_UNAVAILABLE } from "../db-unavailable.js";
 import type { TraceRecord } from "../events.js";
-import type { RunResult, SqlParams, TraceSql, TraceStore } from "../store.js";
+import type { RunResult, SessionWaker, SqlParams, TraceSql, TraceStore } from "../store.js";
 import { displayTraceLocation } from "../trace-location.js";
 import { upsertPlan } from "../upsert-plan.js";
-import { bindSql, parseSql, ROWID_SEQUENCE, type SqlTemplate } from "./sql.js";
+import { EVENTS_CHANNEL, followSession } from "./pg-listener.js";
+import { acquirePool, postgresTraceSettings, releasePool } from "./pg-shared.js";
+import { bindSql, parseSql, ROWID_SEQUENCE, type SqlTemplate, sqlLiteral } from "./sql.js";
 
 const SCHEMA_TABLE = "sssf_schema";
 /** SQLSTATE classes of a connection lost or refused, and the server shutting down. */
 const LOST = /^(08|57P0[1-3])/;
-
-type Pg = typeof import("pg");
-let pgModule: Pg | undefined;
-
-/** `pg`, required on first use (a SQLite trace never loads it). */
-function pg(): Pg {
-  pgModule ??= createRequire(import.meta.url)("pg") as Pg;
-  return pgModule;
-}
-
-const NUMBER = (value: string | null) => (value === null ? null : Number(value));
-const TEXT = (value: string) => value;
-/** bigint and numeric as numbers (the trace's fit a double); json as its text, as SQLite hands it back. */
-const TYPES = {
-  getTypeParser(oid: number, format?: string) {
-    if (oid === 20 || oid === 1700) return NUMBER;
-    if (oid === 114 || oid === 3802) return TEXT;
-    return (pg().types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
-  },
-};
 
 /** `error` as the trace reports it: a lost connection carries DB_UNAVAILABLE, a SQL error its SQLSTATE. */
 function translateError(error: unknown): Error {
@@ -112,8 +93,18 @@ class PgSql implements TraceSql {
     await this.query(translate(sql, undefined));
   }
 
+  /**
+   * Upserts, then notifies the followers of every session the records belong to: inside a transaction
+   * PostgreSQL delivers the NOTIFY at its commit (and never for a rollback), one per session.
+   */
   async upsert(records: readonly TraceRecord[]): Promise<void> {
     for (const { sql, values } of upsertPlan(records)) await this.query(translate(sql, values));
+    const sessions = new Set<string>();
+    for (const record of records) sessions.add(record.row.adw_id);
+    if (sessions.size > 0)
+      await this.query(
+        `SELECT pg_notify('${EVENTS_CHANNEL}', id) FROM (VALUES ${[...sessions].map((id) => `(${sqlLiteral(id)})`).join(", ")}) AS s(id)`,
+      );
   }
 
   async pragma(text: string, options: { simple?: boolean } = {}): Promise<unknown> {
@@ -167,35 +158,28 @@ class PgSql implements TraceSql {
   }
 }
 
-/** A PostgreSQL trace: a pool of up to four connections. */
+/**
+ * A PostgreSQL trace, on the process's shared pool for its URL (`pg-shared.ts`). A read-only one runs
+ * every statement in a read-only transaction, so writes are refused as SQLite's read-only connections
+ * refuse them.
+ */
 export class PgStore extends PgSql implements TraceStore {
   readonly dialect = "postgres" as const;
   readonly name: string;
   readonly readonly: boolean;
   readonly #pool: Pool;
+  readonly #url: string;
   #open = true;
 
   /** `url`: a `postgres://` URL; the password may come from PGPASSWORD or ~/.pgpass instead. */
   constructor(url: string, options: { readonly?: boolean; connectTimeoutMs?: number } = {}) {
-    const { Pool } = pg();
     const readonly = options.readonly === true;
-    const pool = new Pool({
-      connectionString: url,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
-      max: 4,
-      idleTimeoutMillis: 10_000,
-      allowExitOnIdle: true,
-      types: TYPES,
-      application_name: "sssf",
-      // A read-only trace refuses writes, as SQLite's read-only connections do.
-      ...(readonly ? { options: "-c default_transaction_read_only=on" } : {}),
-    });
-    // An idle connection the server dropped: the pool replaces it; nothing was in flight.
-    pool.on("error", () => {});
+    const pool = acquirePool(url, { connectTimeoutMs: options.connectTimeoutMs ?? 3000 });
     super(() => this.#usable(), 0);
     this.#pool = pool;
     this.name = displayTraceLocation(url);
     this.readonly = readonly;
+    this.#url = url;
   }
 
   get isOpen(): boolean {
@@ -221,9 +205,16 @@ export class PgStore extends PgSql implements TraceStore {
     }
     let lost = false;
     try {
-      return await client.query(text);
+      if (!this.readonly) return await client.query(text);
+      // Read-only on the shared pool: in a read-only transaction, in the same round trip.
+      const body = text.trim().replace(/;+$/, "");
+      const results = (await client.query(`BEGIN READ ONLY;\n${body};\nCOMMIT`)) as unknown as QueryResult[];
+      const own = results.slice(1, -1);
+      return own.length === 1 ? (own[0] as QueryResult) : own;
     } catch (error) {
       lost = isLost(error);
+      // A failed statement left its read-only transaction open (aborted): end it before the next user.
+      if (this.readonly && !lost) await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
       client.release(lost);
@@ -255,7 +246,7 @@ export class PgStore extends PgSql implements TraceStore {
     client.on("error", onError);
     const tx = new PgSql(() => client as unknown as Runner, 1);
     try {
-      await client.query("BEGIN").catch((error: unknown) => {
+      await client.query(this.readonly ? "BEGIN READ ONLY" : "BEGIN").catch((error: unknown) => {
         throw translateError(error);
       });
       const result = await fn(tx);
@@ -275,9 +266,14 @@ export class PgStore extends PgSql implements TraceStore {
     }
   }
 
+  /** Woken by the writers' NOTIFY, on the LISTEN connection of `trace.postgres.listen_url` or this URL. */
+  follow(adwId: string): Promise<SessionWaker> {
+    return followSession(postgresTraceSettings().listenUrl ?? this.#url, adwId);
+  }
+
   async close(): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
-    await this.#pool.end();
+    await releasePool(this.#pool);
   }
 }

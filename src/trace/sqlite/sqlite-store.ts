@@ -6,9 +6,10 @@
  */
 
 import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SssfError } from "../../errors/sssf-error.js";
 import type { TraceRecord } from "../events.js";
-import type { RunResult, SqlParams, TraceSql, TraceStore } from "../store.js";
+import type { RunResult, SessionWaker, SqlParams, TraceSql, TraceStore } from "../store.js";
 import { upsertPlan } from "../upsert-plan.js";
 import {
   BUSY_TIMEOUT_MS,
@@ -170,6 +171,11 @@ export class SqliteStore extends SqliteSql implements TraceStore {
     } finally {
       this.#inTransaction = false;
     }
+  }
+
+  /** SQLite tells no one of a commit: the follower reads again every `pollMs`. */
+  async follow(): Promise<SessionWaker> {
+    return { wait: (pollMs) => sleep(pollMs, "timeout" as const), close: async () => {} };
   }
 
   async close(): Promise<void> {
