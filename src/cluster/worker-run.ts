@@ -13,6 +13,7 @@ import type { Workflow } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
 import type { RunHost } from "../engine/run-host.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
+import { UsageError } from "../errors/usage-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import { takeOverPayload } from "../session/handed-over.js";
 import type { RunReporter } from "../session/reporter.js";
@@ -23,6 +24,7 @@ import { claimSession, ownerName, type SessionOwner } from "../trace/session-fen
 import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
+import type { RunLeases } from "./run-lease.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -42,6 +44,8 @@ export interface WorkerContext {
   answerVia: Record<string, unknown>;
   reporter: RunReporter;
   signal: AbortSignal;
+  /** The runs' leases: this worker pushes a run's work only while it holds its lease. */
+  leases: RunLeases;
 }
 
 /** Where a run's checkout lives on this worker. */
@@ -88,13 +92,21 @@ async function claimRun(context: WorkerContext, before: SessionRow): Promise<voi
 export async function executeClusterRun(
   request: ClusterRunRequest,
   context: WorkerContext,
+  how: { firstExecution: boolean },
 ): Promise<ClusterRunResult> {
   const { repo } = context;
   const adwId = request.adw_id;
   const before = await readSessionRow(context.dbPath, adwId);
+  const ended = before !== undefined && (before.status === "success" || before.status === "fail");
+  // The first execution of a submission finding a session that ended: not a retry but a second
+  // submission of the id (one Restate forgot): never its old outcome presented as this one's.
+  if (ended && how.firstExecution)
+    throw new UsageError(
+      `--adw-id ${adwId}: the trace already has run ${adwId} (${before.workflow}, ${before.status}); a cluster run cannot be joined with another request: follow it with sssf tail ${adwId}, or submit the request without --adw-id`,
+      "--adw-id",
+    );
   // An execution that finished but whose answer Restate did not get: the trace has the outcome.
-  if (before !== undefined && (before.status === "success" || before.status === "fail"))
-    return endedResult(context, before);
+  if (ended) return endedResult(context, before);
   const takingOver = before !== undefined;
   // Before reading what the run pushed: from here on, the attempt taken for dead writes nothing more.
   if (takingOver) await claimRun(context, before);
@@ -169,6 +181,7 @@ export async function executeClusterRun(
       if (phase.status !== "success" && phase.status !== "fail") return;
       // Only an attempt the trace still takes pushes (the journal entry follows the push).
       if (isFenced() || (runTrace !== undefined && !(await runTrace.stillOwner()))) return;
+      if (!(await context.leases.holds(adwId, context.id).catch(() => true))) return;
       try {
         const { head, wip: now } = await repo.workState(
           worktree,

@@ -6,9 +6,10 @@ import type { ScriptedTurn } from "../../src/testing/index.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import { isPostgresUrl, traceMayExist } from "../../src/trace/trace-location.js";
+import { defaultPrompts } from "../../src/workflows/prompts/default-prompts.js";
 import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { type CliResult, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
-import { THREE, USER } from "../resume/resume-world.js";
+import { THREE } from "../resume/resume-world.js";
 import { GIT_ENV, git } from "../worktree/worktree-world.js";
 import { ExitedEarly, freePort, Proc, QUIET_ENV, RestateServer, until } from "./restate-server.js";
 
@@ -31,6 +32,13 @@ export default defineWorkflow({
   },
 });
 `;
+
+/**
+ * The user.md `sssf init` writes: it renders `{{context_handoff_dir}}`, an absolute path under the
+ * worker's own folder, so a failover between workers of other work-dirs replays it only when the
+ * replay key names that folder instead of spelling it.
+ */
+export const INIT_USER = defaultPrompts("builder").user;
 
 /**
  * A repository pushed to a bare remote, with the workflows `three` and `gate` and scripted agents
@@ -76,9 +84,9 @@ export class ClusterWorld {
     writeFileSync(path.join(this.dir, "check.mjs"), 'console.log("ok 1");\n');
     this.sb.setup(
       [
-        { name: "first", turns: turns.first, userPrompt: USER, extra: options.agents?.first },
-        { name: "second", turns: turns.second, userPrompt: USER, extra: options.agents?.second },
-        { name: "third", turns: turns.third, userPrompt: USER, extra: options.agents?.third },
+        { name: "first", turns: turns.first, userPrompt: INIT_USER, extra: options.agents?.first },
+        { name: "second", turns: turns.second, userPrompt: INIT_USER, extra: options.agents?.second },
+        { name: "third", turns: turns.third, userPrompt: INIT_USER, extra: options.agents?.third },
       ],
       { quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } }, ...options.config },
     );
