@@ -148,10 +148,27 @@ export class ClusterWorld {
       }
     }
     for (let i = 0; i < workers; i++) await this.addWorker(slots);
+    await this.waitForWorkers();
+  }
+
+  /** kill -9 of the pool, then a new one on the same address (the workers beat to it again). */
+  async restartPool(): Promise<void> {
+    await this.pool?.kill("SIGKILL");
+    const port = new URL(this.poolUrl).port;
+    const pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
+    this.pool = pool;
     await until(
-      `${workers} live workers`,
-      async () => (await this.liveWorkers()).length === this.workers.length,
+      "the restarted pool",
+      async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok,
+      120_000,
+      pool,
     );
+    await this.waitForWorkers();
+  }
+
+  private async waitForWorkers(): Promise<void> {
+    const workers = this.workers.filter((w) => w.alive).length;
+    await until(`${workers} live workers`, async () => (await this.liveWorkers()).length === workers);
   }
 
   async addWorker(slots = 2): Promise<Proc> {
