@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, sharedRestate } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate, UNBOXED } from "./cluster-world.js";
 
 // Exactly once on a cluster whose workers have folders of their own, with the prompts `sssf init`
 // writes (ClusterWorld's user.md renders {{context_handoff_dir}}, a path under each worker's folder).
@@ -50,7 +50,7 @@ describe("kill -9 of a worker in a code phase", () => {
         second: [writeTurn("src/feature.js", "built")],
         third: [replyTurn("reviewed")],
       },
-      { restate },
+      { restate, agents: UNBOXED },
     );
     // The suite hangs the first time it runs (the worker is killed in it), and passes after.
     const runs = path.join(world.scratch, "suite-runs.log");
@@ -123,12 +123,14 @@ describe("a pool restart mid-phase", () => {
       {
         first: [replyTurn("planned")],
         // Long enough for the pool to die and come back while the worker waits on it.
-        second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 8000 }],
+        second: [{ ...writeTurn("src/feature.js", "built"), delay_ms: 20_000 }],
         third: [replyTurn("reviewed")],
       },
       { restate },
     );
-    await world.start(2);
+    // One slot each: the retry Restate sends after the restart goes to the worker that does not hold
+    // the run (the holder beats that its slot is taken), which must wait for the holder's lease.
+    await world.start(2, 1);
     // An id of the operator's, not a minted one: the cluster takes every id a local run takes.
     const adwId = "feature_x-1";
     const follow = world.cli(["run", "three", "add a feature", "--engine", "restate", "--adw-id", adwId]);
@@ -146,6 +148,10 @@ describe("a pool restart mid-phase", () => {
     expect(
       world.query("SELECT 1 FROM events WHERE adw_id = ? AND name LIKE '%takes it over%'", adwId),
     ).toEqual([]);
+    const other = world.workers.find((w) => w !== holder);
+    expect(other?.out).toMatch(
+      new RegExp(`run ${adwId}: worker \\S+ holds its lease until \\S+ and renews it`),
+    );
     const followed = await follow;
     expect(followed.code, `${followed.stdout}\n${followed.stderr}\n${world.logs()}`).toBe(0);
     expect(followed.stdout).toMatch(/accepted on worker/);

@@ -41,6 +41,17 @@ export default defineWorkflow({
 export const INIT_USER = defaultPrompts("builder").user;
 
 /**
+ * Agents outside the sandbox: boxed by bwrap they see their context_handoff_dir as /sssf/context_handoff
+ * wherever it is; unboxed (sandbox.mode: off, macOS, a machine without bwrap) the prompt spells the
+ * worker's own folder, the case a failover must replay all the same.
+ */
+export const UNBOXED = {
+  first: { sandbox: { mode: "off" } },
+  second: { sandbox: { mode: "off" } },
+  third: { sandbox: { mode: "off" } },
+};
+
+/**
  * A repository pushed to a bare remote, with the workflows `three` and `gate` and scripted agents
  * `first`, `second`, `third`; a Restate server, an sssf pool and workers, each with its own clone, all
  * sharing one SQLite trace.
