@@ -49,7 +49,7 @@ export type Acquired =
   | { kind: "new" }
   | { kind: "held" }
   /** The lease was free (released, expired or its holder seen dead): this worker holds it now. */
-  | { kind: "taken"; from: RunLease }
+  | { kind: "taken"; from: RunLease; why: "released" | "expired" | "seen dead" }
   /** The adw_id belongs to another Restate invocation: a second submission, not a retry. */
   | { kind: "other-invocation"; lease: RunLease };
 
@@ -104,12 +104,16 @@ export class RunLeases {
         await this.renew(me.worker);
         return { kind: "held" };
       }
-      const free =
-        lease.worker === null ||
-        lease.expires_ms < this.now() ||
-        (await options.seenDead(lease.worker).catch(() => false));
-      if (free) {
-        if (await this.take(lease, me)) return { kind: "taken", from: lease };
+      const why =
+        lease.worker === null
+          ? "released"
+          : lease.expires_ms < this.now()
+            ? "expired"
+            : (await options.seenDead(lease.worker).catch(() => false))
+              ? "seen dead"
+              : null;
+      if (why !== null) {
+        if (await this.take(lease, me)) return { kind: "taken", from: lease, why };
         continue;
       }
       if (!told) options.waiting(lease);

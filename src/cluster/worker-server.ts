@@ -79,6 +79,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         `--adw-id ${adwId}: the cluster ran a run with this id before (Restate invocation ${lease.lease.invocation}); this submission is refused instead of replaying that run's outcome`,
         "--adw-id",
       );
+    if (lease.kind === "taken" && lease.why !== "released")
+      options.log(
+        `run ${adwId}: takes the lease of worker ${lease.from.worker} (${lease.why === "expired" ? "it stopped renewing it" : "the pool saw it die"})`,
+      );
     const started = new Date().toISOString();
     options.log(`run ${adwId} ${request.workflow}: started`);
     const done = executeClusterRun(

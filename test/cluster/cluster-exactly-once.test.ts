@@ -96,6 +96,12 @@ console.log("ok 1");
     const third = handoffWorker(world.sb.agent("third").sends()[0]?.prompt ?? "", adwId);
     expect(third).toMatch(/^worker-\d+$/);
     expect(third).not.toBe(killed);
+    // The pool saw the killed worker's connection break: its lease was taken at once, not after its expiry.
+    const survivor = world.workers.find((w) => w !== first);
+    expect(survivor?.out).toMatch(
+      new RegExp(`run ${adwId}: takes the lease of worker \\S+ \\(the pool saw it die\\)`),
+    );
+    expect(survivor?.out).not.toMatch(/holds its lease/);
     const suiteRuns = readFileSync(runs, "utf8").trim().split("\n");
     expect(suiteRuns).toHaveLength(2);
     expect(suiteRuns[0]).toContain(`/${killed}/`);

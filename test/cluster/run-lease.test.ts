@@ -86,6 +86,7 @@ function leaseSuite(open: () => Promise<TraceStore>): void {
     expect((await a.acquire("run-2", "inv-2", A, noWait)).kind).toBe("new");
     expect(await bAsks("run-2", "inv-2", false)).toBe("waiting");
     expect(await bAsks("run-2", "inv-2", true)).toBe("taken");
+    expect(await a.holds("run-2", A.worker)).toBe(false);
   });
 
   it("another invocation of the same adw_id is a second submission, never the first one's retry", async () => {
