@@ -8,7 +8,20 @@
  */
 
 import { setTimeout as sleep } from "node:timers/promises";
+import { UsageError } from "../errors/usage-error.js";
 import type { TraceSql } from "../trace/store.js";
+
+/**
+ * The one line refusing `--adw-id` of a run the cluster already has. Joining it as a local `--adw-id`
+ * does is not offered: its agents' conversations are in the session folder of the worker that ran it,
+ * which another worker cannot resume; replaying its old outcome as the new request's would be a lie.
+ */
+export function resubmissionRefused(adwId: string, what: string): UsageError {
+  return new UsageError(
+    `--adw-id ${adwId}: ${what}; a cluster run cannot be joined with another request (its agents' sessions are on the worker that ran it): follow it with sssf tail ${adwId}, or submit the request without --adw-id`,
+    "--adw-id",
+  );
+}
 
 /** A lease not renewed for this long is free: the holder is taken for dead (or cut off). */
 export const LEASE_TTL_MS = 15_000;

@@ -13,7 +13,6 @@ import type { Workflow } from "../api/run-api.js";
 import type { SssfConfig } from "../config/config-types.js";
 import type { RunHost } from "../engine/run-host.js";
 import { type RunOutcome, runWorkflow } from "../engine/run-workflow.js";
-import { UsageError } from "../errors/usage-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
 import { takeOverPayload } from "../session/handed-over.js";
 import type { RunReporter } from "../session/reporter.js";
@@ -24,7 +23,7 @@ import { claimSession, ownerName, type SessionOwner } from "../trace/session-fen
 import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
-import type { RunLeases } from "./run-lease.js";
+import { type RunLeases, resubmissionRefused } from "./run-lease.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -101,9 +100,9 @@ export async function executeClusterRun(
   // The first execution of a submission finding a session that ended: not a retry but a second
   // submission of the id (one Restate forgot): never its old outcome presented as this one's.
   if (ended && how.firstExecution)
-    throw new UsageError(
-      `--adw-id ${adwId}: the trace already has run ${adwId} (${before.workflow}, ${before.status}); a cluster run cannot be joined with another request: follow it with sssf tail ${adwId}, or submit the request without --adw-id`,
-      "--adw-id",
+    throw resubmissionRefused(
+      adwId,
+      `the trace already has run ${adwId} (${before.workflow}, ${before.status})`,
     );
   // An execution that finished but whose answer Restate did not get: the trace has the outcome.
   if (ended) return endedResult(context, before);

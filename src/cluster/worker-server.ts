@@ -9,12 +9,11 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { UsageError } from "../errors/usage-error.js";
 import { openTraceStore } from "../trace/open-store.js";
 import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
 import { httpRequest, reachableHost } from "./restate-http.js";
 import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
-import { LEASE_RENEW_MS, type LeaseHolder, RunLeases } from "./run-lease.js";
+import { LEASE_RENEW_MS, type LeaseHolder, RunLeases, resubmissionRefused } from "./run-lease.js";
 import { executeClusterRun, type WorkerContext } from "./worker-run.js";
 
 export interface WorkerOptions {
@@ -75,9 +74,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         ),
     });
     if (lease.kind === "other-invocation")
-      throw new UsageError(
-        `--adw-id ${adwId}: the cluster ran a run with this id before (Restate invocation ${lease.lease.invocation}); this submission is refused instead of replaying that run's outcome`,
-        "--adw-id",
+      throw resubmissionRefused(
+        adwId,
+        `the cluster ran a run with this id before (Restate invocation ${lease.lease.invocation})`,
       );
     if (lease.kind === "taken" && lease.why !== "released")
       options.log(

@@ -11,6 +11,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ClusterRunRequest, ClusterRunResult } from "../../cluster/cluster-wire.js";
 import { attachRun, replyMessage, submitRun } from "../../cluster/restate-http.js";
+import { resubmissionRefused } from "../../cluster/run-lease.js";
 import { runGit } from "../../code/run-git.js";
 import { checkRequestAgainstConfig } from "../../engine/run-checks.js";
 import { SssfError } from "../../errors/sssf-error.js";
@@ -67,18 +68,6 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
       base === undefined ? "--engine" : "--base",
     );
   }
-}
-
-/**
- * The one line refusing `--adw-id` of a run the cluster already has. Joining it as a local `--adw-id`
- * does is not offered: its agents' conversations are in the session folder of the worker that ran it,
- * which another worker cannot resume; replaying its old outcome as the new request's would be a lie.
- */
-export function resubmissionRefused(adwId: string, what: string): UsageError {
-  return new UsageError(
-    `--adw-id ${adwId}: ${what}; a cluster run cannot be joined with another request (its agents' sessions are on the worker that ran it): follow it with sssf tail ${adwId}, or submit the request without --adw-id`,
-    "--adw-id",
-  );
 }
 
 /** Refuses an `--adw-id` the shared trace already has a session of, before anything is submitted. */
