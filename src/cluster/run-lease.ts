@@ -100,6 +100,8 @@ export class RunLeases {
       waiting: (lease: RunLease) => void;
     },
   ): Promise<Acquired> {
+    // Once per execution, not per phase: a trace file made again since the worker started lacks it.
+    await this.db.exec(CREATE);
     let told = false;
     for (;;) {
       options.signal.throwIfAborted();
