@@ -169,9 +169,4 @@ export class RunLeases {
       [adwId, worker],
     );
   }
-
-  /** True while `worker` holds the lease of `adwId` (the fence a stale attempt checks before it pushes). */
-  async holds(adwId: string, worker: string): Promise<boolean> {
-    return (await this.read(adwId))?.worker === worker;
-  }
 }

@@ -23,7 +23,7 @@ import { claimSession, ownerName, type SessionOwner } from "../trace/session-fen
 import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
-import { type RunLeases, resubmissionRefused } from "./run-lease.js";
+import { resubmissionRefused } from "./run-lease.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -43,8 +43,6 @@ export interface WorkerContext {
   answerVia: Record<string, unknown>;
   reporter: RunReporter;
   signal: AbortSignal;
-  /** The runs' leases: this worker pushes a run's work only while it holds its lease. */
-  leases: RunLeases;
 }
 
 /** Where a run's checkout lives on this worker. */
@@ -180,7 +178,6 @@ export async function executeClusterRun(
       if (phase.status !== "success" && phase.status !== "fail") return;
       // Only an attempt the trace still takes pushes (the journal entry follows the push).
       if (isFenced() || (runTrace !== undefined && !(await runTrace.stillOwner()))) return;
-      if (!(await context.leases.holds(adwId, context.id).catch(() => true))) return;
       try {
         const { head, wip: now } = await repo.workState(
           worktree,

@@ -27,7 +27,7 @@ export interface WorkerOptions {
   /** See RunTimeouts. */
   runTimeoutMs: number;
   /** Everything a run needs but its request; `signal` is the worker's own. */
-  context: Omit<WorkerContext, "signal" | "id" | "leases">;
+  context: Omit<WorkerContext, "signal" | "id">;
   log: (line: string) => void;
 }
 
@@ -86,7 +86,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.log(`run ${adwId} ${request.workflow}: started`);
     const done = executeClusterRun(
       request,
-      { ...options.context, id, signal: stop.signal, leases },
+      { ...options.context, id, signal: stop.signal },
       { firstExecution: lease.kind === "new" },
     );
     running.set(adwId, { workflow: request.workflow, started_at: started, done });
