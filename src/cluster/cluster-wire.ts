@@ -4,6 +4,7 @@
  */
 
 import { z } from "zod";
+import { ADW_ID_PATTERN } from "../session/adw-id.js";
 
 /** The Restate workflow a run is: keyed by its adw_id. */
 export const RUN_SERVICE = "sssfRun";
@@ -11,7 +12,8 @@ export const RUN_SERVICE = "sssfRun";
 /** `sssf run --engine restate`: what a worker needs to run it, from any machine. */
 export const ClusterRunRequest = z
   .object({
-    adw_id: z.string().regex(/^[0-9a-f]{8}$/),
+    /** Any id `--adw-id` accepts locally (minted ids are 8 hex characters). */
+    adw_id: z.string().regex(ADW_ID_PATTERN),
     workflow: z.string().min(1),
     request: z.string(),
     /** The commit the run's branch starts from; it must be on the shared remote. */

@@ -64,7 +64,8 @@ class Members {
     let bestFree = Number.NEGATIVE_INFINITY;
     for (const member of this.byId.values()) {
       if (!this.live(member) || (isRun && member.beat.draining)) continue;
-      const free = member.beat.slots - member.inFlight;
+      // A restarted pool has handed nothing yet: the runs a worker beats about count as well.
+      const free = member.beat.slots - Math.max(member.inFlight, member.beat.runs.length);
       if (isRun && free <= 0) continue;
       if (free > bestFree) {
         best = member;

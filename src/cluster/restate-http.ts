@@ -96,7 +96,8 @@ export async function submitRun(ingress: string, request: ClusterRunRequest): Pr
   if (reply.status === 409) return false;
   if (reply.status >= 300)
     throw new SssfError("usage", `--engine restate: Restate refused the run: ${replyMessage(reply)}`);
-  return true;
+  // Restate answers a send it had already accepted with that status instead of a new invocation.
+  return !/"status"\s*:\s*"PreviouslyAccepted"/.test(reply.body);
 }
 
 /** Waits for the run's workflow to end; resolves with Restate's reply (the result, or why it failed). */

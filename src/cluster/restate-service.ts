@@ -64,7 +64,8 @@ const FINAL_CODES: ReadonlySet<SssfErrorCode> = new Set<SssfErrorCode>([
  */
 export function runWorkflowService(
   sdk: typeof Restate,
-  execute: (request: ClusterRunRequest, key: string) => Promise<ClusterRunResult>,
+  /** `invocation`: Restate's id of the run's invocation, the same on every retry of it. */
+  execute: (request: ClusterRunRequest, invocation: string) => Promise<ClusterRunResult>,
   timeouts: RunTimeouts,
 ) {
   return sdk.workflow({
@@ -77,7 +78,7 @@ export function runWorkflowService(
             `run request: adw_id ${request.adw_id} is not the workflow key ${ctx.key}`,
           );
         try {
-          return await execute(request, ctx.key);
+          return await execute(request, String(ctx.request().id));
         } catch (error) {
           if (isSssfError(error) && FINAL_CODES.has(error.code))
             throw new sdk.TerminalError(error.message, { errorCode: 400 });

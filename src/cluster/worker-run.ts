@@ -24,6 +24,7 @@ import { readSessionRow } from "../trace/store-queries.js";
 import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { currentWorkerMetrics } from "./metrics.js";
+import { resubmissionRefused } from "./run-lease.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -89,13 +90,21 @@ async function claimRun(context: WorkerContext, before: SessionRow): Promise<voi
 export async function executeClusterRun(
   request: ClusterRunRequest,
   context: WorkerContext,
+  how: { firstExecution: boolean },
 ): Promise<ClusterRunResult> {
   const { repo } = context;
   const adwId = request.adw_id;
   const before = await readSessionRow(context.dbPath, adwId);
+  const ended = before !== undefined && (before.status === "success" || before.status === "fail");
+  // The first execution of a submission finding a session that ended: not a retry but a second
+  // submission of the id (one Restate forgot): never its old outcome presented as this one's.
+  if (ended && how.firstExecution)
+    throw resubmissionRefused(
+      adwId,
+      `the trace already has run ${adwId} (${before.workflow}, ${before.status})`,
+    );
   // An execution that finished but whose answer Restate did not get: the trace has the outcome.
-  if (before !== undefined && (before.status === "success" || before.status === "fail"))
-    return endedResult(context, before);
+  if (ended) return endedResult(context, before);
   const takingOver = before !== undefined;
   // Before reading what the run pushed: from here on, the attempt taken for dead writes nothing more.
   if (takingOver) {

@@ -10,10 +10,12 @@ import http from "node:http";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SssfError } from "../errors/sssf-error.js";
+import { openTraceStore } from "../trace/open-store.js";
 import type { ClusterRunRequest, ClusterRunResult, PoolWorker, WorkerBeat } from "./cluster-wire.js";
 import { isMetricsRequest, startWorkerMetrics } from "./metrics.js";
 import { httpRequest, reachableHost } from "./restate-http.js";
 import { loadRestateSdk, runWorkflowService } from "./restate-service.js";
+import { LEASE_RENEW_MS, type LeaseHolder, RunLeases, resubmissionRefused } from "./run-lease.js";
 import { executeClusterRun, type WorkerContext } from "./worker-run.js";
 
 export interface WorkerOptions {
@@ -40,33 +42,12 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-/**
- * Waits while another live worker still executes run `adwId`: Restate retries an execution whose
- * connection broke (a Restate restart, a pool restart) although its worker goes on with it. Taking the
- * run over then would run its phases twice; once that worker ended it or died, this one goes on.
- */
-async function waitWhileLiveElsewhere(
-  pool: string,
-  self: string,
-  adwId: string,
-  signal: AbortSignal,
-  log: (line: string) => void,
-): Promise<void> {
-  let said = false;
-  while (!signal.aborted) {
-    let holder: string | undefined;
-    try {
-      const reply = await httpRequest("GET", `${pool.replace(/\/+$/, "")}/pool/workers`, undefined);
-      const { workers } = JSON.parse(reply.body) as { workers: PoolWorker[] };
-      holder = workers.find((w) => w.live && w.id !== self && w.runs.some((run) => run.adw_id === adwId))?.id;
-    } catch {
-      holder = undefined;
-    }
-    if (holder === undefined) return;
-    if (!said) log(`run ${adwId}: worker ${holder} still runs it; waiting for it to end or die`);
-    said = true;
-    await sleep(1000, undefined, { signal }).catch(() => undefined);
-  }
+/** True when the pool lists `worker` and saw it die (its connection broke, or it fell silent). */
+async function poolSawDie(pool: string, worker: string): Promise<boolean> {
+  const reply = await httpRequest("GET", `${pool.replace(/\/+$/, "")}/pool/workers`, undefined);
+  const { workers } = JSON.parse(reply.body) as { workers: PoolWorker[] };
+  const known = workers.find((w) => w.id === worker);
+  return known !== undefined && !known.live;
 }
 
 /** `SSSF_RESTATE_IDENTITY_KEYS`: Restate's public keys (`publickeyv1_…`, comma-separated), checked. */
@@ -93,34 +74,69 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let waiting = 0;
   const metrics = startWorkerMetrics({ runs: () => ({ running: running.size }), queueDepth: () => waiting });
 
-  const execute = async (request: ClusterRunRequest): Promise<ClusterRunResult> => {
-    // Restate retried an execution this worker still runs (its connection broke, a restart): the same one.
-    const here = running.get(request.adw_id);
-    if (here !== undefined) return (await here.done) as ClusterRunResult;
+  const leaseStore = await openTraceStore(options.context.dbPath);
+  const leases = await RunLeases.open(leaseStore);
+  const me: LeaseHolder = { worker: id, host: hostname(), pid: process.pid };
+  // Every execution this process has begun, leased or waiting for its lease, by adw_id.
+  const inflight = new Map<string, Promise<ClusterRunResult>>();
+
+  const executeLeased = async (request: ClusterRunRequest, invocation: string): Promise<ClusterRunResult> => {
+    const adwId = request.adw_id;
+    // A retry while the run's lease is held by a live worker (a pool or Restate restart broke the
+    // connection, not the worker) waits for that worker: taking it over would run its phase twice.
     waiting += 1;
-    try {
-      await waitWhileLiveElsewhere(options.pool, id, request.adw_id, stop.signal, options.log);
-    } finally {
-      waiting -= 1;
-    }
+    const lease = await leases
+      .acquire(adwId, invocation, me, {
+        signal: stop.signal,
+        seenDead: (worker) => poolSawDie(options.pool, worker),
+        waiting: (held) =>
+          options.log(
+            `run ${adwId}: worker ${held.worker} holds its lease until ${new Date(held.expires_ms).toISOString()} and renews it while it runs it; waiting for it to end or die`,
+          ),
+      })
+      .finally(() => {
+        waiting -= 1;
+      });
+    if (lease.kind === "other-invocation")
+      throw resubmissionRefused(
+        adwId,
+        `the cluster ran a run with this id before (Restate invocation ${lease.lease.invocation})`,
+      );
+    if (lease.kind === "taken" && lease.why !== "released")
+      options.log(
+        `run ${adwId}: takes the lease of worker ${lease.from.worker} (${lease.why === "expired" ? "it stopped renewing it" : "the pool saw it die"})`,
+      );
     const started = new Date().toISOString();
-    options.log(`run ${request.adw_id} ${request.workflow}: started`);
-    const done = executeClusterRun(request, { ...options.context, id, signal: stop.signal });
-    running.set(request.adw_id, { workflow: request.workflow, started_at: started, done });
+    options.log(`run ${adwId} ${request.workflow}: started`);
+    const done = executeClusterRun(
+      request,
+      { ...options.context, id, signal: stop.signal },
+      { firstExecution: lease.kind === "new" },
+    );
+    running.set(adwId, { workflow: request.workflow, started_at: started, done });
     try {
       const result = await done;
-      options.log(
-        `run ${request.adw_id}: ${result.accepted ? "accepted" : "not accepted"}: ${result.reason}`,
-      );
+      options.log(`run ${adwId}: ${result.accepted ? "accepted" : "not accepted"}: ${result.reason}`);
       metrics.runsEnded.inc({ outcome: result.accepted ? "accepted" : "not_accepted" });
       return result;
     } catch (error) {
       metrics.runsEnded.inc({ outcome: "error" });
-      options.log(`run ${request.adw_id}: could not run: ${(error as Error).message}`);
+      options.log(`run ${adwId}: could not run: ${(error as Error).message}`);
       throw error;
     } finally {
-      running.delete(request.adw_id);
+      running.delete(adwId);
+      // Free at once for the next retry (a fenced attempt's lease is another worker's: untouched).
+      await leases.release(adwId, id).catch(() => undefined);
     }
+  };
+
+  const execute = (request: ClusterRunRequest, invocation: string): Promise<ClusterRunResult> => {
+    // Restate retried an execution this worker still runs (its connection broke, a restart): the same one.
+    const known = inflight.get(request.adw_id);
+    if (known !== undefined) return known;
+    const done = executeLeased(request, invocation).finally(() => inflight.delete(request.adw_id));
+    inflight.set(request.adw_id, done);
+    return done;
   };
 
   const service = runWorkflowService(sdk, execute, { runMs: options.runTimeoutMs });
@@ -160,8 +176,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await httpRequest("POST", `${options.pool.replace(/\/+$/, "")}/pool/beat`, body);
   };
   let joined = false;
+  let renewedAt = 0;
   const beating = (async () => {
     while (!stop.signal.aborted) {
+      // The leases first: the trace database, not the pool, says whether this worker still runs them.
+      if (running.size > 0 && Date.now() - renewedAt >= LEASE_RENEW_MS) {
+        await leases.renew(id).then(
+          () => {
+            renewedAt = Date.now();
+          },
+          (error: unknown) => options.log(`cannot renew the leases of its runs: ${(error as Error).message}`),
+        );
+      }
       try {
         await beat();
         if (!joined) options.log(`joined the pool at ${options.pool} as ${id} (${url})`);
@@ -185,18 +211,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async drain() {
       draining = true;
       await beat().catch(() => undefined);
-      await Promise.allSettled([...running.values()].map((run) => run.done));
+      await Promise.allSettled([...inflight.values()]);
       // Drained with no run: the pool forgets this worker once it falls silent.
       await beat().catch(() => undefined);
       stop.abort("drained");
       await beating;
       await closeServer();
+      await leaseStore.close();
     },
     async close() {
       stop.abort("worker stopped");
-      await Promise.allSettled([...running.values()].map((run) => run.done));
+      await Promise.allSettled([...inflight.values()]);
       await beating;
       await closeServer();
+      await leaseStore.close();
     },
   };
 }

@@ -63,18 +63,31 @@ export async function callAgent<T extends OutputType>(
   const contract: CallContract<T> = callContract(type, options.format);
   const previous = options.previous === undefined ? phase.lastEnvelope : options.previous;
   const rendered = renderCall(context, options, contract, previous);
-  // One durable step: a resume answers it from the journal while the prompt and `previous` match.
-  const inputs = {
-    agent: agent.config.name,
+  const inputs = callStepInputs(agent.config.name, type, options.format, rendered, previous);
+  return phase.durable.step("call", inputs, () =>
+    sendAndGate(context, options, contract, previous, rendered),
+  );
+}
+
+/**
+ * What the call's durable step is keyed by: a resume answers it from the journal while the rendered
+ * prompts and `previous` match (their folders named, not spelled: docs/resume.md).
+ */
+export function callStepInputs(
+  agent: string,
+  type: OutputType,
+  format: CallOptions<OutputType>["format"],
+  rendered: RenderedCall,
+  previous: object | null,
+): Record<string, unknown> {
+  return {
+    agent,
     output_type: type.name,
-    format: options.format ?? "json",
+    format: format ?? "json",
     system: rendered.system,
     user: rendered.user,
     previous,
   };
-  return phase.durable.step("call", inputs, () =>
-    sendAndGate(context, options, contract, previous, rendered),
-  );
 }
 
 /** The live call: the hand-off traced, then sends, corrections and gates until accepted or failed. */

@@ -37,6 +37,20 @@ export async function checkRunRequest(options: RunRequest): Promise<(agent: Agen
   return resolveRuntime;
 }
 
+/**
+ * The checks of {@link checkRunRequest} that depend on the request and the config alone, not on the
+ * machine: what `sssf run --engine restate` refuses before submitting (a worker would refuse it too).
+ */
+export function checkRequestAgainstConfig(options: Omit<RunRequest, "registry" | "runtimes">): void {
+  const problems: SssfError[] = [];
+  if (options.request.trim() === "")
+    problems.push(new UsageError("the prompt is empty: pass a request or a prompt file"));
+  agentsNeeded(options, problems);
+  problems.push(...suiteProblems(options.workflow, options.config));
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) throw new RunRefusedError(problems);
+}
+
 /** Where a missing built-in agent comes from. */
 function rosterHint(name: string): string {
   if (name.startsWith("sdd-")) return '; "sssf init --sdd" writes the sdd agents';
@@ -46,7 +60,10 @@ function rosterHint(name: string): string {
 }
 
 /** The agents the run needs; each one the roster lacks is a problem pushed on `problems`. */
-function agentsNeeded(options: RunRequest, problems: SssfError[]): AgentConfig[] {
+function agentsNeeded(
+  options: Pick<RunRequest, "config" | "workflow" | "agent">,
+  problems: SssfError[],
+): AgentConfig[] {
   const { config, workflow } = options;
   const names = [...new Set(workflow.agents)];
   if (options.agent !== undefined && !names.includes(options.agent)) names.push(options.agent);

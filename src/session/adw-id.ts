@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { UsageError } from "../errors/usage-error.js";
 
-const ADW_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** What `--adw-id` accepts (a folder and branch name); the cluster's wire takes the same. */
+export const ADW_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** A fresh adw_id: 8 lowercase hex characters. */
 export function mintAdwId(): string {

@@ -81,7 +81,9 @@ async function tablesIn(db: TraceStore): Promise<Set<string>> {
   return new Set(firstColumn<string>(rows));
 }
 
-const KNOWN_TABLES: ReadonlySet<string> = new Set<string>(TRACE_TABLES);
+/** Tables beside the trace's in the same database: the cluster workers' run leases (src/cluster/run-lease.ts). */
+const SIDE_TABLES = ["sssf_run_leases"];
+const KNOWN_TABLES: ReadonlySet<string> = new Set<string>([...TRACE_TABLES, ...SIDE_TABLES]);
 
 /**
  * Tells whether `db` holds an sssf trace (of this or an older schema, whole or half-made) without

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cliPath } from "../helpers/sandbox.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, sharedRestate } from "./cluster-world.js";
+import { ClusterWorld, sharedRestate, UNBOXED } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -95,7 +95,8 @@ describe("failover", () => {
         second: [{ delay_ms: 120_000, reply: "{}" }, writeTurn("src/feature.js", "built")],
         third: [replyTurn("reviewed")],
       },
-      { restate },
+      // Unboxed, the prompts spell each worker's own context_handoff_dir (see UNBOXED).
+      { restate, agents: UNBOXED },
     );
     await world.start(3);
     // Followed from the terminal that submitted it, through the failover.
@@ -134,6 +135,15 @@ describe("failover", () => {
     ]);
     expect(world.sends("first")).toBe(1);
     expect(world.sends("second")).toBe(2);
+    // The two builds were asked in two workers' folders (their prompts differ), the plan in one.
+    const handoff = (prompt: string) =>
+      /\/(worker-\d+)\/sessions\/0f0f0f0f\/context_handoff/.exec(prompt)?.[1];
+    const builds = world.sb
+      .agent("second")
+      .sends()
+      .map((send) => handoff(send.prompt));
+    expect(builds[0]).toBe(`worker-${world.workers.indexOf(first) + 1}`);
+    expect(builds[1]).toBe(`worker-${world.workers.indexOf(second) + 1}`);
     const takeover = world.query<{ name: string }>(
       "SELECT name FROM events WHERE adw_id = ? AND type = 'error' AND name LIKE '%takes it over%'",
       adwId,

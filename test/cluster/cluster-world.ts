@@ -6,9 +6,10 @@ import type { ScriptedTurn } from "../../src/testing/index.js";
 import { openTraceStore } from "../../src/trace/open-store.js";
 import type { TraceStore } from "../../src/trace/store.js";
 import { isPostgresUrl, traceMayExist } from "../../src/trace/trace-location.js";
+import { defaultPrompts } from "../../src/workflows/prompts/default-prompts.js";
 import { openRawSqlite } from "../helpers/raw-sqlite.js";
 import { type CliResult, cliPath, collect, Sandbox } from "../helpers/sandbox.js";
-import { THREE, USER } from "../resume/resume-world.js";
+import { THREE } from "../resume/resume-world.js";
 import { GIT_ENV, git } from "../worktree/worktree-world.js";
 import { ExitedEarly, freePort, Proc, QUIET_ENV, RestateServer, until } from "./restate-server.js";
 
@@ -31,6 +32,24 @@ export default defineWorkflow({
   },
 });
 `;
+
+/**
+ * The user.md `sssf init` writes: it renders `{{context_handoff_dir}}`, an absolute path under the
+ * worker's own folder, so a failover between workers of other work-dirs replays it only when the
+ * replay key names that folder instead of spelling it.
+ */
+export const INIT_USER = defaultPrompts("builder").user;
+
+/**
+ * Agents outside the sandbox: boxed by bwrap they see their context_handoff_dir as /sssf/context_handoff
+ * wherever it is; unboxed (sandbox.mode: off, macOS, a machine without bwrap) the prompt spells the
+ * worker's own folder, the case a failover must replay all the same.
+ */
+export const UNBOXED = {
+  first: { sandbox: { mode: "off" } },
+  second: { sandbox: { mode: "off" } },
+  third: { sandbox: { mode: "off" } },
+};
 
 /**
  * A repository pushed to a bare remote, with the workflows `three` and `gate` and scripted agents
@@ -76,9 +95,9 @@ export class ClusterWorld {
     writeFileSync(path.join(this.dir, "check.mjs"), 'console.log("ok 1");\n');
     this.sb.setup(
       [
-        { name: "first", turns: turns.first, userPrompt: USER, extra: options.agents?.first },
-        { name: "second", turns: turns.second, userPrompt: USER, extra: options.agents?.second },
-        { name: "third", turns: turns.third, userPrompt: USER, extra: options.agents?.third },
+        { name: "first", turns: turns.first, userPrompt: INIT_USER, extra: options.agents?.first },
+        { name: "second", turns: turns.second, userPrompt: INIT_USER, extra: options.agents?.second },
+        { name: "third", turns: turns.third, userPrompt: INIT_USER, extra: options.agents?.third },
       ],
       { quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } }, ...options.config },
     );
@@ -140,10 +159,27 @@ export class ClusterWorld {
       }
     }
     for (let i = 0; i < workers; i++) await this.addWorker(slots);
+    await this.waitForWorkers();
+  }
+
+  /** kill -9 of the pool, then a new one on the same address (the workers beat to it again). */
+  async restartPool(): Promise<void> {
+    await this.pool?.kill("SIGKILL");
+    const port = new URL(this.poolUrl).port;
+    const pool = this.spawnCli("pool", ["pool", "--listen", `127.0.0.1:${port}`], this.scratch);
+    this.pool = pool;
     await until(
-      `${workers} live workers`,
-      async () => (await this.liveWorkers()).length === this.workers.length,
+      "the restarted pool",
+      async () => (await fetch(`${this.poolUrl}/pool/workers`)).ok,
+      120_000,
+      pool,
     );
+    await this.waitForWorkers();
+  }
+
+  private async waitForWorkers(): Promise<void> {
+    const workers = this.workers.filter((w) => w.alive).length;
+    await until(`${workers} live workers`, async () => (await this.liveWorkers()).length === workers);
   }
 
   async addWorker(slots = 2): Promise<Proc> {

@@ -5,12 +5,15 @@
  * the adw_id and returns at once.
  */
 
+import { existsSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ClusterRunRequest, ClusterRunResult } from "../../cluster/cluster-wire.js";
 import { attachRun, replyMessage, submitRun } from "../../cluster/restate-http.js";
+import { resubmissionRefused } from "../../cluster/run-lease.js";
 import { runGit } from "../../code/run-git.js";
+import { checkRequestAgainstConfig } from "../../engine/run-checks.js";
 import { SssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { checkAdwId, mintAdwId } from "../../session/adw-id.js";
@@ -19,6 +22,7 @@ import type { SessionRow } from "../../trace/events.js";
 import { openTraceStore } from "../../trace/open-store.js";
 import type { SessionWaker, TraceStore } from "../../trace/store.js";
 import { getSession, listPhases } from "../../trace/store-queries.js";
+import { traceMayExist } from "../../trace/trace-location.js";
 import { terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig } from "../builtin-plugins.js";
@@ -63,6 +67,29 @@ async function baseCommit(cwd: string, base: string | undefined): Promise<string
         : `--base: "${base}" names no commit in ${cwd}`,
       base === undefined ? "--engine" : "--base",
     );
+  }
+}
+
+/** Refuses an `--adw-id` the shared trace already has a session of, before anything is submitted. */
+async function refuseKnownSession(dbPath: string, adwId: string): Promise<void> {
+  if (!traceMayExist(dbPath, existsSync)) return;
+  let db: TraceStore;
+  try {
+    db = await openTraceStore(dbPath, { readonly: true });
+  } catch (error) {
+    // A PostgreSQL database no process has made a trace in yet holds no session at all.
+    if (/holds no sssf trace yet/.test((error as Error).message)) return;
+    throw error;
+  }
+  try {
+    const session = await getSession(db, adwId);
+    if (session !== undefined)
+      throw resubmissionRefused(
+        adwId,
+        `the trace already has run ${adwId} (${terminalSafe(session.workflow)}, ${session.status})`,
+      );
+  } finally {
+    await db.close();
   }
 }
 
@@ -159,26 +186,32 @@ export async function clusterRunCommand(
 ): Promise<number> {
   try {
     refuseLocalFlags(options);
+    const adwId = options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId);
     const cwd = path.resolve(options.cwd ?? process.cwd());
     // Checked here as a local run checks it: a typo fails now, not on a worker.
     const workflow = await findWorkflow(workflowName, { repoRoot: cwd });
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
     const ingress = clusterUrl("ingress", options.ingress, config);
+    const text = readPromptArgument(prompt, cwd);
+    // What a worker would refuse is refused here, with the local wording, before anything is submitted.
+    checkRequestAgainstConfig({
+      workflow,
+      request: text,
+      config,
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
+    });
     const request: ClusterRunRequest = {
-      adw_id: options.adwId === undefined ? mintAdwId() : checkAdwId(options.adwId),
+      adw_id: adwId,
       workflow: workflow.name,
-      request: readPromptArgument(prompt, cwd),
+      request: text,
       base_commit: await baseCommit(cwd, options.base),
       agent: options.agent ?? null,
       yes: options.yes === true,
       submitted_by: `${userInfo().username}@${hostname()}`,
     };
+    if (options.adwId !== undefined) await refuseKnownSession(config.dbPath, adwId);
     if (!(await submitRun(ingress, request)))
-      throw new UsageError(
-        `--adw-id ${request.adw_id}: a run with this id was already submitted to the cluster; follow it with sssf tail ${request.adw_id}`,
-        "--adw-id",
-      );
-    const adwId = request.adw_id;
+      throw resubmissionRefused(adwId, "the cluster already has a run with this id");
     if (options.detach === true) {
       process.stdout.write(options.json === true ? `${JSON.stringify({ adw_id: adwId })}\n` : `${adwId}\n`);
       return 0;
