@@ -7,6 +7,7 @@ import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
 import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
+import { REPORT_FILE_PLACEHOLDER, REPORT_FORMATS } from "./report-formats.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
 export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
@@ -217,6 +218,38 @@ function buildConfigWireSchema() {
     })
     .strict();
 
+  const reportFormat = z.enum(REPORT_FORMATS, {
+    error: (issue) =>
+      `expected a report format (${REPORT_FORMATS.join(", ")}), got ${describeValue(issue.input)}`,
+  });
+  const reportSchema = z
+    .union(
+      [
+        reportFormat,
+        z
+          .object({
+            format: reportFormat,
+            file: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                `The file the runner writes, relative to the suite's cwd or containing ${REPORT_FILE_PLACEHOLDER}; absent: ${REPORT_FILE_PLACEHOLDER} when the command has it, else the suite's stdout.`,
+              ),
+          })
+          .strict(),
+      ],
+      {
+        error: (issue) =>
+          issue.input === undefined
+            ? undefined
+            : `expected a report format (${REPORT_FORMATS.join(", ")}) or { format, file }, got ${describeValue(issue.input)}`,
+      },
+    )
+    .describe(
+      `Per-test results: the runner's report format, read from the file (or stdout). ${REPORT_FILE_PLACEHOLDER} in the command or env is a fresh path per run.`,
+    );
+
   const qualitySuiteSchema = z
     .object({
       command: commandSchema.describe("argv of the check, run from the repo root."),
@@ -228,6 +261,7 @@ function buildConfigWireSchema() {
         .describe(
           "When the check fails after a change, run it at the run's base commit first (default true); false: spend fix rounds even on a check that already failed there.",
         ),
+      report: reportSchema.optional(),
     })
     .strict();
 
