@@ -183,9 +183,10 @@ export function fixPrompt(request: string, failed: Verify): string {
   ];
   const before = failed.pre_existing_failures;
   if (before.length > 0) {
+    const count = before.length + failed.tests_omitted.pre_existing_failures;
     lines.push(
       "",
-      `These ${before.length + failed.tests_omitted.pre_existing_failures} already failed at the run's base commit: they are not yours to fix, leave them as they are:`,
+      `${count === 1 ? "This test" : `These ${count} tests`} already failed at the run's base commit: they are not yours to fix, leave them as they are:`,
       ...before.slice(0, 50).map((test) => `- ${testName(test)}`),
     );
   }
