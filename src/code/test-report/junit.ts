@@ -57,8 +57,10 @@ function problem(value: unknown): string | null {
       const node = item as Node;
       const message = attr(node, "message");
       const body = text(node);
-      // Most writers repeat the message at the top of the body: keep it once.
-      if (message !== null && (body === null || !body.includes(message.trim()))) parts.push(message);
+      // Most writers repeat the message at the top of the body: keep it once, first.
+      if (message !== null && (body === null || !body.trimStart().startsWith(message.trim()))) {
+        parts.push(message);
+      }
       if (body !== null) parts.push(body);
     }
   }

@@ -48,9 +48,10 @@ export function testCase(
   status: TestCase["status"],
   message: string | null = null,
 ): TestCase {
-  const where = typeof file === "string" && file.trim() !== "" ? clean(file.trim(), NAME_CHARS) : null;
+  const oneLine = (text: string) => clean(text, NAME_CHARS).replace(/\n/g, " ");
+  const where = typeof file === "string" && file.trim() !== "" ? oneLine(file.trim()) : null;
   return {
-    name: clean(name.replace(/\n/g, " "), NAME_CHARS),
+    name: oneLine(name),
     file: where,
     status,
     message: status === "failed" ? message : null,
@@ -59,5 +60,5 @@ export function testCase(
 
 /** A reason a report could not be read, as `parseTestReport` returns it. */
 export function unreadable(reason: string): TestReportResult {
-  return { ok: false, reason: clean(reason.replace(/\n/g, " "), 300) };
+  return { ok: false, reason: clean(reason, 300).replace(/\n/g, " ") };
 }
