@@ -20,8 +20,8 @@ const FIXTURES: [ReportFormat, string][] = [
   ["jest-json", "vitest.json"],
   ["jest-json", "jest.json"],
   ["pytest-json", "pytest-json-report.json"],
-  ["go-test-json", "go-test.json"],
-  ["libtest-json", "cargo-test.libtest.json"],
+  ["go-test-json", "go-test.jsonl"],
+  ["libtest-json", "cargo-test.libtest.jsonl"],
 ];
 const texts = FIXTURES.map(
   ([format, file]) => [format, readFileSync(path.join(fixtures, file), "utf8")] as const,
@@ -30,7 +30,6 @@ const texts = FIXTURES.map(
 /** Same seed every run: a failure reproduces. */
 const runs = { seed: 37, numRuns: 150 };
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that none are left
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /** What every answer must be: a reason, or tests whose text is printable and bounded. */
