@@ -240,10 +240,20 @@ function buildConfigWireSchema() {
           .strict(),
       ],
       {
-        error: (issue) =>
-          issue.input === undefined
+        error: (issue) => {
+          const input = issue.input;
+          const known = `a report format (${REPORT_FORMATS.join(", ")})`;
+          if (input === undefined) return undefined;
+          if (typeof input === "string") return `expected ${known}, got ${describeValue(input)}`;
+          if (typeof input !== "object" || input === null || Array.isArray(input)) {
+            return `expected ${known} or { format, file }, got ${describeValue(input)}`;
+          }
+          const format = (input as { format?: unknown }).format;
+          // Any other problem of a mapping (an unknown key, a bad file) is reported at its key.
+          return (REPORT_FORMATS as readonly unknown[]).includes(format)
             ? undefined
-            : `expected a report format (${REPORT_FORMATS.join(", ")}) or { format, file }, got ${describeValue(issue.input)}`,
+            : `format: expected ${known}, got ${describeValue(format)}`;
+        },
       },
     )
     .describe(
