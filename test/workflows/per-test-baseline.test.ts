@@ -101,7 +101,10 @@ const ref = (name: string) => ({ name, file: "test_calc" });
 
 describe("per-test results against the base commit (pytest, JUnit XML)", () => {
   it("accepts a change that breaks nothing new, naming the pre-existing failure", async () => {
-    const made = pythonWorld([write(square, "added square", "Add square")]);
+    const made = pythonWorld([
+      write(square, "added square", "Add square"),
+      write(square, "added square", "Add square"),
+    ]);
     const result = await made.run(["run", "build-test", "add a square function"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -126,6 +129,20 @@ describe("per-test results against the base commit (pytest, JUnit XML)", () => {
     // The whole list is saved beside the suite's log.
     const saved = JSON.parse(readFileSync(String(verify?.tests_path), "utf8")) as { tests: TestRef[] };
     expect(saved.tests.map((t) => t.name).sort()).toEqual(["test_add", "test_known_bug", "test_mul"]);
+
+    // The baseline's cache entry holds the failing tests at the base commit.
+    const short = made.base.slice(0, 12);
+    expect(result.stdout).toContain(`test at base ${short}: fails (exit 1), 1 failing test\n`);
+    const cache = path.join(made.sb.dir, "adws/adw_data/baselines", made.base, "test.json");
+    const entry = JSON.parse(readFileSync(cache, "utf8")) as Record<string, unknown>;
+    expect(entry).toMatchObject({ failed_tests: [ref("test_known_bug")], report: { format: "junit" } });
+    // An entry from before per-test reports (no failed_tests) is run again, not trusted.
+    delete entry.failed_tests;
+    writeFileSync(cache, JSON.stringify(entry));
+    const again = await made.run(["run", "build-test", "add a square function"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`test at base ${short}: fails (exit 1), 1 failing test\n`);
+    expect(JSON.parse(readFileSync(cache, "utf8"))).toMatchObject({ failed_tests: [ref("test_known_bug")] });
   });
 
   it("hands the fixing agent exactly the new failure, then reports the fixed pre-existing one", async () => {
