@@ -7,7 +7,7 @@ import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
 import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
-import { REPORT_FILE_PLACEHOLDER, REPORT_FORMATS } from "./report-formats.js";
+import { suiteReportSchema } from "./report-schema.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
 export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
@@ -218,47 +218,7 @@ function buildConfigWireSchema() {
     })
     .strict();
 
-  const reportFormat = z.enum(REPORT_FORMATS, {
-    error: (issue) =>
-      `expected a report format (${REPORT_FORMATS.join(", ")}), got ${describeValue(issue.input)}`,
-  });
-  const reportSchema = z
-    .union(
-      [
-        reportFormat,
-        z
-          .object({
-            format: reportFormat,
-            file: z
-              .string()
-              .min(1)
-              .optional()
-              .describe(
-                `The file the runner writes, relative to the suite's cwd or containing ${REPORT_FILE_PLACEHOLDER}; absent: ${REPORT_FILE_PLACEHOLDER} when the command has it, else the suite's stdout.`,
-              ),
-          })
-          .strict(),
-      ],
-      {
-        error: (issue) => {
-          const input = issue.input;
-          const known = `a report format (${REPORT_FORMATS.join(", ")})`;
-          if (input === undefined) return undefined;
-          if (typeof input === "string") return `expected ${known}, got ${describeValue(input)}`;
-          if (typeof input !== "object" || input === null || Array.isArray(input)) {
-            return `expected ${known} or { format, file }, got ${describeValue(input)}`;
-          }
-          const format = (input as { format?: unknown }).format;
-          // Any other problem of a mapping (an unknown key, a bad file) is reported at its key.
-          return (REPORT_FORMATS as readonly unknown[]).includes(format)
-            ? undefined
-            : `format: expected ${known}, got ${describeValue(format)}`;
-        },
-      },
-    )
-    .describe(
-      `Per-test results: the runner's report format, read from the file (or stdout). ${REPORT_FILE_PLACEHOLDER} in the command or env is a fresh path per run.`,
-    );
+  const reportSchema = suiteReportSchema();
 
   const qualitySuiteSchema = z
     .object({

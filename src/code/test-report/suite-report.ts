@@ -46,8 +46,11 @@ export function prepareReport(
 ): PreparedReport | null {
   const report = suite.report;
   if (report === undefined) return null;
-  const temporary = logPath === undefined ? mkdtempSync(path.join(os.tmpdir(), "sssf-report-")) : null;
-  const stem = logPath === undefined ? path.join(temporary ?? "", suite.name) : logPath.replace(/\.log$/, "");
+  const temporary = logPath === undefined ? temporaryDir() : null;
+  const stem =
+    logPath === undefined
+      ? path.join(temporary ?? os.tmpdir(), `sssf-${process.pid}-${suite.name}`)
+      : logPath.replace(/\.log$/, "");
   const reportPath = `${stem}.report.${EXTENSIONS[report.format]}`;
   const fill = (value: string) => value.split(REPORT_FILE_PLACEHOLDER).join(reportPath);
   const named =
@@ -55,8 +58,12 @@ export function prepareReport(
     Object.values(suite.env).some((value) => value.includes(REPORT_FILE_PLACEHOLDER));
   const file = report.file !== undefined ? path.resolve(cwd, fill(report.file)) : named ? reportPath : null;
   if (file !== null) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    rmSync(file, { force: true });
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      rmSync(file, { force: true });
+    } catch {
+      // Not writable or not removable: the run goes on; reading afterwards says what is missing.
+    }
   }
   return {
     format: report.format,
@@ -67,6 +74,15 @@ export function prepareReport(
       if (temporary !== null) rmSync(temporary, { recursive: true, force: true });
     },
   };
+}
+
+/** A private folder for a report when no log path gives one its place; the system's tmp dir as a last resort. */
+function temporaryDir(): string | null {
+  try {
+    return mkdtempSync(path.join(os.tmpdir(), "sssf-report-"));
+  } catch {
+    return null;
+  }
 }
 
 /** What a run's report gave: the tests, or the line saying why there are none. */
