@@ -55,14 +55,24 @@ export function parseGoTestJson(input: string): TestReportResult {
   }
   const tests: TestCase[] = [];
   const all = [...entries.values()];
+  // Each parent (`TestA`, `TestA/sub`) of a finished subtest, and of a failed one, by package.
+  const parents = new Set<string>();
+  const failedParents = new Set<string>();
+  for (const e of all) {
+    if (e.test === null || e.outcome === null) continue;
+    const parts = e.test.split("/");
+    for (let n = 1; n < parts.length; n++) {
+      const key = `${e.pkg}\u0000${parts.slice(0, n).join("/")}`;
+      parents.add(key);
+      if (e.outcome === "fail") failedParents.add(key);
+    }
+  }
   const failedIn = new Set<string>();
   for (const e of all) {
     if (e.test === null || e.outcome === null) continue;
-    const prefix = `${e.test}/`;
-    const children = all.filter((c) => c.pkg === e.pkg && c.test?.startsWith(prefix) && c.outcome !== null);
-    const childFailed = children.some((c) => c.outcome === "fail");
+    const key = `${e.pkg}\u0000${e.test}`;
     if (e.outcome === "fail") failedIn.add(e.pkg);
-    if (children.length > 0 && !(e.outcome === "fail" && !childFailed)) continue;
+    if (parents.has(key) && !(e.outcome === "fail" && !failedParents.has(key))) continue;
     const status = e.outcome === "fail" ? "failed" : e.outcome === "skip" ? "skipped" : "passed";
     tests.push(
       testCase(e.test, e.pkg, status, status === "failed" ? failureMessage(e.output.join("")) : null),
