@@ -27,6 +27,8 @@ export {
   type PhaseBudget,
   type PhaseOptions,
   type Run,
+  type RunSuiteOptions,
+  type SuiteBaseline,
   type Workflow,
 } from "./api/run-api.js";
 export type {

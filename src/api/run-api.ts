@@ -137,6 +137,20 @@ export interface SuiteBaseline {
   log_path: string | null;
   /** Answered from `<data_dir>/baselines/<commit>/<suite>.json` without running the suite again. */
   cached: boolean;
+  /** Per-test counts at the base (the suite's `report:`), or null/absent without a readable report. */
+  tests?: { total: number; passed: number; failed: number; skipped: number } | null;
+  /** Every test failing at the base (file + name), or null/absent without a readable report. */
+  failed_tests?: { name: string; file: string | null }[] | null;
+}
+
+/** Options of `CodePhase.runSuite`. */
+export interface RunSuiteOptions {
+  /**
+   * With a per-test report, compare a failing run with the suite at the base commit (running it
+   * there once, cached) so failures that were already there are told apart (default true; a suite's
+   * `baseline: false` turns it off). False where failures are the run's to fix whatever the base says.
+   */
+  baseline?: boolean;
 }
 
 export interface CodePhase extends PhaseBase {
@@ -144,7 +158,7 @@ export interface CodePhase extends PhaseBase {
    * Runs a quality suite from the config and returns its result as a `VerifyOutput` envelope; the
    * whole output is saved in the session (`log_path`).
    */
-  runSuite(name: string): Promise<EnvelopeOf<typeof VerifyOutput>>;
+  runSuite(name: string, options?: RunSuiteOptions): Promise<EnvelopeOf<typeof VerifyOutput>>;
   /**
    * Runs the quality suite at the run's base commit, in a throwaway detached worktree with the
    * checkout's dependency folders linked, and says how it ended there: did the suite already fail

@@ -22,6 +22,8 @@ export interface RunCommandOptions {
   tailBytes?: number;
   /** Told every chunk of combined stdout+stderr as it arrives (to stream it to a file). */
   onOutput?: (chunk: Buffer) => void;
+  /** Told every chunk of stdout alone (a per-test report printed there), before `onOutput`. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface RunCommandResult {
@@ -90,7 +92,10 @@ export function runCommand(options: RunCommandOptions): Promise<RunCommandResult
       tail.push(chunk);
       options.onOutput?.(chunk);
     };
-    child.stdout?.on("data", onData);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      options.onStdout?.(chunk);
+      onData(chunk);
+    });
     child.stderr?.on("data", onData);
 
     const stop = (reason: "timeout" | "abort") => {

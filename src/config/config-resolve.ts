@@ -291,6 +291,14 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       timeoutMs: toMs(suite.timeout_seconds),
       env: { ...suite.env },
       ...(suite.baseline === false ? { baseline: false as const } : {}),
+      ...(suite.report === undefined
+        ? {}
+        : {
+            report:
+              typeof suite.report === "string"
+                ? { format: suite.report }
+                : { format: suite.report.format, ...(suite.report.file ? { file: suite.report.file } : {}) },
+          }),
     };
   }
 

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
 import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
+import { suiteReportSchema } from "./report-schema.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
 export const DEFAULT_CONFIG_PATH = "adws/adw_sssf_config/sssf.config.yaml";
@@ -217,6 +218,8 @@ function buildConfigWireSchema() {
     })
     .strict();
 
+  const reportSchema = suiteReportSchema();
+
   const qualitySuiteSchema = z
     .object({
       command: commandSchema.describe("argv of the check, run from the repo root."),
@@ -228,6 +231,7 @@ function buildConfigWireSchema() {
         .describe(
           "When the check fails after a change, run it at the run's base commit first (default true); false: spend fix rounds even on a check that already failed there.",
         ),
+      report: reportSchema.optional(),
     })
     .strict();
 

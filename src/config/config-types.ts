@@ -1,6 +1,7 @@
 import type { AgentTimeouts, ThinkingLevel } from "../runtimes/runtime.js";
 import type { SandboxSettings } from "../sandbox/sandbox-settings.js";
 import type { ModelPrice } from "./prices.js";
+import type { SuiteReportConfig } from "./report-formats.js";
 
 /** Budgets of each phase an agent owns (`agents[].limits`); an absent key is no limit. */
 export interface AgentLimits {
@@ -45,6 +46,8 @@ export interface QualitySuiteConfig {
    * before its fix rounds. Absent: it does, when the suite fails after a change.
    */
   baseline?: false | undefined;
+  /** `report:` — where the suite's per-test results are and in which format; absent: exit code only. */
+  report?: SuiteReportConfig | undefined;
 }
 
 export interface LimitsConfig {

@@ -8,8 +8,10 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SuiteBaseline } from "../api/run-api.js";
-import type { SssfConfig } from "../config/config-types.js";
+import { countTests, failingRefs } from "../code/test-report/compare-tests.js";
+import type { QualitySuiteConfig, SssfConfig } from "../config/config-types.js";
 import { SssfError } from "../errors/sssf-error.js";
+import type { SuiteResult } from "../gates/gate.js";
 import { redactJsonValue } from "../util/secrets/redact-json.js";
 import { withDetachedWorktree } from "../workspace/detached-worktree.js";
 import { inspectCheckout, repoOf, resolveCommit } from "../workspace/worktree.js";
@@ -40,16 +42,27 @@ export function baseCommit(repoRoot: string, baseRef: string | null): Promise<st
   return resolveCommit(repoRoot, baseRef ?? "HEAD");
 }
 
-function readCached(file: string, suite: string, command: readonly string[], commit: string) {
+/** Failing tests past this many at the base are not kept: the comparison falls back to the exit code. */
+const MAX_BASE_FAILURES = 10_000;
+
+/** A cache entry as written: the baseline and the report config it was read with. */
+type CacheEntry = Partial<SuiteBaseline> & { report?: unknown };
+
+function readCached(file: string, definition: QualitySuiteConfig, commit: string) {
   if (!existsSync(file)) return null;
   try {
-    const entry = JSON.parse(readFileSync(file, "utf8")) as Partial<SuiteBaseline>;
+    const entry = JSON.parse(readFileSync(file, "utf8")) as CacheEntry;
     const same =
-      entry.suite === suite &&
+      entry.suite === definition.name &&
       entry.commit === commit &&
-      JSON.stringify(entry.command) === JSON.stringify(command) &&
-      typeof entry.passed === "boolean";
-    return same ? ({ ...entry, cached: true } as SuiteBaseline) : null;
+      JSON.stringify(entry.command) === JSON.stringify(definition.command) &&
+      JSON.stringify(entry.report ?? null) === JSON.stringify(definition.report ?? null) &&
+      typeof entry.passed === "boolean" &&
+      // An entry from before per-test reports has no failing-test list: run the suite again for it.
+      (definition.report === undefined || "failed_tests" in entry);
+    if (!same) return null;
+    const { report: _report, ...baseline } = entry;
+    return { ...baseline, cached: true } as SuiteBaseline;
   } catch {
     return null; // half-written by a process that died, or edited by hand: run it again
   }
@@ -68,7 +81,7 @@ export async function suiteBaseline(request: SuiteBaselineRequest): Promise<Suit
   const definition = suiteDefinition(config, suite);
   const dir = baselineDir(config.dataDir, commit);
   const file = path.join(dir, `${suite}.json`);
-  const cached = readCached(file, suite, definition.command, commit);
+  const cached = readCached(file, definition, commit);
   if (cached !== null) return cached;
 
   const repo = (await repoOf(request.checkoutRoot)) ?? (await repoOf(config.repoRoot));
@@ -99,13 +112,36 @@ export async function suiteBaseline(request: SuiteBaselineRequest): Promise<Suit
     output_tail: result.outputTail,
     log_path: result.logPath,
     cached: false,
+    ...(definition.report === undefined
+      ? {}
+      : {
+          tests: result.tests === null ? null : countTests(result.tests),
+          failed_tests: baseFailures(result.tests),
+        }),
   };
   // An aborted or timed-out run says nothing about the commit: it is not cached.
   if (!request.signal?.aborted && !result.outputTail.endsWith("process group killed")) {
     mkdirSync(dir, { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(redactJsonValue(baseline), null, 2)}\n`);
+    const entry: CacheEntry = { ...baseline, ...(definition.report ? { report: definition.report } : {}) };
+    writeFileSync(temporary, `${JSON.stringify(redactJsonValue(entry), null, 2)}\n`);
     renameSync(temporary, file);
   }
   return baseline;
+}
+
+function baseFailures(tests: SuiteResult["tests"]): SuiteBaseline["failed_tests"] {
+  if (tests === null) return null;
+  const refs = failingRefs(tests);
+  return refs.length > MAX_BASE_FAILURES ? null : refs;
+}
+
+/**
+ * The cached baseline of `suite` at `commit` when one is on disk (same suite, command and report),
+ * else null: never runs the suite. A passing run reads it to tell which base failures it fixed.
+ */
+export function cachedSuiteBaseline(config: SssfConfig, suite: string, commit: string): SuiteBaseline | null {
+  const definition = config.quality[suite];
+  if (definition === undefined) return null;
+  return readCached(path.join(baselineDir(config.dataDir, commit), `${suite}.json`), definition, commit);
 }

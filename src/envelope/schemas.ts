@@ -108,6 +108,8 @@ export const DocumentOutput = lazyOutputType(
   },
 );
 
+const TestRefSchema = z.object({ name: z.string(), file: z.string().nullable().default(null) });
+
 /** Code adapter: a quality suite's result, handed to the next agent through the same door. */
 export const VerifyOutput = lazyOutputType(
   "VerifyOutput",
@@ -124,6 +126,42 @@ export const VerifyOutput = lazyOutputType(
         .nullable()
         .default(null)
         .describe("File holding the whole combined stdout/stderr (redacted, bounded), or null"),
+      tests: z
+        .object({
+          total: z.number().int().nonnegative(),
+          passed: z.number().int().nonnegative(),
+          failed: z.number().int().nonnegative(),
+          skipped: z.number().int().nonnegative(),
+        })
+        .nullable()
+        .default(null)
+        .describe("Per-test counts from the suite's report, or null when it has none"),
+      failed_tests: z
+        .array(TestRefSchema.extend({ message: z.string().nullable().default(null) }))
+        .default([])
+        .describe("The failures that count against the change (all of them without a per-test baseline)"),
+      pre_existing_failures: z
+        .array(TestRefSchema)
+        .default([])
+        .describe("Failing now and at the run's base commit: not the change's"),
+      fixed_tests: z.array(TestRefSchema).default([]).describe("Failing at the base commit, passing now"),
+      pre_existing_only: z
+        .boolean()
+        .default(false)
+        .describe("The suite failed, but every failing test already failed at the base commit"),
+      tests_path: z
+        .string()
+        .nullable()
+        .default(null)
+        .describe("File holding every test's outcome as JSON, or null"),
+      tests_omitted: z
+        .object({
+          failed_tests: z.number().int().nonnegative().default(0),
+          pre_existing_failures: z.number().int().nonnegative().default(0),
+          fixed_tests: z.number().int().nonnegative().default(0),
+        })
+        .default({ failed_tests: 0, pre_existing_failures: 0, fixed_tests: 0 })
+        .describe("Entries left out of each list above (each keeps at most 200)"),
     }),
   {
     status: "success",
@@ -137,6 +175,13 @@ export const VerifyOutput = lazyOutputType(
     duration_ms: 1234,
     output_tail: "42 passed, 0 failed",
     log_path: "adws/adw_data/sessions/a1b2c3d4/code/p03-test.test.log",
+    tests: { total: 42, passed: 42, failed: 0, skipped: 0 },
+    failed_tests: [],
+    pre_existing_failures: [],
+    fixed_tests: [],
+    pre_existing_only: false,
+    tests_path: "adws/adw_data/sessions/a1b2c3d4/code/p03-test.test.tests.json",
+    tests_omitted: { failed_tests: 0, pre_existing_failures: 0, fixed_tests: 0 },
   },
 );
 

@@ -45,18 +45,26 @@ export interface SuiteOutput {
 }
 
 /**
- * The failing tests a suite's envelope (`VerifyOutput`) names in its `failed_tests` list: each a name,
- * or an object with a `name` (and a `file`, shown before it); [] when the envelope has no such list.
+ * The failing tests a suite's envelope (`VerifyOutput`) names: its `failed_tests` list (each a name,
+ * or an object with a `name` and a `file`, shown before it), then its `pre_existing_failures` marked
+ * `(failed at base too)`; [] when the envelope has neither list.
  */
 export function failedTestNames(envelope: unknown): string[] {
-  const list = (envelope as { failed_tests?: unknown } | null)?.failed_tests;
+  const fields = envelope as { failed_tests?: unknown; pre_existing_failures?: unknown } | null;
+  return [
+    ...namesOf(fields?.failed_tests, ""),
+    ...namesOf(fields?.pre_existing_failures, " (failed at base too)"),
+  ];
+}
+
+function namesOf(list: unknown, suffix: string): string[] {
   if (!Array.isArray(list)) return [];
   const names: string[] = [];
   for (const item of list) {
-    if (typeof item === "string") names.push(item);
+    if (typeof item === "string") names.push(`${item}${suffix}`);
     else if (typeof item === "object" && item !== null && typeof item.name === "string") {
       const file = typeof item.file === "string" && item.file !== "" ? `${item.file} › ` : "";
-      names.push(`${file}${item.name}`);
+      names.push(`${file}${item.name}${suffix}`);
     }
   }
   return names;

@@ -1,5 +1,5 @@
 import { defineWorkflow } from "../api/run-api.js";
-import { build, captureRequest, commit, testsFailReason } from "./steps.js";
+import { build, captureRequest, commit, testsVerdict } from "./steps.js";
 
 /** Build, then test with bounded fixes (the last fix re-tested); committed only when the tests pass. */
 export const buildTestWorkflow = defineWorkflow({
@@ -11,9 +11,9 @@ export const buildTestWorkflow = defineWorkflow({
   async run(run, request) {
     await captureRequest(run, request);
     const built = await build(run, { name: "build", description: "Implement the request", prompt: request });
-    const failing = await testsFailReason(run, request);
-    if (failing) return run.finish({ accepted: false, reason: failing });
+    const tested = await testsVerdict(run, request);
+    if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     await commit(run, "commit", built);
-    return run.finish({ accepted: true, reason: "tests pass" });
+    return run.finish({ accepted: true, reason: tested.reason });
   },
 });

@@ -5,8 +5,9 @@ import {
   commit,
   configuredSuites,
   failedBeforeReason,
+  passedReason,
   plan,
-  testsFailReason,
+  testsVerdict,
   verifyLoop,
 } from "./steps.js";
 
@@ -21,14 +22,19 @@ export const planBuildTestQualityWorkflow = defineWorkflow({
     await captureRequest(run, request);
     const planned = await plan(run, request);
     const built = await buildFromPlan(run, request, planned);
-    const failing = await testsFailReason(run, request);
-    if (failing) return run.finish({ accepted: false, reason: failing });
+    const tested = await testsVerdict(run, request);
+    if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     const checked = await verifyLoop(run, request, configuredSuites(run));
     if (!checked.passed) {
       const reason = failedBeforeReason(checked) ?? checked.last?.summary ?? "a quality suite still fails";
       return run.finish({ accepted: false, reason });
     }
     await commit(run, "commit", built);
-    return run.finish({ accepted: true, reason: `${configuredSuites(run).join(", ")} pass` });
+    const suitesPass = `${configuredSuites(run).join(", ")} pass`;
+    const reasons = [tested.reason, passedReason(checked, "")].filter((r) => r !== "" && r !== "tests pass");
+    return run.finish({
+      accepted: true,
+      reason: reasons.length ? `${suitesPass} (${reasons.join("; ")})` : suitesPass,
+    });
   },
 });

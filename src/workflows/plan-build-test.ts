@@ -1,5 +1,5 @@
 import { defineWorkflow } from "../api/run-api.js";
-import { buildFromPlan, captureRequest, commit, plan, testsFailReason } from "./steps.js";
+import { buildFromPlan, captureRequest, commit, plan, testsVerdict } from "./steps.js";
 
 /** Plan, build from the plan, test with bounded fixes; committed only when the tests pass. */
 export const planBuildTestWorkflow = defineWorkflow({
@@ -12,9 +12,9 @@ export const planBuildTestWorkflow = defineWorkflow({
     await captureRequest(run, request);
     const planned = await plan(run, request);
     const built = await buildFromPlan(run, request, planned);
-    const failing = await testsFailReason(run, request);
-    if (failing) return run.finish({ accepted: false, reason: failing });
+    const tested = await testsVerdict(run, request);
+    if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     await commit(run, "commit", built);
-    return run.finish({ accepted: true, reason: "tests pass" });
+    return run.finish({ accepted: true, reason: tested.reason });
   },
 });

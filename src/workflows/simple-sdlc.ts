@@ -1,13 +1,5 @@
 import { defineWorkflow } from "../api/run-api.js";
-import {
-  buildFromPlan,
-  captureRequest,
-  commit,
-  document,
-  plan,
-  reviewLoop,
-  testsFailReason,
-} from "./steps.js";
+import { buildFromPlan, captureRequest, commit, document, plan, reviewLoop, testsVerdict } from "./steps.js";
 
 /**
  * The whole loop with three commits, each carrying its own agent's message: the plan file (planner),
@@ -37,8 +29,8 @@ export const simpleSdlcWorkflow = defineWorkflow({
     const planned = await plan(run, request);
     await commit(run, "commit-plan", planned);
     const built = await buildFromPlan(run, request, planned);
-    const failing = await testsFailReason(run, request);
-    if (failing) return run.finish({ accepted: false, reason: failing });
+    const tested = await testsVerdict(run, request);
+    if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     const reviewed = await reviewLoop(run, request, ["test"]);
     if (!reviewed.approved) {
       const why = reviewed.suitesPassed ? reviewed.review.blocking.join("; ") : "a revision broke the tests";

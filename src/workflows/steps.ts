@@ -112,11 +112,13 @@ interface CheckedSuite {
 /**
  * `runSuite`, and when the suite fails and `withBaseline`, the same suite at the run's base commit in
  * the same phase (`phase.suiteBaseline`: cached per commit), so a passing run pays nothing for it.
+ * `perTest`: a suite with a per-test report compares its failures with the base's (in `runSuite`).
  */
-function checkSuite(run: Run, suite: string, withBaseline: boolean): Promise<CheckedSuite> {
+function checkSuite(run: Run, suite: string, withBaseline: boolean, perTest: boolean): Promise<CheckedSuite> {
   return run.code(suite, { owner: "quality", description: `Run the ${suite} suite` }, async (phase) => {
-    const verify = await phase.runSuite(suite);
-    const baseline = verify.passed || !withBaseline ? null : await phase.suiteBaseline(suite);
+    const verify = await phase.runSuite(suite, perTest ? {} : { baseline: false });
+    const wanted = !verify.passed && !verify.pre_existing_only && withBaseline;
+    const baseline = wanted ? await phase.suiteBaseline(suite) : null;
     return { verify, baseline };
   });
 }
@@ -135,9 +137,15 @@ export interface VerifyResult {
   fixes: Build[];
   /**
    * Set when the failing suite failed the same way (the same exit code) at the run's base commit:
-   * the change did not break it, so no fix round was spent on it.
+   * the change did not break it, so no fix round was spent on it. Never set when both sides have
+   * per-test results: then the tests decide.
    */
   failedBefore: SuiteBaseline | null;
+  /**
+   * Suites of the last round that failed only with tests that already failed at the base commit
+   * (`pre_existing_only`): they do not count against the change, so `passed` can be true with them.
+   */
+  preExisting: Verify[];
 }
 
 export interface VerifyOptions {
@@ -149,6 +157,41 @@ export interface VerifyOptions {
    * it off for that suite). False where the suites run on an unchanged tree, or passed already.
    */
   baseline?: boolean;
+  /**
+   * Compare a failing suite's per-test results with the base commit's (default: `baseline`). True
+   * where the exit-code baseline says nothing (the suites passed before) but failures the base
+   * already had are still not the change's; false where every failure is the run's to fix.
+   */
+  perTestBaseline?: boolean;
+}
+
+const testName = (test: { name: string; file: string | null }) =>
+  test.file ? `${test.file} › ${test.name}` : test.name;
+
+/** The fixing agent's prompt: exactly the failures that count against the change, when the suite names them. */
+export function fixPrompt(request: string, failed: Verify): string {
+  const head = `${request}\n\nThe ${failed.suite} suite fails after the change (exit ${failed.exit_code ?? "none"}); its output tail is in previous_envelope.output_tail${failed.log_path ? ` and its whole output in ${failed.log_path}` : ""}.`;
+  const rule = "Fix the code so it passes. Do not weaken, skip or delete tests.";
+  if (failed.tests === null || failed.failed_tests.length === 0) return `${head} ${rule}`;
+  const more = failed.tests_omitted.failed_tests;
+  const lines = [
+    head,
+    "",
+    `These tests fail because of the change (previous_envelope.failed_tests has the first lines of each failure):`,
+    ...failed.failed_tests.map((test) => `- ${testName(test)}`),
+    ...(more > 0 ? [`- and ${more} more (all in ${failed.tests_path ?? "the suite's output"})`] : []),
+  ];
+  const before = failed.pre_existing_failures;
+  if (before.length > 0) {
+    const count = before.length + failed.tests_omitted.pre_existing_failures;
+    lines.push(
+      "",
+      `${count === 1 ? "This test" : `These ${count} tests`} already failed at the run's base commit: they are not yours to fix, leave them as they are:`,
+      ...before.slice(0, 50).map((test) => `- ${testName(test)}`),
+    );
+  }
+  lines.push("", `${rule} Make the tests listed as failing because of the change pass.`);
+  return lines.join("\n");
 }
 
 /**
@@ -156,6 +199,8 @@ export interface VerifyOptions {
  * `previous`) and every suite runs again, so the last fix is always re-tested. Stops after
  * `maxFixes` fixes that did not make every suite pass, and at once when the failing suite already
  * failed with the same exit code at the base commit (`failedBefore`; see `VerifyOptions.baseline`).
+ * A suite whose every failing test already failed at the base (`pre_existing_only`) does not count
+ * against the change: no fix round, no stop.
  */
 export async function verifyLoop(
   run: Run,
@@ -164,34 +209,41 @@ export async function verifyLoop(
   options: VerifyOptions = {},
 ): Promise<VerifyResult> {
   const maxFixes = options.maxFixes ?? DEFAULT_MAX_FIXES;
+  const perTest = options.perTestBaseline ?? options.baseline !== false;
   const fixes: Build[] = [];
   // A suite that passed in this loop and fails later was broken by a fix: its baseline says nothing.
   const settled = new Set<string>();
   for (;;) {
     let failed: Verify | null = null;
     let last: Verify | null = null;
+    const preExisting: Verify[] = [];
     for (const suite of suites) {
       const withBaseline =
         options.baseline !== false && run.config.quality[suite]?.baseline !== false && !settled.has(suite);
-      const checked = await checkSuite(run, suite, withBaseline);
+      const checked = await checkSuite(run, suite, withBaseline, perTest);
       settled.add(suite);
       last = checked.verify;
-      if (!last.passed) {
+      if (last.pre_existing_only) preExisting.push(last);
+      else if (!last.passed) {
         failed = last;
         const before = checked.baseline;
-        if (before !== null && !before.passed && before.exit_code === failed.exit_code) {
-          return { passed: false, last: failed, fixes, failedBefore: before };
+        // With per-test results on both sides the tests decided (new failures are the change's).
+        const perTestBoth = failed.tests !== null && Array.isArray(before?.failed_tests);
+        if (before !== null && !before.passed && before.exit_code === failed.exit_code && !perTestBoth) {
+          return { passed: false, last: failed, fixes, failedBefore: before, preExisting };
         }
         break;
       }
     }
-    if (failed === null) return { passed: true, last, fixes, failedBefore: null };
-    if (fixes.length >= maxFixes) return { passed: false, last: failed, fixes, failedBefore: null };
+    if (failed === null) return { passed: true, last, fixes, failedBefore: null, preExisting };
+    if (fixes.length >= maxFixes) {
+      return { passed: false, last: failed, fixes, failedBefore: null, preExisting };
+    }
     fixes.push(
       await build(run, {
         name: "fix",
         description: `Fix the failing ${failed.suite} suite (round ${fixes.length + 1}/${maxFixes})`,
-        prompt: `${request}\n\nThe ${failed.suite} suite fails after the change (exit ${failed.exit_code ?? "none"}); its output tail is in previous_envelope.output_tail${failed.log_path ? ` and its whole output in ${failed.log_path}` : ""}. Fix the code so it passes. Do not weaken, skip or delete tests.`,
+        prompt: fixPrompt(request, failed),
         previous: failed,
       }),
     );
@@ -205,11 +257,32 @@ export function failedBeforeReason(verified: VerifyResult): string | null {
   return `${before.suite} failing before any change (baseline at ${before.commit.slice(0, 12)}: exit ${before.exit_code ?? "none"} there too); no fix rounds spent (set quality.${before.suite}.baseline: false to fix it anyway)`;
 }
 
+/**
+ * How passing suites are described when some failed only with pre-existing failures
+ * (`test: 2 pre-existing failures, none new`), else `otherwise`.
+ */
+export function passedReason(verified: VerifyResult, otherwise: string): string {
+  if (verified.preExisting.length === 0) return otherwise;
+  return verified.preExisting
+    .map((verify) => {
+      const n = verify.pre_existing_failures.length + verify.tests_omitted.pre_existing_failures;
+      return `${verify.suite}: ${n} pre-existing failure${n === 1 ? "" : "s"}, none new`;
+    })
+    .join("; ");
+}
+
+/** The outcome of `verifyLoop` over the `test` suite: whether it counts as passing, and the reason to give. */
+export async function testsVerdict(run: Run, request: string): Promise<{ ok: boolean; reason: string }> {
+  const tested = await verifyLoop(run, request, ["test"]);
+  if (tested.passed) return { ok: true, reason: passedReason(tested, "tests pass") };
+  const reason = failedBeforeReason(tested) ?? `tests still fail after ${tested.fixes.length} fix(es)`;
+  return { ok: false, reason };
+}
+
 /** `verifyLoop` over the `test` suite: null when the tests pass, else why the run is not accepted. */
 export async function testsFailReason(run: Run, request: string): Promise<string | null> {
-  const tested = await verifyLoop(run, request, ["test"]);
-  if (tested.passed) return null;
-  return failedBeforeReason(tested) ?? `tests still fail after ${tested.fixes.length} fix(es)`;
+  const verdict = await testsVerdict(run, request);
+  return verdict.ok ? null : verdict.reason;
 }
 
 /** Captures the run's changes so far as a `ChangesOutput` (diff saved in the session directory). */
@@ -266,7 +339,7 @@ export async function reviewLoop(
     });
     if (suites.length > 0) {
       // The suites passed before this revision: a failure now is the revision's.
-      const verified = await verifyLoop(run, request, suites, { baseline: false });
+      const verified = await verifyLoop(run, request, suites, { baseline: false, perTestBaseline: true });
       if (!verified.passed) return { approved: false, review: verdict, changes, suitesPassed: false };
     }
   }

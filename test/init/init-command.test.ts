@@ -76,15 +76,24 @@ describe("sssf init on four ecosystems and a Makefile", () => {
     );
     write("yarn.lock");
     const { stdout, suites } = await initAndLoad({ PATH: pathWith("yarn", "npm") });
-    expect(suites).toEqual({ test: "yarn run test", lint: "yarn run lint", typecheck: "yarn run typecheck" });
-    expect(stdout).toMatch(/quality suites detected:\n {2}test {7}yarn run test {2}\(package\.json\)\n/);
+    expect(suites).toEqual({
+      test: "yarn run test --reporter=default --reporter=junit --outputFile.junit={report_file}",
+      lint: "yarn run lint",
+      typecheck: "yarn run typecheck",
+    });
+    expect(stdout).toContain(
+      "quality suites detected:\n  test       yarn run test --reporter=default --reporter=junit --outputFile.junit={report_file}  (package.json)\n",
+    );
+    expect(loadConfig({ cwd: dir }).quality.test?.report).toEqual({ format: "junit" });
   });
 
   it("node: the lockfile's package manager is not installed: an installed one, and init says so", async () => {
     write("package.json", JSON.stringify({ scripts: { test: "vitest run" } }));
     write("yarn.lock");
     const { stdout, suites } = await initAndLoad({ PATH: pathWith("npm") });
-    expect(suites).toEqual({ test: "npm test" });
+    expect(suites).toEqual({
+      test: "npm test -- --reporter=default --reporter=junit --outputFile.junit={report_file}",
+    });
     expect(stdout).toContain(
       "  note: the lockfile names yarn, which is not installed (not on PATH): package.json scripts run with npm (install yarn and edit quality: to use it)\n",
     );
@@ -107,7 +116,8 @@ describe("sssf init on four ecosystems and a Makefile", () => {
     );
     const { suites } = await initAndLoad();
     expect(Object.keys(suites)).toEqual(["test", "lint", "typecheck"]);
-    expect(suites.test).toMatch(/^python3? -m pytest$/);
+    expect(suites.test).toMatch(/^python3? -m pytest --junitxml=\{report_file\}$/);
+    expect(loadConfig({ cwd: dir }).quality.test?.report).toEqual({ format: "junit" });
     expect(suites.lint).toBe("ruff check .");
     expect(suites.typecheck).toBe("mypy .");
   });
@@ -121,7 +131,8 @@ describe("sssf init on four ecosystems and a Makefile", () => {
   it("go: go.mod", async () => {
     write("go.mod", "module example.com/app\n\ngo 1.22\n");
     const { suites } = await initAndLoad();
-    expect(suites).toEqual({ test: "go test ./...", lint: "go vet ./...", build: "go build ./..." });
+    expect(suites).toEqual({ test: "go test -json ./...", lint: "go vet ./...", build: "go build ./..." });
+    expect(loadConfig({ cwd: dir }).quality.test?.report).toEqual({ format: "go-test-json" });
   });
 
   it("make: Makefile targets (GNU check as the test suite)", async () => {

@@ -31,12 +31,15 @@ describe("detectQualitySuites: only a package manager that is installed", () => 
     write("package.json", scripts({ test: "vitest run", lint: "eslint ." }));
     write("pnpm-lock.yaml");
     const detection = detectQualitySuites(dir, only("npm", "yarn"));
-    expect(detection.suites.map((s) => s.command.join(" "))).toEqual(["npm test", "npm run lint"]);
+    expect(detection.suites.map((s) => s.command.join(" "))).toEqual([
+      "npm test -- --reporter=default --reporter=junit --outputFile.junit={report_file}",
+      "npm run lint",
+    ]);
     expect(detection.notes).toEqual([
       "the lockfile names pnpm, which is not installed (not on PATH): package.json scripts run with npm (install pnpm and edit quality: to use it)",
     ]);
     expect(detectQualitySuites(dir, only("bun")).suites.map((s) => s.command.join(" "))).toEqual([
-      "bun run test",
+      "bun run test --reporter=default --reporter=junit --outputFile.junit={report_file}",
       "bun run lint",
     ]);
   });
@@ -59,12 +62,15 @@ describe("detectQualitySuites: only a package manager that is installed", () => 
     write("pyproject.toml", '[project]\nname = "app"\n\n[tool.pytest.ini_options]\n\n[tool.ruff]\n');
     write("uv.lock");
     const detection = detectQualitySuites(dir, only("python3"));
-    expect(detection.suites.map((s) => s.command.join(" "))).toEqual(["python3 -m pytest", "ruff check ."]);
+    expect(detection.suites.map((s) => s.command.join(" "))).toEqual([
+      "python3 -m pytest --junitxml={report_file}",
+      "ruff check .",
+    ]);
     expect(detection.notes).toEqual([
       "uv.lock names uv, which is not installed (not on PATH): the pyproject.toml suites run without it (install uv and edit quality: to use it)",
     ]);
     expect(detectQualitySuites(dir, only("uv")).suites.map((s) => s.command.join(" "))).toEqual([
-      "uv run pytest",
+      "uv run pytest --junitxml={report_file}",
       "uv run ruff check .",
     ]);
   });
@@ -82,7 +88,11 @@ describe("detectQualitySuites", () => {
       scripts({ test: "vitest run", lint: "biome check", "type-check": "tsc", build: "tsc -b" }),
     );
     expect(suites()).toEqual([
-      ["test", "npm test", "package.json"],
+      [
+        "test",
+        "npm test -- --reporter=default --reporter=junit --outputFile.junit={report_file}",
+        "package.json",
+      ],
       ["lint", "npm run lint", "package.json"],
       ["typecheck", "npm run type-check", "package.json"],
       ["build", "npm run build", "package.json"],
@@ -94,7 +104,7 @@ describe("detectQualitySuites", () => {
     write("bun.lock");
     expect(packageManager(dir)).toBe("bun");
     expect(suites()).toEqual([
-      ["test", "bun run test", "package.json"],
+      ["test", "bun run test --json --outputFile={report_file}", "package.json"],
       ["typecheck", "bun run tsc", "package.json"],
     ]);
     write("yarn.lock");
@@ -117,7 +127,7 @@ describe("detectQualitySuites", () => {
     );
     const found = suites();
     expect(found.map(([name]) => name)).toEqual(["test", "lint", "typecheck"]);
-    expect(found[0]?.[1]).toMatch(/^python3? -m pytest$/);
+    expect(found[0]?.[1]).toMatch(/^python3? -m pytest --junitxml=\{report_file\}$/);
     expect(found.slice(1)).toEqual([
       ["lint", "ruff check .", "pyproject.toml"],
       ["typecheck", "mypy .", "pyproject.toml"],
@@ -130,11 +140,11 @@ describe("detectQualitySuites", () => {
       '[project]\nname = "app"\n[project.optional-dependencies]\ndev = ["pytest>=8", "pytest-cov"]\n',
     );
     write("uv.lock");
-    expect(suites()).toEqual([["test", "uv run pytest", "pyproject.toml"]]);
+    expect(suites()).toEqual([["test", "uv run pytest --junitxml={report_file}", "pyproject.toml"]]);
     write("pyproject.toml", '[project]\nname = "app"\ndependencies = ["pytest-cov"]\n');
     expect(suites()).toEqual([]);
     write("tests/test_app.py", "def test_ok(): pass\n");
-    expect(suites()).toEqual([["test", "uv run pytest", "pyproject.toml"]]);
+    expect(suites()).toEqual([["test", "uv run pytest --junitxml={report_file}", "pyproject.toml"]]);
   });
 
   it("Cargo.toml and go.mod", () => {
@@ -147,7 +157,7 @@ describe("detectQualitySuites", () => {
     rmSync(path.join(dir, "Cargo.toml"));
     write("go.mod", "module example.com/app\n\ngo 1.22\n");
     expect(suites()).toEqual([
-      ["test", "go test ./...", "go.mod"],
+      ["test", "go test -json ./...", "go.mod"],
       ["lint", "go vet ./...", "go.mod"],
       ["build", "go build ./...", "go.mod"],
     ]);
@@ -160,10 +170,36 @@ describe("detectQualitySuites", () => {
       ".PHONY: test typecheck\nVERSION := 1\ntypecheck:\n\tstaticcheck ./...\ntest: build\n\tgo test ./...\n",
     );
     expect(suites()).toEqual([
-      ["test", "go test ./...", "go.mod"],
+      ["test", "go test -json ./...", "go.mod"],
       ["lint", "go vet ./...", "go.mod"],
       ["build", "go build ./...", "go.mod"],
       ["typecheck", "make typecheck", "Makefile"],
+    ]);
+  });
+
+  it("per-test reports: JUnit for pytest and vitest, jest's JSON, go test's events; a script that is not a plain runner is left alone with a note", () => {
+    const reports = () =>
+      detectQualitySuites(dir, everyProgram).suites.map((s) => [s.name, s.report ?? null]);
+    write("package.json", scripts({ test: "vitest --run" }));
+    expect(reports()).toEqual([["test", { format: "junit" }]]);
+    write("package.json", scripts({ test: "jest --ci" }));
+    expect(reports()).toEqual([["test", { format: "jest-json" }]]);
+    expect(suites()).toEqual([["test", "npm test -- --json --outputFile={report_file}", "package.json"]]);
+    write("package.json", scripts({ test: "vitest run --coverage && node check.js" }));
+    const detection = detectQualitySuites(dir, everyProgram);
+    expect(detection.suites).toEqual([{ name: "test", command: ["npm", "test"], source: "package.json" }]);
+    expect(detection.notes).toEqual([
+      'package.json "test" runs "vitest run --coverage && node check.js": sssf reads only its exit code; for per-test results add a reporter writing to {report_file} and report: (docs/configuration.md, "Per-test results")',
+    ]);
+    rmSync(path.join(dir, "package.json"));
+    write("pyproject.toml", '[project]\nname = "app"\n\n[tool.pytest.ini_options]\n');
+    expect(reports()).toEqual([["test", { format: "junit" }]]);
+    rmSync(path.join(dir, "pyproject.toml"));
+    write("go.mod", "module example.com/app\n");
+    expect(reports()).toEqual([
+      ["test", { format: "go-test-json" }],
+      ["lint", null],
+      ["build", null],
     ]);
   });
 

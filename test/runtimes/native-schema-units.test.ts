@@ -16,6 +16,10 @@ import { strictSchemaProblem } from "../../src/testing/fake-model/strict-schema-
 function strictShaped(value: unknown, schema: Record<string, unknown>): unknown {
   if (Array.isArray(value)) return value.map((item) => strictShaped(item, (schema.items ?? {}) as never));
   if (typeof value !== "object" || value === null) return value;
+  // A nullable object (`anyOf: [object, null]`): the object branch shapes it.
+  const branches = (schema.anyOf ?? []) as Record<string, unknown>[];
+  const object = branches.find((branch) => branch.type === "object");
+  if (schema.properties === undefined && object !== undefined) return strictShaped(value, object);
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const record = value as Record<string, unknown>;
   return Object.fromEntries(

@@ -37,8 +37,19 @@ function qualityLines(suites: readonly DetectedSuite[]): string[] {
     ...suites.flatMap((suite) => [
       `  ${suite.name}: # from ${suite.source}`,
       `    command: ${list(suite.command)}`,
+      ...(suite.report === undefined ? [] : reportLines(suite.report)),
     ]),
   ];
+}
+
+/** `report:` of a suite: per-test results, `{report_file}` being a fresh path per run. */
+function reportLines(report: NonNullable<DetectedSuite["report"]>): string[] {
+  const where = report.file === undefined ? "" : `, file: ${scalar(report.file)}`;
+  const comment =
+    " # per-test results ({report_file}: a fresh path per run; docs/configuration.md, Per-test results)";
+  return where === ""
+    ? [`    report: ${report.format}${comment}`]
+    : [`    report: { format: ${report.format}${where} }${comment}`];
 }
 
 /**

@@ -88,6 +88,47 @@ export function installedPackageManager(
 /** npm's `npm init` placeholder fails on purpose; running it as a suite would fail every run. */
 const PLACEHOLDER_TEST = /no test specified/;
 
+/** Flags a plain runner invocation may carry and still be extended with a reporter. */
+const PLAIN_FLAGS: Record<string, readonly string[]> = {
+  vitest: ["run", "--run", "--passWithNoTests"],
+  jest: ["--ci", "--passWithNoTests"],
+};
+
+/** The reporter arguments and format per runner: the whole output stays, a report file is added. */
+const RUNNER_REPORTS: Record<string, { args: string[]; report: DetectedSuite["report"] }> = {
+  vitest: {
+    args: ["--reporter=default", "--reporter=junit", "--outputFile.junit={report_file}"],
+    report: { format: "junit" },
+  },
+  jest: { args: ["--json", "--outputFile={report_file}"], report: { format: "jest-json" } },
+};
+
+/** `vitest` or `jest` when the script is that runner and nothing else (a few plain flags), else null. */
+function plainRunner(script: string): string | null {
+  const [runner, ...rest] = script.trim().split(/\s+/);
+  const flags = runner === undefined ? undefined : PLAIN_FLAGS[runner];
+  return flags !== undefined && rest.every((arg) => flags.includes(arg)) ? (runner ?? null) : null;
+}
+
+/**
+ * The `test` suite of a package.json script: with a reporter writing `{report_file}` when the script
+ * is a plain vitest or jest invocation (npm passes arguments after `--`, the others as they are),
+ * else the script as it is and a note on how to get per-test results.
+ */
+function testSuite(manager: string, script: string, notes: string[]): DetectedSuite {
+  const base = manager === "npm" ? ["npm", "test"] : [manager, "run", "test"];
+  const runner = plainRunner(script);
+  const wired = runner === null ? undefined : RUNNER_REPORTS[runner];
+  if (wired === undefined) {
+    notes.push(
+      `package.json "test" runs ${JSON.stringify(script)}: sssf reads only its exit code; for per-test results add a reporter writing to {report_file} and report: (docs/configuration.md, "Per-test results")`,
+    );
+    return { name: "test", command: base, source: "package.json" };
+  }
+  const command = [...base, ...(manager === "npm" ? ["--"] : []), ...wired.args];
+  return { name: "test", command, source: "package.json", ...(wired.report ? { report: wired.report } : {}) };
+}
+
 function packageJsonSuites(repoRoot: string, detection: Detection, installed: IsInstalled): DetectedSuite[] {
   const text = readText(path.join(repoRoot, "package.json"));
   if (text === undefined) return [];
@@ -108,7 +149,7 @@ function packageJsonSuites(repoRoot: string, detection: Detection, installed: Is
   const suites: DetectedSuite[] = [];
   if (has("test") && PLACEHOLDER_TEST.test(String(scripts.test))) {
     detection.notes.push('package.json "test" is npm\'s placeholder ("no test specified"): not used');
-  } else if (has("test")) suites.push({ name: "test", command: run("test"), source: "package.json" });
+  } else if (has("test")) suites.push(testSuite(manager, String(scripts.test), detection.notes));
   if (has("lint")) suites.push({ name: "lint", command: run("lint"), source: "package.json" });
   const typecheck = ["typecheck", "type-check", "tsc"].find(has);
   if (typecheck) suites.push({ name: "typecheck", command: run(typecheck), source: "package.json" });
@@ -140,8 +181,10 @@ function pyprojectSuites(repoRoot: string, detection: Detection, installed: IsIn
   const python = installed("python") || !installed("python3") ? "python" : "python3";
   const suites: DetectedSuite[] = [];
   if (wantsTest) {
-    const command = runner.length > 0 ? [...runner, "pytest"] : [python, "-m", "pytest"];
-    suites.push({ name: "test", command, source: "pyproject.toml" });
+    const pytest = runner.length > 0 ? [...runner, "pytest"] : [python, "-m", "pytest"];
+    // JUnit XML is pytest's own (no plugin): per-test results for the baseline and the fixer.
+    const command = [...pytest, "--junitxml={report_file}"];
+    suites.push({ name: "test", command, source: "pyproject.toml", report: { format: "junit" } });
   }
   if (section("ruff"))
     suites.push({ name: "lint", command: [...runner, "ruff", "check", "."], source: "pyproject.toml" });
@@ -162,7 +205,13 @@ function cargoSuites(repoRoot: string): DetectedSuite[] {
 function goSuites(repoRoot: string): DetectedSuite[] {
   if (!existsSync(path.join(repoRoot, "go.mod"))) return [];
   return [
-    { name: "test", command: ["go", "test", "./..."], source: "go.mod" },
+    // Events on stdout: per-test results, and the suite's tail is rendered from their output.
+    {
+      name: "test",
+      command: ["go", "test", "-json", "./..."],
+      source: "go.mod",
+      report: { format: "go-test-json" },
+    },
     { name: "lint", command: ["go", "vet", "./..."], source: "go.mod" },
     { name: "build", command: ["go", "build", "./..."], source: "go.mod" },
   ];

@@ -14,7 +14,8 @@ import { redactSecrets } from "../../util/secrets/redact.js";
 import { redactJsonValue } from "../../util/secrets/redact-json.js";
 import { runSuitePhase, suiteLogPath } from "../code-support.js";
 import { type RunChanges, saveDiff } from "../run-changes.js";
-import { baseCommit, suiteBaseline } from "../suite-baseline.js";
+import { baseCommit, cachedSuiteBaseline, suiteBaseline } from "../suite-baseline.js";
+import { verifyEnvelope } from "../suite-verify.js";
 
 /** What a code phase's handle works with. */
 export interface CodePhaseDeps {
@@ -89,10 +90,17 @@ export function codePhaseHandle(deps: CodePhaseDeps): CodePhase {
     name: live.name,
     number: live.number,
     log: live.log,
-    runSuite: async (suite) =>
+    runSuite: async (suite, options) =>
       handedOff(
-        await durable.step("suite", { suite, command: deps.config.quality[suite]?.command ?? null }, () =>
-          live.runSuite(suite),
+        await durable.step(
+          "suite",
+          {
+            suite,
+            command: deps.config.quality[suite]?.command ?? null,
+            // Only when off, so the journals of runs from before the option still match.
+            ...(options?.baseline === false ? { baseline: false } : {}),
+          },
+          () => live.runSuite(suite, options),
         ),
       ),
     // A hand-off journaled synchronously would make handOff async: it is checked and recorded live, and
@@ -132,24 +140,25 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
     name,
     number: row.number,
     log: deps.log,
-    runSuite: async (suite): Promise<EnvelopeOf<typeof VerifyOutput>> => {
+    runSuite: async (suite, options): Promise<EnvelopeOf<typeof VerifyOutput>> => {
       const logPath = suiteLogPath(deps.sessionRoot, row, suite);
       const result = await runSuitePhase(deps.config, suite, deps.signal, logPath);
-      const envelope: EnvelopeOf<typeof VerifyOutput> = {
-        status: result.passed ? "success" : "fail",
-        summary: `${suite}: ${result.passed ? "passed" : `failed (exit ${result.exitCode ?? "none"})`}`,
-        artifacts: [],
-        notes_for_next_agent: result.passed
-          ? ""
-          : `The ${suite} suite fails; its output tail is in output_tail${result.logPath ? `, its whole output in ${result.logPath}` : ""}.`,
-        suite,
-        command: result.command,
-        exit_code: result.exitCode,
-        passed: result.passed,
-        duration_ms: result.durationMs,
-        output_tail: result.outputTail,
-        log_path: result.logPath,
-      };
+      const compare = options?.baseline !== false && deps.config.quality[suite]?.baseline !== false;
+      const commit = compare ? await baseCommit(deps.config.repoRoot, deps.trace.session.base_ref) : null;
+      const envelope = await verifyEnvelope(
+        result,
+        commit === null
+          ? null
+          : {
+              run: () => baselineAt(deps, suite, commit),
+              cached: () => cachedSuiteBaseline(deps.config, suite, commit),
+            },
+        (error) =>
+          deps.reporter.log(
+            `${suite}: no baseline at ${commit?.slice(0, 12)}: ${(error as Error).message}`,
+            row,
+          ),
+      );
       record(VerifyOutput, envelope);
       deps.setLastEnvelope(envelope);
       // The phase did its job, but what it found is a failure: show it as one, let the workflow go on.
@@ -238,7 +247,10 @@ async function baselineAt(
     checkoutRoot: deps.checkoutRoot,
     signal: deps.signal,
   });
-  const outcome = baseline.passed ? "passes" : `fails (exit ${baseline.exit_code ?? "none"})`;
+  const failing = baseline.failed_tests?.length;
+  const outcome = `${baseline.passed ? "passes" : `fails (exit ${baseline.exit_code ?? "none"})`}${
+    failing === undefined || baseline.passed ? "" : `, ${failing} failing test${failing === 1 ? "" : "s"}`
+  }`;
   const line = `${suite} at base ${commit.slice(0, 12)}: ${outcome}${baseline.cached ? " (cached)" : ""}`;
   deps.trace.event({
     type: "log",
