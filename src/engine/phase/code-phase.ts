@@ -225,6 +225,9 @@ function liveCodePhase(deps: CodePhaseDeps): CodePhase {
   return handle;
 }
 
+/** The baselines each phase (by its row) has traced and shown, as `<suite>@<commit>`. */
+const toldBaselines = new WeakMap<PhaseRow, Set<string>>();
+
 /**
  * Runs (or reads from the cache) `suite` at `commit` and traces what it found as a `log` event; with
  * no commit (outside git, no commits yet) says so and resolves to null.
@@ -247,6 +250,11 @@ async function baselineAt(
     checkoutRoot: deps.checkoutRoot,
     signal: deps.signal,
   });
+  // A phase that asks again (the per-test comparison, then the exit-code fallback) tells it once.
+  const told = toldBaselines.get(deps.row) ?? new Set<string>();
+  toldBaselines.set(deps.row, told);
+  if (told.has(`${suite}@${commit}`)) return baseline;
+  told.add(`${suite}@${commit}`);
   const failing = baseline.failed_tests?.length;
   const outcome = `${baseline.passed ? "passes" : `fails (exit ${baseline.exit_code ?? "none"})`}${
     failing === undefined || baseline.passed ? "" : `, ${failing} failing test${failing === 1 ? "" : "s"}`
