@@ -76,6 +76,7 @@ beforeAll(async () => {
             { name: "slow > times out", file: "test/slow.test.ts", message: "timeout" },
           ],
           fixed_tests: [{ name: "parse > trims", file: "test/parse.test.ts" }],
+          tests_omitted: { failed_tests: 0, pre_existing_failures: 250, fixed_tests: 0 },
         }),
         at(BASE, 10_000),
       ),
@@ -108,7 +109,7 @@ describe("tests failed before, now and fixed", () => {
     );
     expect(await texts(page, ".test-list h4")).toEqual([
       "Fail now, because of the change (2)",
-      "Failed before the change (pre-existing, not counted) (1)",
+      "Failed before the change (pre-existing, not counted) (251)",
       "Fixed (failed before, pass now) (1)",
     ]);
     expect(await texts(page, '.test-list[data-kind="failed"] .test-name')).toEqual([
@@ -120,6 +121,10 @@ describe("tests failed before, now and fixed", () => {
       "slow > times out test/slow.test.tstimeout",
     ]);
     expect(await texts(page, '.test-list[data-kind="fixed"] .test-name')).toEqual(["parse > trims"]);
+    // A list cut at 200 entries says how many it left out; the others say nothing.
+    expect(await texts(page, ".test-list p.muted")).toEqual([
+      "… and 250 more, listed in the suite's tests file",
+    ]);
     expect(
       await page.evaluate(`({ pwned: window.__pwned, imgs: document.querySelectorAll("img").length })`),
     ).toEqual({ pwned: undefined, imgs: 0 });

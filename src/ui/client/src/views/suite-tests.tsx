@@ -24,6 +24,8 @@ export interface TestResults {
   preExisting: TestItem[] | null;
   fixed: TestItem[] | null;
   counts: TestCounts | null;
+  /** Entries each list left out (`tests_omitted`: each list keeps its first 200). */
+  omitted: { failed: number; preExisting: number; fixed: number };
 }
 
 function items(value: unknown): TestItem[] | null {
@@ -44,6 +46,12 @@ function counts(value: unknown): TestCounts | null {
   return { total: n("total"), passed: n("passed"), failed: n("failed"), skipped: n("skipped") };
 }
 
+function omittedCounts(value: unknown): TestResults["omitted"] {
+  const v = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const n = (key: string) => (typeof v[key] === "number" && (v[key] as number) > 0 ? (v[key] as number) : 0);
+  return { failed: n("failed_tests"), preExisting: n("pre_existing_failures"), fixed: n("fixed_tests") };
+}
+
 /** The per-test fields of a parsed VerifyOutput (`failed_tests`, `pre_existing_failures`, `fixed_tests`, `tests`). */
 export function testResults(envelope: Record<string, unknown>): TestResults {
   return {
@@ -51,15 +59,17 @@ export function testResults(envelope: Record<string, unknown>): TestResults {
     preExisting: items(envelope.pre_existing_failures),
     fixed: items(envelope.fixed_tests),
     counts: counts(envelope.tests),
+    omitted: omittedCounts(envelope.tests_omitted),
   };
 }
 
-function TestList({ title, kind, list }: { title: string; kind: string; list: TestItem[] | null }) {
+function TestList(props: { title: string; kind: string; list: TestItem[] | null; omitted: number }) {
+  const { title, kind, list, omitted } = props;
   if (list === null) return null;
   return (
     <div class={`test-list ${kind}`} data-kind={kind}>
       <h4>
-        {title} ({list.length})
+        {title} ({list.length + omitted})
       </h4>
       {list.length === 0 ? (
         <p class="muted">none</p>
@@ -74,6 +84,7 @@ function TestList({ title, kind, list }: { title: string; kind: string; list: Te
           ))}
         </ul>
       )}
+      {omitted > 0 ? <p class="muted">… and {omitted} more, listed in the suite's tests file</p> : null}
     </div>
   );
 }
@@ -90,13 +101,24 @@ export function SuiteTests({ envelope }: { envelope: Record<string, unknown> }) 
           skipped
         </p>
       ) : null}
-      <TestList title="Fail now, because of the change" kind="failed" list={r.failed} />
+      <TestList
+        title="Fail now, because of the change"
+        kind="failed"
+        list={r.failed}
+        omitted={r.omitted.failed}
+      />
       <TestList
         title="Failed before the change (pre-existing, not counted)"
         kind="pre-existing"
         list={r.preExisting}
+        omitted={r.omitted.preExisting}
       />
-      <TestList title="Fixed (failed before, pass now)" kind="fixed" list={r.fixed} />
+      <TestList
+        title="Fixed (failed before, pass now)"
+        kind="fixed"
+        list={r.fixed}
+        omitted={r.omitted.fixed}
+      />
     </div>
   );
 }
