@@ -31,15 +31,22 @@ const RATE_PATTERNS: readonly RegExp[] = [
   /\brate[ _-]?limit[ _-](?:error|exceeded|reached)\b/i,
   /\brate[ _-]?limit(?:s)? (?:has been |have been |was )?(?:reached|exceeded|hit)\b/i,
   /\b(?:been|was|were|is|are|being|got|request) rate[ _-]?limited\b/i,
-  /^\W*rate[ _-]?limited\b/i,
   /\btoo many requests\b/i,
   /\bRESOURCE_EXHAUSTED\b/,
   /\boverloaded[ _-]error\b/i,
   /\b(?:api|server|model|service)(?: is| was)? (?:currently |temporarily )?overloaded\b/i,
-  /^\W*(?:[\w ]{0,20}error\W{0,3})?overloaded\b/i,
-  // A status code only where it is one: after status/HTTP/code, at the message's start, or in JSON.
+  // A status code only where it is one: after status/HTTP/code, or where a message starts.
   /\b(?:status(?:[ _]?code)?|http(?:\/[\d.]+)?|code|error)["']?\W{0,3}(?:429|529)\b/i,
-  /^\W*(?:[\w ]{0,20}error\W{0,3})?(?:429|529)\b/i,
+];
+
+/**
+ * Patterns that hold only where a message starts: the text's start, after a quote, a newline, `: `
+ * or `] ` (a wrapped or JSON-embedded message: `{"message":"529 Overloaded"}`, `API Error: 429 …`).
+ */
+const START_PATTERNS: readonly RegExp[] = [
+  /(?:^|["\n]|[:\]]\s)\s*\(?(?:429|529)\b/i,
+  /(?:^|["\n]|[:\]]\s)\s*overloaded\b/i,
+  /(?:^|["\n]|[:\]]\s)\s*rate[ _-]?limited\b/i,
 ];
 
 const UNIT_MS: Record<string, number> = {
@@ -118,7 +125,7 @@ function absoluteHint(text: string, now: Date): Date | undefined {
   const claude = /usage limit reached\|(\d{10,13})\b/i.exec(text);
   if (claude) return epochDate(claude[1]!, now);
   const word =
-    /\b(?:resets?|reset_at|resets_at|reset_time|until|try again at|available again at)["']?\s*(?:at|on)?\s*[:=]?\s*["']?/i;
+    /\b(?:resets_at|reset_at|reset_time|resets?|until|try again at|available again at)["']?\s*(?:at|on)?\s*[:=]?\s*["']?/i;
   const found = word.exec(text);
   if (!found) return undefined;
   const after = text.slice(found.index + found[0].length);
@@ -142,9 +149,13 @@ function absoluteHint(text: string, now: Date): Date | undefined {
  * 429 carrying `insufficient_quota` is a spent quota). Null for any other failure. Never throws.
  */
 export function classifyRateLimit(message: string, now: Date = new Date()): RateLimitFinding | null {
-  const text = message.slice(0, 20_000);
+  // JSON inside a JSON string (a CLI's error event quoting the provider's body) read unescaped.
+  const text = message.slice(0, 20_000).replace(/\\"/g, '"').replace(/\\n/g, "\n");
   const usage = USAGE_PATTERNS.some((pattern) => pattern.test(text));
-  const rate = usage || RATE_PATTERNS.some((pattern) => pattern.test(text));
+  const rate =
+    usage ||
+    RATE_PATTERNS.some((pattern) => pattern.test(text)) ||
+    START_PATTERNS.some((pattern) => pattern.test(text));
   if (!rate) return null;
   // Google says RESOURCE_EXHAUSTED for both; a daily or per-day quota is spent, not a burst.
   const googleDaily =
