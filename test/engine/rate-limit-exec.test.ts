@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeJson, Sandbox } from "../helpers/sandbox.js";
+import { collect, envelopeJson, Sandbox } from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait.js";
 
 // Through the real CLI (dist/: `npm run build` first) with scripted exec agents that report rate
 // limits and spent quotas the sssf-exec/1 way, in chosen orders. Waits are 1 s; bounds a few seconds.
@@ -179,6 +180,43 @@ describe("rate limits and quotas through the CLI (exec agents)", () => {
     expect(result.stdout).toContain("call failed (rate_limited)");
     expect(result.stdout).toContain("retry after 1s; no fallback configured");
     expect(sb.agent("assistant").sends()).toHaveLength(1);
+  });
+});
+
+describe("the run's time budget", () => {
+  it("takes no wait that would outlast limits.max_run_seconds: the send moves on (here: fails) at once", async () => {
+    sb.setup([{ name: "assistant", turns: [limited(20_000), { reply: done }] }], {
+      limits: { rate_limit_wait_seconds: 60, max_run_seconds: 10 },
+    });
+    const result = await sb.run(["run", "prompt", "build it"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("call failed (rate_limited)");
+    expect(result.stdout).toContain("(retry after 20s; no fallback configured)");
+    expect(notices()).toEqual([]);
+  });
+});
+
+describe("a wait is interruptible", () => {
+  it("SIGINT during a long wait ends the run at once, the phase failed as aborted", async () => {
+    sb.setup([{ name: "assistant", turns: [limited(600_000), { reply: done }] }], {
+      limits: { rate_limit_wait_seconds: 900 },
+    });
+    const child = sb.start(["run", "prompt", "build it"]);
+    const finished = collect(child);
+    let stdout = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    await waitFor(() => stdout.includes("waiting 600s"), 30_000, "the wait to begin");
+    child.kill("SIGINT");
+    const result = await finished;
+    expect(result.code).not.toBe(0);
+    expect(sb.agent("assistant").sends()).toHaveLength(1);
+    const [phase] = sb.query<{ status: string; error: string | null }>(
+      "SELECT status, error FROM phases WHERE kind = 'agent'",
+    );
+    expect(phase?.status).toBe("fail");
+    expect(phase?.error).toContain("aborted while waiting out the limit");
   });
 });
 
