@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { claudeRateLimit } from "../../src/runtimes/claude-code/rate-limits.js";
+import { codexRateLimit } from "../../src/runtimes/codex/rate-limits.js";
+import { geminiRateLimit } from "../../src/runtimes/gemini/rate-limits.js";
+import { opencodeRateLimit } from "../../src/runtimes/opencode/rate-limits.js";
 import { piRateLimit } from "../../src/runtimes/pi/rate-limits.js";
 import {
   classifyRateLimit,
@@ -198,5 +201,50 @@ describe("each runtime's recogniser", () => {
     expect(piRateLimit("error", "429 You exceeded your current quota")?.kind).toBe("usage_limit");
     expect(piRateLimit("aborted", "429 Rate limit reached")).toBeNull();
     expect(piRateLimit("error", "400 invalid request")).toBeNull();
+  });
+
+  it("codex: its retry-limit message, a plan's usage limit with the days-and-hours reset", () => {
+    expect(codexRateLimit("exceeded retry limit, last status: 429 Too Many Requests")).toEqual({
+      kind: "rate_limited",
+    });
+    expect(
+      codexRateLimit("You've hit your usage limit. Upgrade to Pro or try again in 1 day 2 hours 5 minutes."),
+    ).toEqual({ kind: "usage_limit", retryAfterMs: 86_400_000 + 2 * 3_600_000 + 300_000 });
+    expect(codexRateLimit("Quota exceeded. Check your plan and billing details.")?.kind).toBe("usage_limit");
+    expect(codexRateLimit(undefined)).toBeNull();
+    expect(codexRateLimit("stream disconnected before completion: connection reset")).toBeNull();
+  });
+
+  it("gemini: RESOURCE_EXHAUSTED with the API's retry delay; a per-day quota is spent", () => {
+    expect(
+      geminiRateLimit(
+        '[429] {"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"retryDelay":"17s"}]}}',
+      ),
+    ).toEqual({ kind: "rate_limited", retryAfterMs: 17_000 });
+    expect(
+      geminiRateLimit(
+        "RESOURCE_EXHAUSTED: Quota exceeded for metric generate_content_free_tier_requests, limit per day",
+      )?.kind,
+    ).toBe("usage_limit");
+  });
+
+  it("opencode: the error event's status, with the response's retry-after-ms or retry-after header", () => {
+    const event = (data: Record<string, unknown>) => ({ name: "APIError", data });
+    expect(
+      opencodeRateLimit(
+        event({ message: "Too busy", statusCode: 429, responseHeaders: { "retry-after-ms": "1500" } }),
+      ),
+    ).toEqual({ kind: "rate_limited", retryAfterMs: 1500 });
+    expect(
+      opencodeRateLimit(
+        event({ message: "Overloaded", statusCode: 529, responseHeaders: { "retry-after": "3" } }),
+      ),
+    ).toEqual({ kind: "rate_limited", retryAfterMs: 3000 });
+    expect(
+      opencodeRateLimit(
+        event({ message: "Bad", statusCode: 429, responseBody: '{"error":{"code":"insufficient_quota"}}' }),
+      )?.kind,
+    ).toBe("usage_limit");
+    expect(opencodeRateLimit(event({ message: "bad key", statusCode: 401 }))).toBeNull();
   });
 });
