@@ -43,6 +43,10 @@ const rateMessages = fc.constantFrom(
   "rate_limit_exceeded: Rate limit reached for gpt-5 in organization org-x on tokens per min",
   '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}',
   "The model is currently overloaded",
+  "This request would exceed your organization's rate limit of 50,000 input tokens per minute",
+  "ThrottlingException: Too many tokens, please wait before trying again.",
+  '{"error":{"code":"server_is_overloaded","message":"busy"}}',
+  "Quota exceeded for quota metric 'Generate Content API requests per minute'",
 );
 
 const usageMessages = fc.constantFrom(
@@ -52,6 +56,9 @@ const usageMessages = fc.constantFrom(
   "Claude AI usage limit reached",
   "Quota exceeded for quota metric 'Generate Content API requests per day'",
   "Your credit balance is too low to access the Anthropic API.",
+  "5-hour limit reached ∙ resets 3pm",
+  "You've hit your limit · resets 4pm (Europe/Berlin)",
+  "Weekly limit reached",
 );
 
 /** Failures that are not rate limits, including the words in a test's name or a file's text. */
@@ -67,6 +74,11 @@ const otherMessages = fc.constantFrom(
   "src/limits.ts:429:12 - error TS2322: Type 'string' is not assignable",
   "implement the usage limit tests next",
   "500 Internal Server Error",
+  'test "rate limit exceeded" failed',
+  "✗ returns 429 when clients hit the rate limit",
+  "FAIL src/api.test.ts > rate limit exceeded > responds 429 Too Many Requests",
+  "    it('resets at 3pm when the usage limit is reached')",
+  "not ok 3 - quota exceeded is reported to the user",
 );
 
 describe("classifyRateLimit (fast-check, fixed seed)", () => {
@@ -115,6 +127,8 @@ describe("classifyRateLimit (fast-check, fixed seed)", () => {
       (n: number) => [`resets in ${n}h 5m`, n * 3_600_000 + 300_000],
       (n: number) => [`try again in ${n}ms`, n],
       (n: number) => [`x-ratelimit-reset-requests: ${n}s`, n * 1000],
+      (n: number) => [`Retry after ${n} seconds`, n * 1000],
+      (n: number) => [`please wait ${n}s before trying again`, n * 1000],
     );
     fc.assert(
       fc.property(rateMessages, forms, fc.integer({ min: 1, max: 59 }), wrap, (message, form, n, wrapIn) => {
@@ -159,6 +173,12 @@ describe("classifyRateLimit (fast-check, fixed seed)", () => {
       ),
       SEED,
     );
+  });
+
+  it("reads an HTTP-date retry-after as an absolute reset", () => {
+    expect(
+      classifyRateLimit("429 Too Many Requests; Retry-After: Mon, 07 Dec 2026 10:05:00 GMT", NOW)?.resetsAt,
+    ).toEqual(new Date("2026-12-07T10:05:00.000Z"));
   });
 
   it("gives no hint when the message has none, and ignores numbers that are no reset", () => {

@@ -25,11 +25,29 @@ const USAGE_PATTERNS: readonly RegExp[] = [
   /\bout of (?:quota|credits)\b/i,
   /\bcredit balance is too low\b/i,
   /\bbilling (?:hard )?limit (?:reached|exceeded)\b/i,
+  /\b(?:spend(?:ing)?|budget|credit) limit (?:reached|exceeded)\b/i,
+  // A plan's window: "5-hour limit reached", "weekly limit reached", "You've hit your limit".
+  /\b(?:\d+[ -]hours?|weekly|daily|monthly|session|plan) limit (?:reached|exceeded|hit)\b/i,
+  /\b(?:hit|reached|exhausted) (?:your|the) (?:(?:usage|session|weekly|daily|monthly|plan|\d+[ -]hours?) )?limit\b/i,
 ];
+
+/**
+ * A test runner's line (a check mark, FAIL/PASS, TAP's ok, a test file, `it("…")`): a test about rate
+ * limits that failed is no rate limit, so such lines are never read.
+ */
+const TEST_OUTPUT =
+  /(?:^|["\]]|:\s)\s*(?:[✓✗×√✔✘]|FAIL\b|PASS\b|(?:not )?ok \d+\b)|\b(?:test|it|describe|spec|scenario)\s*\(?\s*["'`]|\.(?:test|spec)\.[cm]?[jt]sx?\b/i;
+
+/** A quota of requests or tokens per minute is a burst limit, not a spent quota: waiting helps. */
+const PER_MINUTE = /\b(?:per ?(?:minute|min|second|sec)|perminute|_per_minute|[RT]PM)\b/i;
 
 const RATE_PATTERNS: readonly RegExp[] = [
   /\brate[ _-]?limit[ _-](?:error|exceeded|reached)\b/i,
   /\brate[ _-]?limit(?:s)? (?:has been |have been |was )?(?:reached|exceeded|hit)\b/i,
+  /\b(?:exceed(?:s|ed)?|hit|reached) (?:the |your |a )?(?:[\w']+ ){0,2}rate[ _-]?limits?\b/i,
+  /\b(?:rate[ _-]?limited|ratelimited)\b(?! (?:test|spec)s?\b)(?=[^\n]{0,80}(?:retry|try again|wait|slow down|later|\b429\b))/i,
+  /\bThrottlingException\b|\b(?:request|requests|you) (?:was |were |are |have been |has been )?throttled\b/i,
+  /\b(?:server_is_overloaded|model_overloaded|engine_overloaded)\b/i,
   /\b(?:been|was|were|is|are|being|got|request) rate[ _-]?limited\b/i,
   /\btoo many requests\b/i,
   /\bRESOURCE_EXHAUSTED\b/,
@@ -85,6 +103,12 @@ export function parseDurationPhrase(text: string): number | undefined {
 
 /** A relative hint: `retry-after: 2`, `try again in 20s`, `retry in 17.3s`, `"retryDelay": "17s"`. */
 function relativeHint(text: string): number | undefined {
+  const after = /\b(?:try again|retry|retrying|wait(?:ing)?|resets?)\s+(?:after|for)\s+(?=\d)/i.exec(text);
+  const afterMs = after ? parseDurationPhrase(text.slice(after.index + after[0].length)) : undefined;
+  if (afterMs !== undefined) return afterMs;
+  const wait = /\b(?:please )?wait\s+(?=\d)/i.exec(text);
+  const waitMs = wait ? parseDurationPhrase(text.slice(wait.index + wait[0].length)) : undefined;
+  if (waitMs !== undefined) return waitMs;
   const header =
     /\bretry[ _-]after["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)(?!\s*[-/:]\d)(\s*(?:ms|s|seconds?)\b)?/i.exec(text);
   if (header) return Math.round(Number(header[1]) * (header[2]?.trim().toLowerCase() === "ms" ? 1 : 1000));
@@ -124,6 +148,15 @@ function clockDate(hour: number, minute: number, meridiem: string | undefined, n
 function absoluteHint(text: string, now: Date): Date | undefined {
   const claude = /usage limit reached\|(\d{10,13})\b/i.exec(text);
   if (claude) return epochDate(claude[1]!, now);
+  // An HTTP-date retry-after: `Retry-After: Wed, 21 Oct 2026 07:28:00 GMT`.
+  const httpDate =
+    /\bretry[ _-]after["']?\s*[:=]\s*["']?((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT)/i.exec(
+      text,
+    );
+  if (httpDate) {
+    const date = new Date(httpDate[1]!);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
   const word =
     /\b(?:resets_at|reset_at|reset_time|resets?|until|try again at|available again at)["']?\s*(?:at|on)?\s*[:=]?\s*["']?/i;
   const found = word.exec(text);
@@ -150,7 +183,13 @@ function absoluteHint(text: string, now: Date): Date | undefined {
  */
 export function classifyRateLimit(message: string, now: Date = new Date()): RateLimitFinding | null {
   // JSON inside a JSON string (a CLI's error event quoting the provider's body) read unescaped.
-  const text = message.slice(0, 20_000).replace(/\\"/g, '"').replace(/\\n/g, "\n");
+  const text = message
+    .slice(0, 20_000)
+    .replace(/\\"/g, '"')
+    .replace(/\\n/g, "\n")
+    .split("\n")
+    .filter((line) => !TEST_OUTPUT.test(line))
+    .join("\n");
   const usage = USAGE_PATTERNS.some((pattern) => pattern.test(text));
   const rate =
     usage ||
@@ -160,7 +199,8 @@ export function classifyRateLimit(message: string, now: Date = new Date()): Rate
   // Google says RESOURCE_EXHAUSTED for both; a daily or per-day quota is spent, not a burst.
   const googleDaily =
     /RESOURCE_EXHAUSTED/.test(text) && /\bquota\b[^\n]{0,200}\b(?:per ?day|daily)\b/i.test(text);
-  const finding: RateLimitFinding = { kind: usage || googleDaily ? "usage_limit" : "rate_limited" };
+  const spent = (usage && !PER_MINUTE.test(text)) || googleDaily;
+  const finding: RateLimitFinding = { kind: spent ? "usage_limit" : "rate_limited" };
   const retryAfterMs = relativeHint(text);
   if (retryAfterMs !== undefined) finding.retryAfterMs = retryAfterMs;
   else {
