@@ -36,7 +36,7 @@ const USAGE_PATTERNS: readonly RegExp[] = [
  * limits that failed is no rate limit, so such lines are never read.
  */
 const TEST_OUTPUT =
-  /(?:^|["\]]|:\s)\s*(?:[✓✗×√✔✘]|FAIL\b|PASS\b|(?:not )?ok \d+\b)|\b(?:test|it|describe|spec|scenario)\s*\(?\s*["'`]|\.(?:test|spec)\.[cm]?[jt]sx?\b/i;
+  /(?:^|["\]]|:\s)\s*(?:[\u2713\u2717\u00d7\u221a\u2714\u2718]|FAIL\b|PASS\b|(?:not )?ok \d+\b)|\b(?:test|it|describe|spec|scenario)\s*\(?\s*["'`]|\.(?:test|spec)\.[cm]?[jt]sx?\b/i;
 
 /** A quota of requests or tokens per minute is a burst limit, not a spent quota: waiting helps. */
 const PER_MINUTE = /\b(?:per ?(?:minute|min|second|sec)|perminute|_per_minute|[RT]PM)\b/i;
