@@ -15,6 +15,7 @@ import { boundaryGlobProblem, expandBoundaryGlob } from "./boundary-globs.js";
 import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
 import { unknownToolProblems } from "./config-tools.js";
 import type { AgentConfig, AgentLimits, QualitySuiteConfig, SssfConfig } from "./config-types.js";
+import { fallbackEntries, fallbackProblems } from "./fallback-config.js";
 import type { ModelPrice } from "./prices.js";
 
 /** What resolving needs besides the wire value. */
@@ -278,6 +279,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
         wallMs: toMs(agent.timeouts?.wall_seconds, defaultTimeouts.wallMs),
       },
       limits: agentLimits(agent.limits),
+      fallback: fallbackEntries(agent.fallback),
       sandbox: agentSandbox(sandbox, agent.sandbox, where, repoRoot, problems),
       env: { ...agent.env },
     };
@@ -332,6 +334,10 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       maxCostUsd: wire.limits.max_cost_usd,
       maxTokens: wire.limits.max_tokens,
       maxRunSeconds: wire.limits.max_run_seconds,
+      rateLimitWaitMs:
+        wire.limits.rate_limit_wait_seconds === undefined
+          ? undefined
+          : toMs(wire.limits.rate_limit_wait_seconds),
     },
     prices: modelPrices(wire.prices),
     quality,
@@ -345,5 +351,6 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
       },
     },
   };
+  problems.push(...fallbackProblems(agents));
   return { config, problems };
 }

@@ -213,6 +213,23 @@ function buildConfigWireSchema() {
         .describe(`Repo-relative globs this agent may write; ${FOLDER_NOTE}.`),
       timeouts: agentTimeoutsSchema.optional(),
       limits: agentLimitsSchema.optional(),
+      fallback: z
+        .array(
+          z.union(
+            [
+              z.string().min(1),
+              z.strictObject({ agent: z.string().min(1).describe("Another agent of the roster.") }),
+            ],
+            {
+              error: (issue) => `expected a model id or { agent: <name> }, got ${describeValue(issue.input)}`,
+            },
+          ),
+          { error: expected("a list of models or { agent: <name> } entries") },
+        )
+        .optional()
+        .describe(
+          "Where a send goes when this agent is rate-limited or out of quota for longer than limits.rate_limit_wait_seconds, in order: a model id (this agent's runtime with that model) or { agent: <name> } (another agent with the same output contract) (docs/rate-limits.md).",
+        ),
       sandbox: agentSandboxSchema.optional(),
       env: envSchema.default({}),
     })
@@ -363,6 +380,13 @@ function buildConfigWireSchema() {
           max_run_seconds: seconds
             .optional()
             .describe("Fail the run's agent phases once this sssf run has lasted longer than this."),
+          rate_limit_wait_seconds: z
+            .number()
+            .nonnegative()
+            .optional()
+            .describe(
+              "The longest sssf waits, in total, for one send refused by a rate limit (honouring the provider's reset time) before it moves to the agent's next fallback; default 300, 0: never wait (docs/rate-limits.md).",
+            ),
         })
         .strict()
         .prefault({}),

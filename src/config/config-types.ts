@@ -31,10 +31,21 @@ export interface AgentConfig {
   timeouts: AgentTimeouts;
   /** Budgets of each phase this agent owns (absent: none); a phase's own budget overrides them. */
   limits?: AgentLimits | undefined;
+  /**
+   * `fallback:` — where a rate-limited or out-of-quota send goes next, in order: a model of this
+   * agent's runtime, or another agent (same output contract). Absent: none.
+   */
+  fallback?: FallbackEntry[] | undefined;
   /** The OS sandbox this agent runs in: the top-level `sandbox:` with the agent's own keys over it. */
   sandbox: SandboxSettings;
   env: Record<string, string>;
 }
+
+/** One entry of `agents[].fallback`: a model of the agent's own runtime, or another agent. */
+export type FallbackEntry = { model: string } | { agent: string };
+
+/** `limits.rate_limit_wait_seconds` when the file does not set it. */
+export const DEFAULT_RATE_LIMIT_WAIT_MS = 300_000;
 
 export interface QualitySuiteConfig {
   name: string;
@@ -63,6 +74,11 @@ export interface LimitsConfig {
   maxTokens?: number | undefined;
   /** Seconds since this run started past which agent phases fail (absent: no limit). */
   maxRunSeconds?: number | undefined;
+  /**
+   * The longest wait, in total, for one send refused by a rate limit before its agent's next
+   * fallback (absent: `DEFAULT_RATE_LIMIT_WAIT_MS`).
+   */
+  rateLimitWaitMs?: number | undefined;
 }
 
 export interface SssfConfig {

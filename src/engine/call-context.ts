@@ -32,6 +32,10 @@ export interface RunCallContext {
   budget: RunBudget;
   /** Where the prompts as sent and the accepted envelopes are written, off the main thread. */
   files: RecordFiles;
+  /** `limits.rate_limit_wait_seconds` in ms (absent: the default), for `rate-limit-send.ts`. */
+  rateLimitWaitMs?: number | undefined;
+  /** Another agent's context, for a `{ agent }` fallback (undefined: not in the roster). */
+  agentContext?: ((name: string) => AgentCallContext | undefined) | undefined;
 }
 
 /** One agent of the run: made once per agent. */

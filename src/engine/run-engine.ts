@@ -87,6 +87,11 @@ export class RunEngine implements Run {
       maxResultBytes: options.config.limits.maxResultBytes,
       budget: new RunBudget(options.config),
       files: options.files,
+      rateLimitWaitMs: options.config.limits.rateLimitWaitMs,
+      agentContext: (name) => {
+        const agent = findAgent(options.config, name);
+        return agent === undefined ? undefined : this.agents.contextOf(agent, options.resolveRuntime(agent));
+      },
     };
     this.agents = new AgentWiring({
       adwId: options.adwId,

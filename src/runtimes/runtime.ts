@@ -160,7 +160,11 @@ export type SendErrorKind =
   | "idle_timeout"
   | "wall_timeout"
   | "aborted"
-  | "model_unknown";
+  | "model_unknown"
+  /** The provider refused for a rate limit or an overload (HTTP 429/529): waiting and retrying helps. */
+  | "rate_limited"
+  /** The account's quota or plan limit is spent: it lifts at `resetsAt`, if ever. */
+  | "usage_limit";
 
 export interface AgentSendResult {
   ok: boolean;
@@ -174,6 +178,10 @@ export interface AgentSendResult {
   /** One-paragraph error with the tail of stderr. */
   error?: string | undefined;
   exitCode?: number | null | undefined;
+  /** `rate_limited`/`usage_limit`: how long to wait before retrying, when the CLI said. */
+  retryAfterMs?: number | undefined;
+  /** `rate_limited`/`usage_limit`: when the limit resets (ISO-8601), when the CLI said. */
+  resetsAt?: string | undefined;
 }
 
 /** Where a runtime's CLI keeps its state: folders (sssf makes them when missing) and single files. */

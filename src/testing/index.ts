@@ -25,6 +25,8 @@ export type {
   CreateFakeModelServerOptions,
   EgressAttempt,
   FakeApi,
+  FakeErrorKind,
+  FakeHttpError,
   FakeMatch,
   FakeModelServer,
   FakeScript,

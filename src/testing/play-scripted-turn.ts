@@ -123,6 +123,12 @@ export async function playScriptedTurn(turn: ScriptedTurn, request: ExecRequest)
     const padding = turn.result_padding_bytes ?? 0;
     const prose = padding > 0 ? PROSE.repeat(Math.ceil(padding / PROSE.length)).slice(0, padding) : "";
     const result: ExecResultLine = { type: "result", text: `${prose}${turn.reply ?? ""}` };
+    if (turn.error !== undefined) {
+      result.error = turn.error.message;
+      if (turn.error.kind !== undefined) result.error_kind = turn.error.kind;
+      if (turn.error.retry_after_ms !== undefined) result.retry_after_ms = turn.error.retry_after_ms;
+      if (turn.error.resets_at !== undefined) result.resets_at = turn.error.resets_at;
+    }
     emit(result);
   }
   return turn.exit_code ?? 0;

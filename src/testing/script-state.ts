@@ -60,14 +60,18 @@ function readConsumed(scriptPath: string): Set<number> {
 }
 
 /**
- * Picks the first unconsumed turn whose `match` is absent or in `prompt`, marks it consumed unless it
+ * Picks the first unconsumed turn whose `match` is absent or in `prompt` (and whose `match_model`, if
+ * any, is `model`), marks it consumed unless it
  * repeats, and persists the state atomically. Returns its index, or null when the script is exhausted.
  * Call under `withScriptLock`.
  */
-export function claimTurn(scriptPath: string, script: Script, prompt: string): number | null {
+export function claimTurn(scriptPath: string, script: Script, prompt: string, model = ""): number | null {
   const consumed = readConsumed(scriptPath);
   const index = script.turns.findIndex(
-    (turn, i) => !consumed.has(i) && (turn.match === undefined || prompt.includes(turn.match)),
+    (turn, i) =>
+      !consumed.has(i) &&
+      (turn.match === undefined || prompt.includes(turn.match)) &&
+      (turn.match_model === undefined || turn.match_model === model),
   );
   if (index === -1) return null;
   if (script.turns[index]?.repeat !== true) {

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
       recordSend(scriptPath, request, null);
       return exists ? "session_exists" : "unknown_session";
     }
-    const turn = claimTurn(scriptPath, script, request.prompt);
+    const turn = claimTurn(scriptPath, script, request.prompt, request.model);
     recordSend(scriptPath, request, turn);
     return turn ?? "exhausted";
   });

@@ -47,6 +47,8 @@ export interface ScriptedUsage {
 export interface ScriptedTurn {
   /** Only used when the prompt contains this substring. */
   match?: string;
+  /** Only used when the request's `model` is exactly this (a fallback model's turns). */
+  match_model?: string;
   /** The result text (default ""). */
   reply?: string;
   tool_calls?: ScriptedToolCall[];
@@ -69,6 +71,16 @@ export interface ScriptedTurn {
   stderr?: string;
   /** Exit without a result line. */
   no_result?: boolean;
+  /**
+   * Report a failure in the result line (`error`), with the protocol's `error_kind` and reset hint
+   * when given: a rate limit or spent quota as the agent's provider reported it.
+   */
+  error?: {
+    message: string;
+    kind?: "rate_limited" | "usage_limit";
+    retry_after_ms?: number;
+    resets_at?: string;
+  };
   /** Never consumed: matches again on every later send. */
   repeat?: boolean;
 }

@@ -21,6 +21,10 @@ export const EVENT_TYPES = [
   "tool_start",
   /** `sssf merge` (or the UI's Merge) landed the run's branch: payload `{ base, branch, from, to, method, commits, files }`. */
   "run_merged",
+  /** A send refused by a rate limit or spent quota is waited out: payload `{ error_kind, retry_after_ms?, resets_at?, wait_ms, entry }`. */
+  "rate_limited",
+  /** A refused send moves to the agent's next fallback: payload `{ error_kind, retry_after_ms?, resets_at?, from, to }`. */
+  "fallback",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

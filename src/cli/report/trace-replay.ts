@@ -101,6 +101,8 @@ export function replayTrace(reporter: RunReporter): TraceReplay {
             reporter.agentText?.(phase, typeof payload.text === "string" ? payload.text : event.name);
           return;
         case "log":
+        case "rate_limited":
+        case "fallback":
         case "error": {
           // The run was closed as interrupted (its sssf died, or a cluster worker takes it over): its
           // open phases end here, the reason follows as the error's line.

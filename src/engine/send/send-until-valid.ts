@@ -6,7 +6,7 @@ import type { AgentSendResult } from "../../runtimes/runtime.js";
 import type { EnvelopeRow } from "../../trace/events.js";
 import type { CallContext } from "../call-context.js";
 import type { CallContract } from "../call-contract.js";
-import { sendThroughHooks } from "./send-pipeline.js";
+import { type SendRoute, sendAroundLimits } from "./rate-limit-send.js";
 
 /** Where the call stands between sends: the next message, why it is sent, and how many went before. */
 export interface CallProgress {
@@ -14,6 +14,8 @@ export interface CallProgress {
   message: string;
   reason: SendReason;
   attempt: number;
+  /** Where the call's sends go after a rate limit moved them to a fallback (absent: the agent itself). */
+  route?: SendRoute;
 }
 
 /** A valid envelope and its `envelopes` row. */
@@ -96,13 +98,18 @@ export async function sendUntilValid<T extends OutputType>(
   const name = agent.config.name;
   for (let fix = 0; ; fix++) {
     progress.attempt += 1;
-    const { result, failure } = await sendThroughHooks(context, {
-      systemPrompt: progress.system,
-      prompt: progress.message,
-      attempt: progress.attempt,
-      reason: progress.reason,
-      outputSchema: contract.outputJsonSchema,
-    });
+    progress.route ??= { entry: 0, waitedMs: 0, waits: 0 };
+    const { result, failure } = await sendAroundLimits(
+      context,
+      {
+        systemPrompt: progress.system,
+        prompt: progress.message,
+        attempt: progress.attempt,
+        reason: progress.reason,
+        outputSchema: contract.outputJsonSchema,
+      },
+      progress.route,
+    );
     if (!result.ok) failedSend(context, type, progress, result, failure);
     const text = replyText(context, result);
     const parsed = contract.parse(text);

@@ -9,6 +9,7 @@ import { type AgentSendObserver, addUsage, emptyUsage, type Usage } from "../run
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
 import { sssfToolName } from "./args.js";
+import { claudeRateLimit } from "./rate-limits.js";
 import {
   type ClaudeStructuredOutcome,
   ClaudeStructuredWatch,
@@ -99,6 +100,8 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeSt
   let answeredBeforeReminder: string | null = null;
   let contextTokens: number | null = null;
   let modelNotFound = false;
+  let errorTag: string | undefined;
+  let lastRetryDelayMs: number | undefined;
   let result: Json | null = null;
   let resultUsage: Usage | null = null;
 
@@ -110,6 +113,7 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeSt
       sessionId = str(line.session_id) ?? sessionId;
       if (model === "") model = str(line.model) ?? "";
     } else if (line.subtype === "api_retry") {
+      if (typeof line.retry_delay_ms === "number") lastRetryDelayMs = line.retry_delay_ms;
       log(`claude retries the model request (attempt ${num(line.attempt)} of ${num(line.max_retries)})`, {
         error_status: line.error_status ?? null,
         error: line.error ?? null,
@@ -127,6 +131,7 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeSt
 
   function onAssistant(line: Json): void {
     if (line.error === "model_not_found") modelNotFound = true;
+    if (typeof line.error === "string") errorTag = line.error;
     const message = line.message;
     if (!isObject(message)) return;
     const at = timeOf(line);
@@ -220,12 +225,16 @@ export function createClaudeStreamParser(options: ClaudeParserOptions): ClaudeSt
         const error = `the endpoint does not serve model "${model}"${status}: ${said} claude passes any model name through; the valid names are the models your endpoint (ANTHROPIC_BASE_URL, default api.anthropic.com) serves, such as the aliases sonnet, opus, haiku or a full id like claude-sonnet-4-6`;
         return { ...common, text: null, usage: resultUsage, error, errorKind: "model_unknown" };
       }
-      return {
-        ...common,
-        text: null,
-        usage: resultUsage,
-        error: `claude reported an error${status}: ${said}`,
-      };
+      const error = `claude reported an error${status}: ${said}`;
+      const rateLimit = claudeRateLimit({
+        apiErrorStatus: final.api_error_status,
+        errorTag,
+        lastRetryDelayMs,
+        text: said,
+      });
+      if (rateLimit !== null)
+        return { ...common, text: null, usage: resultUsage, error, errorKind: rateLimit.kind, rateLimit };
+      return { ...common, text: null, usage: resultUsage, error };
     },
     structured: () => watch?.summary() ?? noStructuredOutcome(),
   };

@@ -8,6 +8,7 @@ import { type AgentSendObserver, emptyUsage, type SendErrorKind, type Usage } fr
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
 import { type CodexItem, itemOutcome, toolOfItem } from "./items.js";
+import { codexRateLimit } from "./rate-limits.js";
 import type { CodexCumulativeUsage } from "./session.js";
 
 /** What the parser needs to know about the send it reads. */
@@ -171,10 +172,12 @@ export function createCodexParser(options: CodexParserOptions): CodexStreamParse
         errorKind = "model_unknown";
         error = `the endpoint rejected model "${options.model}": ${error}. ${options.modelHint}`;
       }
+      const rateLimit = errorKind === undefined ? codexRateLimit(error) : null;
       return {
         text,
         error,
-        errorKind,
+        errorKind: rateLimit?.kind ?? errorKind,
+        ...(rateLimit === null ? {} : { rateLimit }),
         nativeSessionId: threadId ?? undefined,
         usage,
         contextTokens: null,

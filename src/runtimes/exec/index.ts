@@ -22,7 +22,13 @@ import {
 } from "../runtime.js";
 import { type SpawnAgentOutcome, spawnAgent } from "../send-loop/spawn-agent.js";
 import { toolCallName, toolResultSnippet } from "../send-loop/tool-call-name.js";
-import { EXEC_PROTOCOL, type ExecRequest, type ExecToolCallLine, parseExecLine } from "./protocol.js";
+import {
+  EXEC_PROTOCOL,
+  type ExecRequest,
+  type ExecResultLine,
+  type ExecToolCallLine,
+  parseExecLine,
+} from "./protocol.js";
 
 // The last stamp parsed: an agent stamps many lines within one millisecond, each parsed again otherwise.
 let lastStamp = "";
@@ -67,7 +73,7 @@ const withStderr = (message: string, stderrTail: string): string => {
 function failureOf(
   request: AgentSendRequest,
   outcome: SpawnAgentOutcome,
-  result: { text: string; error?: string } | null,
+  result: ExecResultLine | null,
 ): { kind: SendErrorKind; message: string } | null {
   const who = `agent ${request.agent}`;
   if (outcome.spawnError !== null) return { kind: "spawn_failed", message: `${who}: ${outcome.spawnError}` };
@@ -84,7 +90,7 @@ function failureOf(
   }
   if (result?.error !== undefined) {
     const message = `${who} reported an error: ${result.error}`;
-    return { kind: "agent_error", message: withStderr(message, outcome.stderrTail) };
+    return { kind: result.error_kind ?? "agent_error", message: withStderr(message, outcome.stderrTail) };
   }
   if (outcome.exitCode !== 0) {
     const how =
@@ -126,7 +132,7 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
     cwd: request.cwd,
   };
 
-  let result: { text: string; error?: string } | null = null;
+  let result: ExecResultLine | null = null;
   const onLine = (line: string) => {
     const parsed = parseExecLine(line);
     if (parsed === null) return;
@@ -163,10 +169,11 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
     observer,
   });
 
-  const final = result as { text: string; error?: string } | null;
+  const final = result as ExecResultLine | null;
   const text = final?.text ?? "";
   const failure = failureOf(request, outcome, final);
   if (failure === null) return { ok: true, text, usage, contextTokens, exitCode: outcome.exitCode };
+  const limited = failure.kind === "rate_limited" || failure.kind === "usage_limit";
   return {
     ok: false,
     text,
@@ -175,6 +182,8 @@ async function sendExec(request: AgentSendRequest, observer: AgentSendObserver):
     errorKind: failure.kind,
     error: failure.message,
     exitCode: outcome.exitCode,
+    ...(limited && final?.retry_after_ms !== undefined ? { retryAfterMs: final.retry_after_ms } : {}),
+    ...(limited && final?.resets_at !== undefined ? { resetsAt: final.resets_at } : {}),
   };
 }
 

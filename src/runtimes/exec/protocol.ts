@@ -62,11 +62,23 @@ export interface ExecLogLine {
   message: string;
 }
 
-/** The final assistant message; `error` means the agent itself reports a failure. */
+/** Error kinds a program may give with `error`: its provider refused for a rate limit or a spent quota. */
+export const EXEC_ERROR_KINDS = ["rate_limited", "usage_limit"] as const;
+export type ExecErrorKind = (typeof EXEC_ERROR_KINDS)[number];
+
+/**
+ * The final assistant message; `error` means the agent itself reports a failure. With `error`,
+ * `error_kind` says the failure is a rate limit (`rate_limited`: wait and retry) or a spent quota
+ * (`usage_limit`), with the reset hint when known: `retry_after_ms` (relative) or `resets_at`
+ * (ISO-8601 or epoch seconds). sssf then waits and retries, or falls back (docs/rate-limits.md).
+ */
 export interface ExecResultLine {
   type: "result";
   text: string;
   error?: string;
+  error_kind?: ExecErrorKind;
+  retry_after_ms?: number;
+  resets_at?: string;
 }
 
 /**
@@ -129,6 +141,18 @@ function parseWithRawControls(line: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** `resets_at` as ISO-8601: an ISO string, or epoch seconds (a number or digits); undefined otherwise. */
+function resetsAtIso(value: unknown): string | undefined {
+  const epoch =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && /^\d+$/.test(value)
+        ? Number(value)
+        : null;
+  const date = epoch !== null ? new Date(epoch * 1000) : typeof value === "string" ? new Date(value) : null;
+  return date === null || Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
 /**
@@ -194,7 +218,18 @@ export function parseExecLine(line: string): ExecStdoutLine | null {
     case "result": {
       const result: ExecResultLine = { type: "result", text: text(fields.text) };
       const error = optionalString(fields.error);
-      if (error !== undefined && error !== "") result.error = error;
+      if (error !== undefined && error !== "") {
+        result.error = error;
+        const kind = fields.error_kind;
+        if (typeof kind === "string" && (EXEC_ERROR_KINDS as readonly string[]).includes(kind)) {
+          result.error_kind = kind as ExecErrorKind;
+          const after = fields.retry_after_ms;
+          if (typeof after === "number" && Number.isFinite(after) && after >= 0)
+            result.retry_after_ms = after;
+          const resets = resetsAtIso(fields.resets_at);
+          if (resets !== undefined) result.resets_at = resets;
+        }
+      }
       return result;
     }
     default:

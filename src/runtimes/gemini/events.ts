@@ -10,6 +10,7 @@ import { type AgentSendObserver, emptyUsage, type SendErrorKind, type Usage } fr
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
 import { sssfToolName } from "./args.js";
+import { geminiRateLimit } from "./rate-limits.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -131,6 +132,11 @@ export function createGeminiParser(
         const message = resultError ?? lastError ?? `gemini ended with status "${status}"`;
         result.error = message;
         result.errorKind = errorKindOf(message);
+        const rateLimit = result.errorKind === "agent_error" ? geminiRateLimit(message) : null;
+        if (rateLimit !== null) {
+          result.errorKind = rateLimit.kind;
+          result.rateLimit = rateLimit;
+        }
       }
       return result;
     },

@@ -7,8 +7,10 @@
 
 import { type AgentSendObserver, addUsage, emptyUsage, type ToolCall, type Usage } from "../runtime.js";
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
+import type { RateLimitFinding } from "../send-loop/rate-limit.js";
 import { toolCallName } from "../send-loop/tool-call-name.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
+import { opencodeRateLimit } from "./rate-limits.js";
 
 type Json = Record<string, unknown>;
 
@@ -73,6 +75,7 @@ export function createOpencodeStreamParser(
   });
   const usage = emptyUsage();
   const errors: string[] = [];
+  let rateLimit: RateLimitFinding | null = null;
   let sessionId: string | undefined;
   let stepTexts: string[] = [];
   let contextTokens: number | null = null;
@@ -141,6 +144,7 @@ export function createOpencodeStreamParser(
           break;
         case "error":
           errors.push(describeError(event.error));
+          rateLimit ??= opencodeRateLimit(event.error);
           break;
       }
     },
@@ -152,6 +156,7 @@ export function createOpencodeStreamParser(
       return {
         text,
         ...(errors.length === 0 ? {} : { error: errors.join("; ") }),
+        ...(rateLimit === null ? {} : { rateLimit, errorKind: rateLimit.kind }),
         nativeSessionId: sessionId,
         usage,
         contextTokens,

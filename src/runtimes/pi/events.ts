@@ -8,6 +8,7 @@ import { type AgentSendObserver, addUsage, emptyUsage, type ToolCall, type Usage
 import type { CliStreamParser, CliStreamResult } from "../send-loop/cli-runtime.js";
 import { toolCallName } from "../send-loop/tool-call-name.js";
 import { ToolCallTracker } from "../send-loop/tool-call-tracker.js";
+import { piRateLimit } from "./rate-limits.js";
 
 interface PiUsage {
   input?: number;
@@ -176,7 +177,10 @@ export function createPiStreamParser(observer: AgentSendObserver): CliStreamPars
       if (last === undefined) return { text: null, ...common };
       if (last.stopReason === "error" || last.stopReason === "aborted") {
         const why = last.errorMessage ?? `the model call ended with stopReason ${last.stopReason}`;
-        return { text: null, error: `pi reported a model error: ${why}`, ...common };
+        const error = `pi reported a model error: ${why}`;
+        const rateLimit = piRateLimit(last.stopReason, last.errorMessage);
+        if (rateLimit !== null) return { text: null, error, errorKind: rateLimit.kind, rateLimit, ...common };
+        return { text: null, error, ...common };
       }
       const text = (last.content ?? [])
         .filter((part) => part.type === "text" && typeof part.text === "string")

@@ -14,6 +14,7 @@ import {
   type SendErrorKind,
   type Usage,
 } from "../runtime.js";
+import { classifyRateLimit, type RateLimitFinding, rateLimitResultFields } from "./rate-limit.js";
 import { type SpawnAgentOutcome, spawnAgent } from "./spawn-agent.js";
 
 /** What a CLI's event stream said about one send, once the process ended. */
@@ -24,6 +25,11 @@ export interface CliStreamResult {
   error?: string | undefined;
   /** A more specific kind for `error` (default `agent_error`). */
   errorKind?: SendErrorKind | undefined;
+  /**
+   * A rate limit or spent quota the stream's structured events said (the runtime's own recogniser);
+   * without one, the stream's `error` and then the stderr tail go through `classifyRateLimit`.
+   */
+  rateLimit?: RateLimitFinding | undefined;
   /** The CLI's own id for the conversation (thread id, session id), when it has one. */
   nativeSessionId?: string | undefined;
   usage: Usage;
@@ -56,12 +62,32 @@ const withStderr = (message: string, stderrTail: string): string => {
   return tail === "" ? message : `${message}; stderr: ${tail.slice(-1500)}`;
 };
 
+/** A failure's kind, message and, for a rate limit, its hint. */
+interface CliFailure {
+  kind: SendErrorKind;
+  message: string;
+  rateLimit?: RateLimitFinding;
+}
+
+/**
+ * A rate limit behind a failure the stream or the exit reported: the parser's own finding first, then
+ * the stream's error text, then the stderr tail (a CLI that prints its API error there and exits 1).
+ */
+function rateLimitOf(stream: CliStreamResult, stderrTail: string): RateLimitFinding | null {
+  if (stream.rateLimit !== undefined) return stream.rateLimit;
+  if (stream.error !== undefined && (stream.errorKind === undefined || stream.errorKind === "agent_error")) {
+    const found = classifyRateLimit(stream.error);
+    if (found !== null) return found;
+  }
+  return classifyRateLimit(stderrTail.slice(-4000));
+}
+
 function failureOf(
   request: AgentSendRequest,
   label: string,
   outcome: SpawnAgentOutcome,
   stream: CliStreamResult,
-): { kind: SendErrorKind; message: string } | null {
+): CliFailure | null {
   const who = `agent ${request.agent} (${label})`;
   if (outcome.spawnError !== null) return { kind: "spawn_failed", message: `${who}: ${outcome.spawnError}` };
   if (outcome.aborted) return { kind: "aborted", message: `${who} was aborted; killed its process group` };
@@ -72,6 +98,18 @@ function failureOf(
   if (outcome.timedOut === "wall") {
     const message = `${who} ran longer than ${formatDuration(request.timeouts.wallMs)} (wall timeout); killed its process group`;
     return { kind: "wall_timeout", message: withStderr(message, outcome.stderrTail) };
+  }
+  if (stream.error !== undefined || (outcome.exitCode !== 0 && stream.text === null)) {
+    const limited = rateLimitOf(stream, outcome.stderrTail);
+    if (limited !== null) {
+      const what = limited.kind === "usage_limit" ? "usage limit reached" : "rate limited";
+      const detail = stream.error ?? `exited with code ${outcome.exitCode}`;
+      return {
+        kind: limited.kind,
+        message: withStderr(`${who}: ${what}: ${detail}`, outcome.stderrTail),
+        rateLimit: limited,
+      };
+    }
   }
   if (stream.error !== undefined) {
     return {
@@ -137,7 +175,8 @@ export async function runCliSend(
     exitCode: outcome.exitCode,
   };
   if (failure === null) return { ok: true, ...common };
-  return { ok: false, ...common, errorKind: failure.kind, error: failure.message };
+  const hint = failure.rateLimit === undefined ? {} : rateLimitResultFields(failure.rateLimit);
+  return { ok: false, ...common, errorKind: failure.kind, error: failure.message, ...hint };
 }
 
 /** A send refused before anything was spawned (bad tool name, unknown model, missing binary). */

@@ -3,13 +3,14 @@
  * default reply (a final text after a tool result, else a JSON echo of what the fake saw).
  */
 import { resolveWriteFile } from "./resolve-write-file.js";
-import type { FakeApi, FakeStep } from "./types.js";
+import type { FakeApi, FakeHttpError, FakeStep } from "./types.js";
 import type { FakeReply, FakeToolCall, ParsedRequest, ReplyUsage } from "./wire-api.js";
 
 /** What the server does with a request. */
 export type PlannedAnswer =
   | { kind: "reply"; reply: FakeReply }
   | { kind: "error"; status: number; message: string }
+  | { kind: "http_error"; error: FakeHttpError }
   | { kind: "hang" };
 
 /** The JSON text of the default reply to a request that does not end with a tool result. */
@@ -97,6 +98,7 @@ export function planAnswer(
   if (!step && fallback === "error")
     return { kind: "error", status: 500, message: "fake model: no scripted step matches this request" };
   if (step?.error) return { kind: "error", status: step.error.status, message: step.error.message };
+  if (step?.httpError) return { kind: "http_error", error: step.httpError };
   if (step?.hang) return { kind: "hang" };
   let toolCall: FakeToolCall | undefined;
   let text = step?.reply ?? "";

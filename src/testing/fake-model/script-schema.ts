@@ -26,6 +26,16 @@ const stepSchema = z
     tool: z.strictObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()) }).optional(),
     writeFile: z.strictObject({ path: z.string().min(1), content: z.string() }).optional(),
     error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string() }).optional(),
+    httpError: z
+      .strictObject({
+        status: z.number().int().min(400).max(599),
+        kind: z.enum(["rate_limit", "usage_limit", "overloaded", "server_error"]).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+        body: z.unknown().optional(),
+        message: z.string().optional(),
+      })
+      .optional(),
+    times: z.number().int().positive().optional(),
     hang: z.boolean().optional(),
     delayMs: count.optional(),
     usage: z
@@ -59,6 +69,12 @@ const stepSchema = z
         code: "custom",
         path: ["error"],
         message: "an error step cannot also reply or hang",
+      });
+    if (step.httpError && (others || step.hang || step.error))
+      context.addIssue({
+        code: "custom",
+        path: ["httpError"],
+        message: "an httpError step cannot also reply, hang or give error",
       });
     if (step.hang && others)
       context.addIssue({ code: "custom", path: ["hang"], message: "a hang step cannot also reply" });

@@ -25,6 +25,8 @@ export function stepMatches(match: FakeMatch | undefined, request: ParsedRequest
 export class ScriptState {
   private steps: FakeStep[] = [];
   private consumed: boolean[] = [];
+  /** How many requests each step answered (a step with `times: n` is used up after n). */
+  private uses: number[] = [];
   private fallbackMode: "echo" | "error" = "echo";
 
   constructor(script: FakeScript = { steps: [] }) {
@@ -42,6 +44,7 @@ export class ScriptState {
     if (!parsed.ok) throw new TypeError(`invalid fake model script: ${describeProblems(parsed.problems)}`);
     this.steps = [...parsed.value.steps];
     this.consumed = this.steps.map(() => false);
+    this.uses = this.steps.map(() => 0);
     this.fallbackMode = parsed.value.fallback ?? "echo";
   }
 
@@ -51,11 +54,13 @@ export class ScriptState {
     if (!parsed.ok) throw new TypeError(`invalid fake model steps: ${describeProblems(parsed.problems)}`);
     this.steps.push(...parsed.value);
     this.consumed.push(...parsed.value.map(() => false));
+    this.uses.push(...parsed.value.map(() => 0));
   }
 
   /** Makes every step available again. */
   rewind(): void {
     this.consumed = this.steps.map(() => false);
+    this.uses = this.steps.map(() => 0);
   }
 
   /** Steps in the script, consumed or not. */
@@ -64,14 +69,16 @@ export class ScriptState {
   }
 
   /**
-   * The first unconsumed step whose match holds, consumed unless it repeats; undefined when none
+   * The first unconsumed step whose match holds, consumed once it answered `times` requests (default
+   * 1) unless it repeats; undefined when none
    * matches. Never throws.
    */
   take(request: ParsedRequest): { step: FakeStep; index: number } | undefined {
     const index = this.steps.findIndex((step, i) => !this.consumed[i] && stepMatches(step.match, request));
     const step = this.steps[index];
     if (!step) return undefined;
-    if (!step.repeat) this.consumed[index] = true;
+    this.uses[index] = (this.uses[index] ?? 0) + 1;
+    if (!step.repeat && this.uses[index]! >= (step.times ?? 1)) this.consumed[index] = true;
     return { step, index };
   }
 }

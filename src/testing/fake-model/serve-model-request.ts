@@ -4,6 +4,7 @@
  * the answer sees the entry.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendHttpError } from "./http-error.js";
 import { parseBody, readBody, sendJson } from "./http-io.js";
 import { estimateTokens, planAnswer } from "./plan-answer.js";
 import { pickHeaders, type RequestLog } from "./request-log.js";
@@ -110,6 +111,10 @@ export async function serveModelRequest(
   if (answer.kind === "error") {
     record(api.id, step, answer.status);
     return api.error(res, answer.status, answer.message);
+  }
+  if (answer.kind === "http_error") {
+    record(api.id, step, answer.error.status);
+    return sendHttpError(res, api.id, answer.error);
   }
   record(api.id, step, 200);
   api.reply(res, request, answer.reply);

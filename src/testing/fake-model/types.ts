@@ -58,6 +58,13 @@ export interface FakeStep {
   writeFile?: { path: string; content: string };
   /** Answer with this HTTP status and message, in the API's error shape. */
   error?: { status: number; message: string };
+  /**
+   * Answer with a scripted HTTP error: status, extra headers (`retry-after`…) and a body (JSON or
+   * text) sent as given; without a body, the provider's own shape for `kind` (docs/fake-model.md).
+   */
+  httpError?: FakeHttpError;
+  /** How many matching requests this step answers before it is used up (default 1; `repeat` wins). */
+  times?: number;
   /** Accept the request and never answer it. */
   hang?: boolean;
   /**
@@ -69,6 +76,22 @@ export interface FakeStep {
   usage?: FakeUsage;
   /** Keep the step after it answers (default: consumed). */
   repeat?: boolean;
+}
+
+/** What a rate limit, a spent quota or an overload looks like on the wire (the default body's shape). */
+export type FakeErrorKind = "rate_limit" | "usage_limit" | "overloaded" | "server_error";
+
+/** A scripted HTTP error; see `FakeStep.httpError`. */
+export interface FakeHttpError {
+  status: number;
+  /** Default: `overloaded` for 529 and 503, `rate_limit` for 429, `server_error` otherwise. */
+  kind?: FakeErrorKind;
+  /** Sent as given, such as `{"retry-after": "2"}` or `{"x-ratelimit-reset-requests": "20s"}`. */
+  headers?: Record<string, string>;
+  /** A JSON value or a text sent as the body instead of the provider-shaped default. */
+  body?: unknown;
+  /** The message inside the default body. */
+  message?: string;
 }
 
 /** Steps tried in order; `fallback` says what answers a request no step matches (default `echo`). */
