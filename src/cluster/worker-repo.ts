@@ -1,8 +1,10 @@
 /**
- * A worker's copy of the repository (docs/cluster.md): one clone of the shared remote per worker, a
- * detached checkout per run at the run's base commit (where its workflow, config and prompts are read),
- * and what the run made pushed back: its branch after every commit, its uncommitted work after every
- * phase as `refs/sssf/wip/<adw_id>`, so a worker that takes the run over starts where it stopped.
+ * A worker's copy of the repository (docs/cluster.md): one clone of the shared remote per worker, kept
+ * warm across runs (fetched only when a run's base commit is missing, and at a takeover only the run's
+ * two refs), a detached checkout per run at the run's base commit (where its workflow, config and
+ * prompts are read), and what the run made pushed back when it changed: its branch after a commit, its
+ * uncommitted work as `refs/sssf/wip/<adw_id>`, so a worker that takes the run over starts where it
+ * stopped.
  */
 
 import { existsSync, mkdirSync, rmSync } from "node:fs";

@@ -25,6 +25,7 @@ import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { currentWorkerMetrics } from "./metrics.js";
 import { resubmissionRefused } from "./run-lease.js";
+import { RunLoader } from "./run-loader.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -44,6 +45,17 @@ export interface WorkerContext {
   answerVia: Record<string, unknown>;
   reporter: RunReporter;
   signal: AbortSignal;
+}
+
+/** Each worker's warm cache of workflows and configs, by its repository. */
+const loaders = new WeakMap<WorkerRepo, RunLoader>();
+function loaderOf(context: WorkerContext): RunLoader {
+  let loader = loaders.get(context.repo);
+  if (loader === undefined) {
+    loader = new RunLoader(context.repo, (checkout, workflow) => context.loadRun(checkout, workflow));
+    loaders.set(context.repo, loader);
+  }
+  return loader;
 }
 
 /** Where a run's checkout lives on this worker. */
@@ -115,7 +127,11 @@ export async function executeClusterRun(
   if (!(await repo.hasCommit(request.base_commit))) await repo.fetch();
   const checkout = checkoutDir(context, adwId);
   await repo.checkoutFor(checkout, request.base_commit);
-  const { workflow, config: runConfig } = await context.loadRun(checkout, request.workflow);
+  const { workflow, config: runConfig } = await loaderOf(context).loadFor(
+    request.base_commit,
+    request.workflow,
+    checkout,
+  );
   const config: SssfConfig = { ...runConfig, dbPath: context.dbPath, sessionsDir: context.sessionsDir };
   const branch = before?.branch ?? runBranch(workflow.name, adwId);
   // What the run pushed before: its branch (commits), then its uncommitted work on top; only these
