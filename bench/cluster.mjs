@@ -1,24 +1,35 @@
-// The Restate cluster (docs/cluster.md) against one local sssf, on this machine, interleaved:
-// - throughput: 30 two-phase runs over 3 workers (2 slots each) vs the same 30 with the local engine,
-//   3 `sssf run` at a time;
+// The Restate cluster (docs/cluster.md) against one local sssf, on this machine, interleaved, each
+// cluster figure paired: "before" is the worker of another revision (BENCH_CLUSTER_BEFORE, default
+// main; empty: none), built in a scratch worktree, "after" this checkout's dist/:
 // - the executor's cost per phase: (cluster 10-phase run − cluster 1-phase run) − (the same locally),
-//   over the 9 extra phases (a worker's push after every phase is most of it);
-// - failover: kill -9 of the worker whose agent is mid-send → the next send, on another worker.
-// Every process shares the machine's 2 cores, so the cluster cannot be faster here: the figures are
-// its overhead, not its scale.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+//   over the 9 extra phases, each round measuring before, after and local one after the other;
+// - failover: kill -9 of the worker whose agent is mid-send → the next send, on another worker;
+// - throughput (this checkout only): BENCH_CLUSTER_RUNS (30) two-phase runs over 3 workers (2 slots
+//   each) vs the same with the local engine, 3 `sssf run` at a time.
+// Every process shares the machine's cores, so the cluster cannot be faster here: the figures are its
+// overhead, not its scale. The bench's agents run in sssf's sandbox where there is one (bubblewrap):
+// they stamp their sends in a folder the config lets them write (sandbox.allow_write).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { benchRepo, cli, fmt, GIT_IDENTITY, median, root, scratch } from "./lib.mjs";
+import {
+  buildRevision,
+  freePort,
+  limited,
+  QUIET,
+  removeRevision,
+  runCli,
+  sleep,
+  start,
+  startRestate,
+  submit,
+  until,
+} from "./cluster-world.mjs";
+import { benchRepo, cli, fmt, GIT_IDENTITY, median, scratch } from "./lib.mjs";
 
-const RUNS = 30;
+const RUNS = Number(process.env.BENCH_CLUSTER_RUNS ?? 30);
 const ROUNDS = 3;
-const QUIET = { RESTATE_DISABLE_TELEMETRY: "true", DO_NOT_TRACK: "1", SCARF_ANALYTICS: "false" };
-const SERVER = path.join(
-  root,
-  `node_modules/@restatedev/restate-server-${process.platform}-${process.arch}/bin/restate-server`,
-);
+const BEFORE = process.env.BENCH_CLUSTER_BEFORE ?? "main";
 
 const workflow = (name, steps) => `import { defineWorkflow, GenericOutput } from "sssf";
 export default defineWorkflow({
@@ -47,79 +58,29 @@ process.stdin.on("end", () => {
 });
 `;
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check, ms = 60_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (
-      await Promise.resolve()
-        .then(check)
-        .catch(() => false)
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error("bench cluster: timed out");
-}
-
-function start(argv, env, cwd) {
-  const child = spawn(argv[0], argv.slice(1), { cwd, env: { ...process.env, ...env }, stdio: "ignore" });
-  return child;
-}
-
-function runCli(args, env, cwd) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
-
-/** Runs `jobs` (functions returning promises) `width` at a time. */
-async function limited(jobs, width) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < jobs.length) await jobs[next++]();
-    }),
-  );
-}
-
 export async function run() {
   const work = scratch("cluster");
   const { dir: base } = work;
   const repo = path.join(base, "repo");
   const remote = path.join(base, "remote.git");
-  const stampFile = path.join(base, "stamps");
-  const marker = path.join(base, "hung");
+  // The one folder the boxed agents may write besides their worktree: their stamps and the marker.
+  const stamps = path.join(base, "stamps");
+  const stampFile = path.join(stamps, "sends");
+  const marker = path.join(stamps, "hung");
   mkdirSync(repo);
+  mkdirSync(stamps);
+  writeFileSync(stampFile, "");
   writeFileSync(path.join(base, "agent.mjs"), AGENT);
+  const agents = [
+    {
+      name: "worker",
+      coding_agent: "exec",
+      command: [process.execPath, path.join(base, "agent.mjs"), stampFile, marker],
+    },
+  ];
   benchRepo(repo, {
-    agents: [
-      {
-        name: "worker",
-        coding_agent: "exec",
-        command: [process.execPath, path.join(base, "agent.mjs"), stampFile, marker],
-      },
-    ],
+    agents,
+    config: { agents, sandbox: { allow_write: [stamps] } },
     files: {
       "adws/adw_two.ts": workflow("two", 2),
       "adws/adw_ten.ts": workflow("ten", 10),
@@ -137,63 +98,39 @@ export async function run() {
   git(repo, "commit", "-q", "-m", "prompts");
   git(base, "clone", "-q", "--bare", repo, remote);
 
-  const [ingressPort, adminPort, fabricPort, poolPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
-  const ingress = `http://127.0.0.1:${ingressPort}`;
-  const admin = `http://127.0.0.1:${adminPort}`;
+  const builds = [];
+  if (BEFORE !== "") builds.push({ name: "before", cli: buildRevision(BEFORE, path.join(base, "before")) });
+  builds.push({ name: "after", cli });
+
+  const restate = await startRestate(base);
+  const poolPort = await freePort();
   const pool = `http://127.0.0.1:${poolPort}`;
   const dbPath = path.join(base, "trace.db");
   const env = {
     ...GIT_IDENTITY,
     ...QUIET,
     SSSF_DB: dbPath,
-    SSSF_RESTATE_INGRESS: ingress,
-    SSSF_RESTATE_ADMIN: admin,
+    SSSF_RESTATE_INGRESS: restate.ingress,
+    SSSF_RESTATE_ADMIN: restate.admin,
     SSSF_POOL: pool,
   };
-  const procs = [];
-  procs.push(
-    start(
-      [
-        SERVER,
-        "--no-logo",
-        "--listen-mode",
-        "tcp",
-        "--base-dir",
-        path.join(base, "restate"),
-        "--node-name",
-        "n1",
-      ],
-      {
-        ...QUIET,
-        RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
-        RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
-        RESTATE_BIND_ADDRESS: `127.0.0.1:${fabricPort}`,
-        RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${fabricPort}`,
-        RESTATE_LOG_FILTER: "error",
-      },
-    ),
-  );
-  const workers = [];
+  const procs = [restate.proc];
+  let workers = [];
+  let spawned = 0;
   const liveWorkers = async () =>
     ((await (await fetch(`${pool}/pool/workers`)).json()).workers ?? []).filter((w) => w.live);
-  const addWorker = () => {
-    const n = workers.length + 1;
+  const livePids = async () => new Set((await liveWorkers()).map((w) => w.pid));
+  const addWorker = (build) => {
+    spawned++;
     const child = start(
       [
         process.execPath,
-        cli,
+        build.cli,
         "worker",
         "--remote",
         remote,
         "--work-dir",
-        path.join(base, `w${n}`),
-        "--slots",
-        "2",
+        path.join(base, `w${spawned}`),
       ],
       env,
       base,
@@ -202,97 +139,149 @@ export async function run() {
     procs.push(child);
     return child;
   };
+  const threeLive = async () => {
+    await until(async () => {
+      const live = await livePids();
+      return workers.filter((w) => live.has(w.pid)).length === 3;
+    });
+  };
+  // Three workers of `build` instead of the ones there were, warmed by a run on each.
+  const useWorkers = async (build) => {
+    const old = workers;
+    workers = [];
+    for (const child of old) child.kill("SIGTERM");
+    await until(async () => {
+      const live = await livePids();
+      return old.every((w) => !live.has(w.pid));
+    });
+    for (let i = 0; i < 3; i++) addWorker(build);
+    await threeLive();
+    await clusterBatch("one", 6, build);
+  };
+
+  const { DatabaseSync } = await import("node:sqlite");
+  const ended = (ids) => {
+    if (!existsSync(dbPath)) return 0;
+    const db = new DatabaseSync(dbPath, { readOnly: true });
+    try {
+      const rows = db.prepare("SELECT adw_id FROM sessions WHERE status IN ('success', 'fail')").all();
+      return rows.filter((r) => ids.includes(r.adw_id)).length;
+    } finally {
+      db.close();
+    }
+  };
+  const clusterBatch = async (workflowName, count, build) => {
+    const started = performance.now();
+    const ids = [];
+    await limited(
+      Array.from({ length: count }, () => async () => {
+        ids.push(await submit(build.cli, ["run", workflowName, "go"], env, repo));
+      }),
+      6,
+    );
+    await until(async () => ended(ids) === count, 600_000);
+    return performance.now() - started;
+  };
+  const localBatch = async (workflowName, count, width) => {
+    const started = performance.now();
+    await limited(
+      Array.from({ length: count }, () => async () => {
+        const { code } = await runCli(
+          cli,
+          ["run", workflowName, "go"],
+          { ...GIT_IDENTITY, SSSF_DB: path.join(base, "local.db") },
+          repo,
+        );
+        if (code !== 0) throw new Error(`local run exited ${code}`);
+      }),
+      width,
+    );
+    return performance.now() - started;
+  };
+  const sends = () => readFileSync(stampFile, "utf8").trim().split("\n").filter(Boolean);
+  // The agent hangs on its first HANG send; kill -9 its worker, time the next send.
+  const failover = async (build) => {
+    rmSync(marker, { force: true });
+    const adwId = await submit(build.cli, ["run", "one", "HANG"], env, repo);
+    await until(async () => existsSync(marker));
+    let child;
+    await until(async () => {
+      const holder = (await liveWorkers()).find((w) => w.runs.some((r) => r.adw_id === adwId));
+      child = workers.find((w) => w.pid === holder?.pid);
+      return child !== undefined;
+    });
+    const before = sends().length;
+    const killedAt = Date.now();
+    child.kill("SIGKILL");
+    await until(async () => sends().length > before);
+    const ms = Number(sends()[before]) - killedAt;
+    await until(async () => ended([adwId]) === 1);
+    workers.splice(workers.indexOf(child), 1);
+    addWorker(build);
+    await threeLive();
+    return ms;
+  };
+
   try {
-    await until(async () => (await fetch(`${admin}/health`)).ok);
     procs.push(start([process.execPath, cli, "pool", "--listen", `127.0.0.1:${poolPort}`], env, base));
     await until(async () => (await fetch(`${pool}/pool/workers`)).ok);
-    for (let i = 0; i < 3; i++) addWorker();
-    await until(async () => (await liveWorkers()).length === 3);
-
-    const { DatabaseSync } = await import("node:sqlite");
-    const ended = (ids) => {
-      if (!existsSync(dbPath)) return 0;
-      const db = new DatabaseSync(dbPath, { readOnly: true });
-      try {
-        const rows = db.prepare("SELECT adw_id FROM sessions WHERE status IN ('success', 'fail')").all();
-        return rows.filter((r) => ids.includes(r.adw_id)).length;
-      } finally {
-        db.close();
+    const perPhase = Object.fromEntries(builds.map((b) => [b.name, []]));
+    const failovers = Object.fromEntries(builds.map((b) => [b.name, []]));
+    await localBatch("one", 1, 1); // warm: module caches
+    for (let round = 0; round < ROUNDS; round++) {
+      const l10 = await localBatch("ten", 1, 1);
+      const l1 = await localBatch("one", 1, 1);
+      for (const build of builds) {
+        await useWorkers(build);
+        const c10 = await clusterBatch("ten", 1, build);
+        const c1 = await clusterBatch("one", 1, build);
+        perPhase[build.name].push((c10 - c1 - (l10 - l1)) / 9);
+        failovers[build.name].push(await failover(build));
       }
-    };
-    const clusterBatch = async (workflowName, count) => {
-      const started = performance.now();
-      const ids = [];
-      await limited(
-        Array.from({ length: count }, () => async () => {
-          const { out } = await runCli(
-            ["run", workflowName, "go", "--engine", "restate", "--detach"],
-            env,
-            repo,
-          );
-          ids.push(out.trim());
-        }),
-        6,
-      );
-      await until(async () => ended(ids) === count, 600_000);
-      return performance.now() - started;
-    };
-    const localBatch = async (workflowName, count, width) => {
-      const started = performance.now();
-      await limited(
-        Array.from({ length: count }, () => async () => {
-          const { code } = await runCli(
-            ["run", workflowName, "go"],
-            { ...GIT_IDENTITY, SSSF_DB: path.join(base, "local.db") },
-            repo,
-          );
-          if (code !== 0) throw new Error(`local run exited ${code}`);
-        }),
-        width,
-      );
-      return performance.now() - started;
-    };
-
-    await clusterBatch("one", 1); // warm: clones, module caches
+    }
+    const after = builds.at(-1);
+    await useWorkers(after);
     const clusterWall = [];
     const localWall = [];
-    const perPhase = [];
     for (let round = 0; round < ROUNDS; round++) {
-      clusterWall.push(await clusterBatch("two", RUNS));
+      clusterWall.push(await clusterBatch("two", RUNS, after));
       localWall.push(await localBatch("two", RUNS, 3));
-      const c10 = await clusterBatch("ten", 1);
-      const l10 = await localBatch("ten", 1, 1);
-      const c1 = await clusterBatch("one", 1);
-      const l1 = await localBatch("one", 1, 1);
-      perPhase.push((c10 - c1 - (l10 - l1)) / 9);
-    }
-
-    // Failover: the agent hangs on its first HANG send; kill -9 its worker, time the next send.
-    const failovers = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      if (existsSync(marker)) execFileSync("rm", ["-f", marker]);
-      const { out } = await runCli(["run", "one", "HANG", "--engine", "restate", "--detach"], env, repo);
-      const adwId = out.trim();
-      await until(async () => existsSync(marker));
-      let child;
-      await until(async () => {
-        const holder = (await liveWorkers()).find((w) => w.runs.some((r) => r.adw_id === adwId));
-        child = workers.find((w) => w.pid === holder?.pid);
-        return child !== undefined;
-      });
-      const before = readFileSync(stampFile, "utf8").trim().split("\n").length;
-      const killedAt = Date.now();
-      child.kill("SIGKILL");
-      await until(async () => readFileSync(stampFile, "utf8").trim().split("\n").length > before);
-      failovers.push(Number(readFileSync(stampFile, "utf8").trim().split("\n")[before]) - killedAt);
-      await until(async () => ended([adwId]) === 1);
-      workers.splice(workers.indexOf(child), 1);
-      addWorker();
-      await until(async () => (await liveWorkers()).length === 3);
     }
     const c = median(clusterWall);
     const l = median(localWall);
-    return [
+    const figures = [];
+    for (const build of builds) {
+      figures.push(
+        {
+          label: `executor cost per agent phase, cluster − local, median (${build.name})`,
+          value: median(perPhase[build.name]),
+          unit: "ms",
+          target: build.name === "after" ? "≤ 20 (quiet machine)" : "",
+        },
+        {
+          label: `failover: kill -9 of the worker → the next send on another, median (${build.name})`,
+          value: median(failovers[build.name]),
+          unit: "ms",
+          target: build.name === "after" ? "≤ 2000" : "",
+        },
+      );
+    }
+    if (builds.length === 2)
+      figures.push(
+        {
+          label: "  per-phase cost after ÷ before",
+          value: median(perPhase.after) / median(perPhase.before),
+          unit: "×",
+          target: "",
+        },
+        {
+          label: "  failover after ÷ before",
+          value: median(failovers.after) / median(failovers.before),
+          unit: "×",
+          target: "",
+        },
+      );
+    figures.push(
       {
         label: `${RUNS} two-phase runs over 3 workers (2 slots each), median wall`,
         value: c,
@@ -305,29 +294,15 @@ export async function run() {
         unit: "ms",
         target: "",
       },
-      {
-        label: "  cluster ÷ local (one 2-core machine: overhead, not scale)",
-        value: c / l,
-        unit: "×",
-        target: "",
-      },
+      { label: "  cluster ÷ local (one machine: overhead, not scale)", value: c / l, unit: "×", target: "" },
       { label: "  cluster runs per minute", value: (RUNS / c) * 60_000, unit: "runs/min", target: "" },
-      {
-        label: "executor cost per agent phase, cluster − local, median",
-        value: median(perPhase),
-        unit: "ms",
-        target: "",
-      },
-      {
-        label: "failover: kill -9 of the worker → the next send on another, median",
-        value: median(failovers),
-        unit: "ms",
-        target: "≤ 2000",
-      },
-    ].map((f) => ({ ...f, value: Number(fmt(f.value, 3)) }));
+    );
+    if (process.env.BENCH_CLUSTER_RAW === "1") console.error(JSON.stringify({ perPhase, failovers }));
+    return figures.map((f) => ({ ...f, value: Number(fmt(f.value, 3)) }));
   } finally {
     for (const child of procs) child.kill("SIGKILL");
     await sleep(200);
+    if (builds.length === 2) removeRevision(path.join(base, "before"));
     work.cleanup();
   }
 }

@@ -1,12 +1,13 @@
 /**
- * A worker's copy of the repository (docs/cluster.md): one clone of the shared remote per worker, a
- * detached checkout per run at the run's base commit (where its workflow, config and prompts are read),
- * and what the run made pushed back: its branch after every commit, its uncommitted work after every
- * phase as `refs/sssf/wip/<adw_id>`, so a worker that takes the run over starts where it stopped.
+ * A worker's copy of the repository (docs/cluster.md): one clone of the shared remote per worker, kept
+ * warm across runs (fetched only when a run's base commit is missing, and at a takeover only the run's
+ * two refs), a detached checkout per run at the run's base commit (where its workflow, config and
+ * prompts are read), and what the run made pushed back when it changed: its branch after a commit, its
+ * uncommitted work as `refs/sssf/wip/<adw_id>`, so a worker that takes the run over starts where it
+ * stopped.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../code/run-git.js";
 import { SssfError } from "../errors/sssf-error.js";
@@ -52,16 +53,30 @@ export class WorkerRepo {
     );
   }
 
-  /** The commit `ref` names on the remote right now, or null when the remote has no such ref. */
-  async remoteRef(ref: string): Promise<string | null> {
-    const out = await runGit(this.clone, ["ls-remote", "origin", ref]);
-    const line = out.split("\n").find((entry) => entry.endsWith(`\t${ref}`));
-    return line === undefined ? null : (line.split("\t")[0] ?? null);
+  /**
+   * The commits `refs` name on the remote right now (absent: the remote has no such ref), fetched into
+   * the same refs of the clone (forced: the remote is the truth): one listing and one fetch for all.
+   */
+  async fetchRefs(refs: string[]): Promise<Map<string, string>> {
+    const out = await runGit(this.clone, ["ls-remote", "origin", ...refs]);
+    const found = new Map<string, string>();
+    for (const line of out.split("\n")) {
+      const [commit, ref] = line.split("\t");
+      if (commit !== undefined && ref !== undefined && refs.includes(ref)) found.set(ref, commit);
+    }
+    if (found.size > 0)
+      await runGit(this.clone, [
+        "fetch",
+        "--quiet",
+        "origin",
+        ...[...found.keys()].map((ref) => `+${ref}:${ref}`),
+      ]);
+    return found;
   }
 
-  /** Fetches `ref` of the remote into the same ref of the clone (forced: the remote is the truth). */
-  async fetchRef(ref: string): Promise<void> {
-    await runGit(this.clone, ["fetch", "--quiet", "origin", `+${ref}:${ref}`]);
+  /** The tree of `commit`. */
+  async treeOf(commit: string): Promise<string> {
+    return (await runGit(this.clone, ["rev-parse", `${commit}^{tree}`])).trim();
   }
 
   /** Whether the clone has `commit` (after a fetch). */
@@ -96,25 +111,31 @@ export class WorkerRepo {
   }
 
   /**
-   * Where `worktree` stands: its HEAD, and its uncommitted work (tracked and untracked, what .gitignore
-   * keeps out left out) as a commit on top of HEAD, made without touching its index; `wip` is null when
-   * nothing differs from HEAD.
+   * Where `worktree` stands: its HEAD and that commit's tree, and `tree`, the tree of everything in it
+   * (tracked and untracked, what .gitignore keeps out left out), taken through `index`, an index file
+   * of the run's own that the worktree's index never sees. Kept from phase to phase, it makes `git
+   * add` look only at files whose stat changed; it is re-read from HEAD when HEAD moved (`indexHead`).
    */
-  async workState(worktree: string, message: string): Promise<{ head: string; wip: string | null }> {
-    const scratch = mkdtempSync(path.join(tmpdir(), "sssf-wip-"));
-    try {
-      const env = { GIT_INDEX_FILE: path.join(scratch, "index") };
+  async workTree(
+    worktree: string,
+    index: { file: string; head: string | null },
+  ): Promise<{ head: string; headTree: string; tree: string }> {
+    const env = { GIT_INDEX_FILE: index.file };
+    const [head = "", headTree = ""] = (await runGit(worktree, ["rev-parse", "HEAD", "HEAD^{tree}"]))
+      .trim()
+      .split("\n");
+    if (index.head !== head || !existsSync(index.file)) {
       await runGit(worktree, ["read-tree", "HEAD"], { env });
-      await runGit(worktree, ["add", "--all", "."], { env });
-      const tree = (await runGit(worktree, ["write-tree"], { env })).trim();
-      const [head = "", headTree] = (await runGit(worktree, ["rev-parse", "HEAD", "HEAD^{tree}"]))
-        .trim()
-        .split("\n");
-      if (tree === headTree) return { head, wip: null };
-      return { head, wip: (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim() };
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
+      index.head = head;
     }
+    await runGit(worktree, ["add", "--all", "."], { env });
+    const tree = (await runGit(worktree, ["write-tree"], { env })).trim();
+    return { head, headTree, tree };
+  }
+
+  /** The run's uncommitted work `tree` as a commit on top of `head` (the wip ref's commit). */
+  async wipCommit(worktree: string, tree: string, head: string, message: string): Promise<string> {
+    return (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim();
   }
 
   /**

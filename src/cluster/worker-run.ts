@@ -6,7 +6,7 @@
  * agents get no new request) and the rest runs live, from the run's last pushed work.
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
@@ -25,6 +25,7 @@ import { runBranch, worktreePath } from "../workspace/run-branch.js";
 import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { currentWorkerMetrics } from "./metrics.js";
 import { resubmissionRefused } from "./run-lease.js";
+import { RunLoader } from "./run-loader.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -44,6 +45,17 @@ export interface WorkerContext {
   answerVia: Record<string, unknown>;
   reporter: RunReporter;
   signal: AbortSignal;
+}
+
+/** Each worker's warm cache of workflows and configs, by its repository. */
+const loaders = new WeakMap<WorkerRepo, RunLoader>();
+function loaderOf(context: WorkerContext): RunLoader {
+  let loader = loaders.get(context.repo);
+  if (loader === undefined) {
+    loader = new RunLoader(context.repo, (checkout, workflow) => context.loadRun(checkout, workflow));
+    loaders.set(context.repo, loader);
+  }
+  return loader;
 }
 
 /** Where a run's checkout lives on this worker. */
@@ -111,21 +123,31 @@ export async function executeClusterRun(
     await claimRun(context, before);
     currentWorkerMetrics()?.failovers.inc();
   }
-  await repo.fetch();
+  // The warm clone has the base commit unless it was pushed since the last fetch.
+  if (!(await repo.hasCommit(request.base_commit))) await repo.fetch();
   const checkout = checkoutDir(context, adwId);
   await repo.checkoutFor(checkout, request.base_commit);
-  const { workflow, config: runConfig } = await context.loadRun(checkout, request.workflow);
+  const { workflow, config: runConfig } = await loaderOf(context).loadFor(
+    request.base_commit,
+    request.workflow,
+    checkout,
+  );
   const config: SssfConfig = { ...runConfig, dbPath: context.dbPath, sessionsDir: context.sessionsDir };
   const branch = before?.branch ?? runBranch(workflow.name, adwId);
-  // What the run pushed before: its branch (commits), then its uncommitted work on top.
-  const pushed = takingOver ? await repo.remoteRef(`refs/heads/${branch}`) : null;
-  if (pushed !== null) await repo.fetchRef(`refs/heads/${branch}`);
-  const wip = takingOver ? await repo.remoteRef(wipRef(adwId)) : null;
-  if (wip !== null) await repo.fetchRef(wipRef(adwId));
+  // What the run pushed before: its branch (commits), then its uncommitted work on top; only these
+  // two refs are fetched (one listing, one fetch).
+  const refs = takingOver ? await repo.fetchRefs([`refs/heads/${branch}`, wipRef(adwId)]) : new Map();
+  const pushed = refs.get(`refs/heads/${branch}`) ?? null;
+  const wip = refs.get(wipRef(adwId)) ?? null;
   const worktree = worktreePath(config.dataDir, adwId);
-  // The branch is pushed once it has a commit of the run's: a run that commits nothing leaves none.
-  let lastHead: string = pushed ?? request.base_commit;
-  let lastWip: string | null = wip;
+  // What the remote holds for the run, so a phase pushes only what changed: the branch's head (it is
+  // pushed once it has a commit of the run's), the wip commit, and the tree of the whole work.
+  const remote: PushedWork = {
+    head: pushed ?? request.base_commit,
+    wip,
+    tree: await repo.treeOf(wip ?? pushed ?? request.base_commit),
+  };
+  const index: { file: string; head: string | null } = { file: `${checkout}.wip-index`, head: null };
   let runTrace: SessionTrace | undefined;
   // Another worker took the run over while this one was taken for dead: it stops, and keeps its hands off.
   let fencedBy: string | undefined;
@@ -181,19 +203,18 @@ export async function executeClusterRun(
     phaseCompleted: async (phase) => {
       currentWorkerMetrics()?.phaseEnded(phase);
       if (phase.status !== "success" && phase.status !== "fail") return;
-      // Only an attempt the trace still takes pushes (the journal entry follows the push).
-      if (isFenced() || (runTrace !== undefined && !(await runTrace.stillOwner()))) return;
+      if (isFenced()) return;
       try {
-        const { head, wip: now } = await repo.workState(
-          worktree,
-          `sssf ${adwId}: uncommitted work after ${phase.name}`,
-        );
-        await repo.push(worktree, {
-          ...(head !== lastHead ? { branch } : {}),
-          ...(now !== lastWip ? { ref: { name: wipRef(adwId), commit: now } } : {}),
-        });
-        lastHead = head;
-        lastWip = now;
+        const now = await repo.workTree(worktree, index);
+        // Nothing a failover reads changed (no commit, the same files): nothing to push.
+        if (now.head === remote.head && now.tree === remote.tree) return;
+        // Only an attempt the trace still takes pushes. The push is awaited here, before the engine
+        // journals the phase: a phase the journal calls completed has its work on the remote, and a
+        // worker killed before the push ends has the phase run again by the next one (its work is not
+        // on the remote, so neither is its journal entry). Pushing in the background would let the
+        // journal run ahead of the remote, and a failover then replay a phase whose files are lost.
+        if (runTrace !== undefined && !(await runTrace.stillOwner())) return;
+        await pushWork(repo, worktree, { branch, adwId, why: `after ${phase.name}` }, now, remote);
       } catch (error) {
         // The run goes on; only a failover before the next push would start further back.
         runTrace?.event({
@@ -223,7 +244,7 @@ export async function executeClusterRun(
     host,
   });
   if (isFenced()) {
-    await repo.removeCheckout(checkout);
+    await removeRun(repo, checkout);
     return {
       adw_id: adwId,
       accepted: false,
@@ -234,38 +255,94 @@ export async function executeClusterRun(
       worker: context.id,
     };
   }
-  return finishRun(context, outcome, { worktree, branch, base: request.base_commit, lastWip, checkout });
+  return finishRun(context, outcome, {
+    worktree,
+    branch,
+    base: request.base_commit,
+    checkout,
+    remote,
+    index,
+  });
+}
+
+/** What the shared remote holds of a run: its branch's head, its wip commit, the tree of its work. */
+interface PushedWork {
+  head: string;
+  wip: string | null;
+  tree: string;
 }
 
 /**
- * Pushes what the run left a last time: its branch when it has commits of the run's, its uncommitted
- * work as `refs/sssf/wip/<adw_id>` when there is some (the worktree goes with the checkout: the ref is
- * the only copy), else drops that ref; then removes the run's checkout from this worker.
+ * Pushes the run's work `now` where it differs from `remote` (updated once the push succeeded), in one
+ * atomic push: the branch when its head moved, the wip ref when the uncommitted work changed (deleted
+ * when nothing is left uncommitted).
+ */
+async function pushWork(
+  repo: WorkerRepo,
+  worktree: string,
+  run: { branch: string; adwId: string; why: string },
+  now: { head: string; headTree: string; tree: string },
+  remote: PushedWork,
+): Promise<void> {
+  // Called only when something changed, so an uncommitted tree is new work: a new wip commit.
+  const wip =
+    now.tree === now.headTree
+      ? null
+      : await repo.wipCommit(worktree, now.tree, now.head, `sssf ${run.adwId}: uncommitted work ${run.why}`);
+  await repo.push(worktree, {
+    ...(now.head !== remote.head ? { branch: run.branch } : {}),
+    ...(wip !== remote.wip ? { ref: { name: wipRef(run.adwId), commit: wip } } : {}),
+  });
+  remote.head = now.head;
+  remote.wip = wip;
+  remote.tree = now.tree;
+}
+
+/** Removes a run's checkout and its wip index from this worker. */
+async function removeRun(repo: WorkerRepo, checkout: string): Promise<void> {
+  rmSync(`${checkout}.wip-index`, { force: true });
+  await repo.removeCheckout(checkout);
+}
+
+/**
+ * Pushes what the run left a last time, where it differs from what the remote has: its branch when it
+ * has commits of the run's, its uncommitted work as `refs/sssf/wip/<adw_id>` when there is some (the
+ * worktree goes with the checkout: the ref is the only copy), else drops that ref; then removes the
+ * run's checkout from this worker.
  */
 async function finishRun(
   context: WorkerContext,
   outcome: RunOutcome,
-  where: { worktree: string; branch: string; base: string; lastWip: string | null; checkout: string },
+  where: {
+    worktree: string;
+    branch: string;
+    base: string;
+    checkout: string;
+    remote: PushedWork;
+    index: { file: string; head: string | null };
+  },
 ): Promise<ClusterRunResult> {
   const { repo } = context;
   const adwId = outcome.adwId;
-  const state = existsSync(where.worktree)
-    ? await repo.workState(where.worktree, `sssf ${adwId}: uncommitted work the run left`)
-    : null;
-  const branch = state !== null && state.head !== where.base ? where.branch : null;
-  const wip = state?.wip ?? null;
-  await repo.push(state === null ? repo.clone : where.worktree, {
-    ...(branch === null ? {} : { branch }),
-    ...(wip !== where.lastWip ? { ref: { name: wipRef(adwId), commit: wip } } : {}),
-  });
-  await repo.removeCheckout(where.checkout);
+  const { remote } = where;
+  const left = existsSync(where.worktree);
+  if (left) {
+    const now = await repo.workTree(where.worktree, where.index);
+    if (now.head !== remote.head || now.tree !== remote.tree)
+      await pushWork(repo, where.worktree, { branch: where.branch, adwId, why: "the run left" }, now, remote);
+  } else if (remote.wip !== null) {
+    await repo.push(repo.clone, { ref: { name: wipRef(adwId), commit: null } });
+    remote.wip = null;
+  }
+  await removeRun(repo, where.checkout);
+  const committed = left && remote.head !== where.base;
   return {
     adw_id: adwId,
     accepted: outcome.accepted,
     reason: outcome.reason,
-    branch,
-    head: state?.head ?? null,
-    wip_ref: wip === null ? null : wipRef(adwId),
+    branch: committed ? where.branch : null,
+    head: left ? remote.head : null,
+    wip_ref: remote.wip === null ? null : wipRef(adwId),
     worker: context.id,
   };
 }
