@@ -72,10 +72,9 @@ export async function callAgent<T extends OutputType>(
     const progress: CallProgress = { system: "", message: "", reason: "initial", attempt: 0 };
     return climbLadder(
       context,
-      { rung: 0, reasons: [] },
+      rendered,
       () => progress.attempt,
       (onRung) => sendAndGate(onRung, options, contract, rendered, progress),
-      async () => {},
     );
   });
 }

@@ -7,6 +7,8 @@
  * last rung fails too, the phase fails with every rung's reason. Budgets count every rung: they all
  * send within the one phase.
  */
+import { createHash } from "node:crypto";
+import type { ClimbedRung } from "../api/durable-steps.js";
 import { PhaseFailedError } from "../errors/phase-failed-error.js";
 import { newAgentSessionId } from "../session/agent-map.js";
 import { nowIso } from "../session/session-trace.js";
@@ -38,21 +40,57 @@ function contextOnRung(context: CallContext, model: string): CallContext {
 /** `model "x"` / `the runtime's default model`, for lines. */
 const named = (model: string): string => (model === "" ? "the runtime's default model" : model);
 
+/** The call a journaled rung belongs to: its rendered prompts, hashed. */
+function callKey(prompts: { system: string; user: string }): string {
+  return createHash("sha256").update(prompts.system).update("\u0000").update(prompts.user).digest("hex");
+}
+
 /**
- * Runs `body` on each rung from `start` until one returns; `attempts()` says how many envelopes the
- * call has numbered so far (the next rung's first attempt follows them). `onRung` is told each rung
- * started live after the first (for the journal).
+ * Where a call starts: rung 0, or after a crash (a rerun of the phase) the rung above the last one
+ * this call's journal climbed past, while the ladder still names the same models there.
+ */
+async function startingRung(
+  context: CallContext,
+  call: string,
+  ladder: readonly string[],
+): Promise<{ rung: number; reasons: string[] }> {
+  const climbed = (context.phase.durable.rerun?.climbed ?? [])
+    .filter((entry) => entry.call === call)
+    .sort((a, b) => a.rung - b.rung);
+  const same = climbed.every((entry, index) => entry.rung === index && ladder[entry.rung] === entry.model);
+  if (climbed.length === 0 || !same || climbed.length >= ladder.length) return { rung: 0, reasons: [] };
+  // Journaled again in this attempt, so a second crash resumes as high.
+  for (const entry of climbed) await context.phase.durable.step("rung", entry, async () => entry);
+  const rung = climbed.length;
+  const { run, agent, phase } = context;
+  const line = `! ${agent.config.name}: resumes its model ladder on ${named(ladder[rung] ?? "")}, rung ${rung + 1}/${ladder.length} (the earlier attempt's corrections ran out below it)`;
+  run.trace.event({
+    type: "log",
+    name: line.slice(2),
+    phaseId: phase.row.id,
+    agent: agent.config.name,
+    payload: { rung, model: ladder[rung], climbed, shown: [line] },
+  });
+  run.reporter.log(line, phase.row);
+  return { rung, reasons: climbed.map((entry) => `${named(entry.model)}: ${entry.reason}`) };
+}
+
+/**
+ * Runs `body` on each rung of the agent's ladder until one returns, from rung 0 (or, resumed, the
+ * rung the journal reached). `attempts()` says how many envelopes the call has numbered so far (the
+ * next rung's first attempt follows them). Each rung climbed past is journaled (op `rung`).
  */
 export async function climbLadder<R>(
   context: CallContext,
-  start: { rung: number; reasons: string[] },
+  prompts: { system: string; user: string },
   attempts: () => number,
   body: (rungContext: CallContext) => Promise<R>,
-  onFailed: (rung: number, reason: string) => Promise<void>,
 ): Promise<R> {
   const ladder = ladderOf(context);
+  const call = callKey(prompts);
+  const start = ladder.length < 2 ? { rung: 0, reasons: [] } : await startingRung(context, call, ladder);
   const reasons = [...start.reasons];
-  for (let rung = Math.min(start.rung, ladder.length - 1); ; rung++) {
+  for (let rung = start.rung; ; rung++) {
     const model = ladder[rung] ?? "";
     const onRung = rung === 0 ? context : contextOnRung(context, model);
     try {
@@ -60,7 +98,8 @@ export async function climbLadder<R>(
     } catch (error) {
       if (!(error instanceof CorrectionsExhaustedError) || ladder.length < 2) throw error;
       reasons.push(`${named(model)}: ${error.reason}`);
-      await onFailed(rung, error.reason);
+      const entry: ClimbedRung = { call, rung, model, reason: error.reason };
+      await context.phase.durable.step("rung", entry, async () => entry);
       const next = ladder[rung + 1];
       if (next === undefined) {
         throw new PhaseFailedError(
