@@ -86,6 +86,9 @@ describe("model ladders through the CLI (exec agents)", () => {
       [2, "cheap"],
       [3, "strong"],
     ]);
+    // `sssf tail` replays the line the run printed.
+    const tail = await sb.run(["tail", session!.adw_id, "--from-start"]);
+    expect(tail.stdout).toContain("escalated to strong, rung 2/2, in a fresh session");
     const phases = await sb.run(["phases", session!.adw_id]);
     expect(phases.stdout).toContain("escalated cheap → strong: assistant gave no valid GenericOutput");
     const phasesJson = JSON.parse((await sb.run(["phases", session!.adw_id, "--json"])).stdout) as {
