@@ -10,7 +10,16 @@
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 
 /** What a step does; the key of a step is `p<position>.<phase>.<op>#<n>`. */
-export type StepOp = "call" | "suite" | "baseline" | "changes" | "commit" | "handoff" | "ask";
+export type StepOp = "call" | "suite" | "baseline" | "changes" | "commit" | "handoff" | "ask" | "rung";
+
+/** A rung of a model ladder whose corrections ran out (op `rung`): a resume starts its call above it. */
+export interface ClimbedRung {
+  /** The call it belongs to: sha256 of its rendered system and user prompts. */
+  call: string;
+  rung: number;
+  model: string;
+  reason: string;
+}
 
 /** Who a phase is, as the journal matches it: its place in the run and what it starts from. */
 export interface PhaseIdentity {
@@ -47,7 +56,7 @@ export interface DurablePhase {
    * first phase this attempt runs live; `checkpoint` is the one that attempt took before it (null when
    * it took none: in place, or a journal older than checkpoints). Null otherwise.
    */
-  readonly rerun: { checkpoint: PhaseCheckpoint | null } | null;
+  readonly rerun: { checkpoint: PhaseCheckpoint | null; climbed?: readonly ClimbedRung[] } | null;
   /**
    * Journals that the phase starts live, with the checkpoint taken before it (null when none was), for
    * a later resume to go back to.

@@ -16,6 +16,7 @@ import { AGENT_COLOR_PALETTE, type ConfigWire } from "./config-schema.js";
 import { unknownToolProblems } from "./config-tools.js";
 import type { AgentConfig, AgentLimits, QualitySuiteConfig, SssfConfig } from "./config-types.js";
 import { fallbackEntries, fallbackProblems } from "./fallback-config.js";
+import { modelLadder } from "./ladder-config.js";
 import type { ModelPrice } from "./prices.js";
 
 /** What resolving needs besides the wire value. */
@@ -262,11 +263,12 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
         });
     }
     const thinking = agent.thinking ?? defaults.thinking;
+    const ladder = modelLadder(where, agent.model, agent.models, defaults.model, problems);
     return {
       name: agent.name,
       purpose: agent.purpose,
       color: agent.color ?? AGENT_COLOR_PALETTE[index % AGENT_COLOR_PALETTE.length]!,
-      model: agent.model ?? defaults.model,
+      ...ladder,
       thinking: thinking === false ? "off" : thinking,
       codingAgent,
       command: agent.command,

@@ -194,6 +194,11 @@ function buildConfigWireSchema() {
         .optional()
         .describe("CSS colour for the terminal and the UI; default from a fixed palette."),
       model: z.string().optional().describe("Overrides defaults.model."),
+      models: stringList("model ids")
+        .optional()
+        .describe(
+          "A model ladder, cheapest first: when a phase's corrections run out on one model it starts again, fresh, on the next; model, if set, must be models[0] (docs/reliability.md).",
+        ),
       thinking: thinkingSchema.optional(),
       coding_agent: z.string().min(1).optional().describe("Overrides defaults.coding_agent."),
       command: commandSchema

@@ -17,6 +17,11 @@ export interface AgentConfig {
   /** CSS color used by the terminal and the UI. */
   color: string;
   model: string;
+  /**
+   * `models:` — the model ladder, `model` first: after a phase's corrections run out on one model it
+   * starts again, fresh, on the next (docs/reliability.md). Absent: no ladder.
+   */
+  models?: string[] | undefined;
   thinking: ThinkingLevel;
   /** Runtime id: pi, claude_code, codex, gemini, opencode or exec. */
   codingAgent: string;

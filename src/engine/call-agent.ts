@@ -6,6 +6,8 @@ import { redactJsonValue } from "../util/secrets/redact-json.js";
 import { applyGates } from "./apply-gates.js";
 import type { CallContext } from "./call-context.js";
 import { type CallContract, callContract } from "./call-contract.js";
+import { CorrectionsExhaustedError } from "./corrections-exhausted.js";
+import { climbLadder } from "./model-ladder.js";
 import { type RenderedCall, renderCall } from "./render-call.js";
 import { type CallProgress, sendUntilValid } from "./send/send-until-valid.js";
 
@@ -64,9 +66,17 @@ export async function callAgent<T extends OutputType>(
   const previous = options.previous === undefined ? phase.lastEnvelope : options.previous;
   const rendered = renderCall(context, options, contract, previous);
   const inputs = callStepInputs(agent.config.name, type, options.format, rendered, previous);
-  return phase.durable.step("call", inputs, () =>
-    sendAndGate(context, options, contract, previous, rendered),
-  );
+  return phase.durable.step("call", inputs, async () => {
+    traceHandoff(context, previous);
+    // One numbering for every rung's envelopes, so `sssf envelopes` reads as one sequence.
+    const progress: CallProgress = { system: "", message: "", reason: "initial", attempt: 0 };
+    return climbLadder(
+      context,
+      rendered,
+      () => progress.attempt,
+      (onRung) => sendAndGate(onRung, options, contract, rendered, progress),
+    );
+  });
 }
 
 /**
@@ -90,23 +100,23 @@ export function callStepInputs(
   };
 }
 
-/** The live call: the hand-off traced, then sends, corrections and gates until accepted or failed. */
+/**
+ * The live call on one model: sends, corrections and gates until accepted or failed, from the rendered
+ * prompt in the context's session. `progress.attempt` carries on from earlier rungs.
+ */
 async function sendAndGate<T extends OutputType>(
   context: CallContext,
   options: CallOptions<T>,
   contract: CallContract<T>,
-  previous: object | null,
   rendered: RenderedCall,
+  progress: CallProgress,
 ): Promise<EnvelopeOf<T>> {
   const { run, agent, phase } = context;
   const type = options.outputType;
-  traceHandoff(context, previous);
-  const progress: CallProgress = {
-    system: rendered.system,
-    message: rendered.user,
-    reason: "initial",
-    attempt: 0,
-  };
+  progress.system = rendered.system;
+  progress.message = rendered.user;
+  progress.reason = "initial";
+  delete progress.route;
 
   for (let round = 0; ; round++) {
     const { envelope, row } = await sendUntilValid(context, contract, type, progress);
@@ -123,7 +133,7 @@ async function sendAndGate<T extends OutputType>(
     }
     if (round >= phase.retries) {
       const violations = failed.flatMap((r) => r.violations.map((v) => `${r.gate}: ${v}`));
-      throw new PhaseFailedError(
+      throw new CorrectionsExhaustedError(
         phase.row.name,
         `gate violations after ${round} correction(s): ${violations.join("; ")}`,
       );

@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   "rate_limited",
   /** A refused send moves to the agent's next fallback: payload `{ error_kind, retry_after_ms?, resets_at?, from, to }`. */
   "fallback",
+  /** A phase's corrections ran out on one model of the agent's ladder; it starts again, fresh, on the next: payload `{ from, to, rung, reason, first_attempt }`. */
+  "escalation",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -16,6 +16,12 @@ import { agentText, formatCost, formatDuration, formatTokens, table } from "../f
 import { openReadDb, type ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
 import { tailCommand } from "./tail.js";
+import {
+  envelopesWithModels,
+  escalationsByPhase,
+  escalationText,
+  phasesWithEscalations,
+} from "./trace-ladder.js";
 
 interface ListOptions extends ReadOptions {
   json?: boolean;
@@ -96,9 +102,20 @@ export async function listCommand(
         );
       } else if (name === "phases") {
         const rows = await listPhases(db, adwId ?? "");
-        print(rows, () =>
+        const escalations = await escalationsByPhase(db, adwId ?? "");
+        print(phasesWithEscalations(rows, escalations), () =>
           table(
-            ["#", "PHASE", "KIND", "OWNER", "STATUS", "DURATION", "TOKENS IN/OUT", "COST", "ERROR"],
+            [
+              "#",
+              "PHASE",
+              "KIND",
+              "OWNER",
+              "STATUS",
+              "DURATION",
+              "TOKENS IN/OUT",
+              "COST",
+              "ERROR / ESCALATIONS",
+            ],
             rows.map((p) => [
               String(p.number),
               p.name,
@@ -108,7 +125,10 @@ export async function listCommand(
               formatDuration(p.duration_ms),
               `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
               formatCost(p.cost_usd),
-              agentText(p.error ?? "", 80),
+              agentText(
+                [p.error ?? "", escalationText(escalations.get(p.id))].filter(Boolean).join(" — "),
+                120,
+              ),
             ]),
           ),
         );
@@ -132,10 +152,10 @@ export async function listCommand(
           ),
         );
       } else {
-        const rows = await listEnvelopes(db, adwId ?? "");
+        const rows = await envelopesWithModels(db, adwId ?? "", await listEnvelopes(db, adwId ?? ""));
         print(rows, () =>
           table(
-            ["ATTEMPT", "PHASE", "AGENT", "REASON", "TYPE", "VALID", "STATUS", "ERRORS / SUMMARY"],
+            ["ATTEMPT", "PHASE", "AGENT", "MODEL", "REASON", "TYPE", "VALID", "STATUS", "ERRORS / SUMMARY"],
             rows.map((e) => {
               const errors = JSON.parse(e.errors) as { path: string; message: string }[];
               const summary = e.envelope_json
@@ -145,6 +165,7 @@ export async function listCommand(
                 String(e.attempt),
                 e.phase_id.split("-").pop() ?? "",
                 e.agent,
+                e.model ?? "-",
                 e.reason,
                 e.output_type,
                 e.valid ? "yes" : "no",

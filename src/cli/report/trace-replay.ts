@@ -103,6 +103,7 @@ export function replayTrace(reporter: RunReporter): TraceReplay {
         case "log":
         case "rate_limited":
         case "fallback":
+        case "escalation":
         case "error": {
           // The run was closed as interrupted (its sssf died, or a cluster worker takes it over): its
           // open phases end here, the reason follows as the error's line.

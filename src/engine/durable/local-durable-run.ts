@@ -104,7 +104,10 @@ export class LocalDurableRun implements DurableRun {
         // Started and not completed there: it runs again from the checkpoint taken before it.
         const rerun =
           journaled === undefined && this.journal.checkpoints.has(position)
-            ? { checkpoint: this.journal.checkpoints.get(position) ?? null }
+            ? {
+                checkpoint: this.journal.checkpoints.get(position) ?? null,
+                climbed: this.journal.rungs.get(position) ?? [],
+              }
             : null;
         return this.livePhase(identity, hash, rerun);
       }
@@ -133,11 +136,7 @@ export class LocalDurableRun implements DurableRun {
     });
   }
 
-  private livePhase(
-    identity: PhaseIdentity,
-    hash: string,
-    rerun: { checkpoint: PhaseCheckpoint | null } | null,
-  ): DurablePhase {
+  private livePhase(identity: PhaseIdentity, hash: string, rerun: DurablePhase["rerun"]): DurablePhase {
     const counts = new Map<StepOp, number>();
     let phaseId = "";
     return {

@@ -1,4 +1,4 @@
-import type { PhaseCheckpoint } from "../../api/durable-steps.js";
+import type { ClimbedRung, PhaseCheckpoint } from "../../api/durable-steps.js";
 import type { PhaseRow, StepRow } from "../../trace/events.js";
 import type { RunRoots } from "./run-roots.js";
 
@@ -43,6 +43,8 @@ export interface StepJournal {
    * none was taken, in place or when git could not).
    */
   checkpoints: Map<number, PhaseCheckpoint | null>;
+  /** The ladder rungs each position's calls climbed past (op `rung`), for a phase that did not complete. */
+  rungs: Map<number, ClimbedRung[]>;
 }
 
 /** The key of the `n`-th `op` step of the phase at `position`. */
@@ -80,10 +82,16 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
     start: startRow ? (JSON.parse(startRow.result_json) as StartStep) : null,
     phases: new Map(),
     checkpoints: new Map(),
+    rungs: new Map(),
   };
   for (const step of chosen) {
     if (step.op === "checkpoint")
       journal.checkpoints.set(step.position, JSON.parse(step.result_json) as PhaseCheckpoint | null);
+    if (step.op === "rung") {
+      const list = journal.rungs.get(step.position) ?? [];
+      list.push(JSON.parse(step.result_json) as ClimbedRung);
+      journal.rungs.set(step.position, list);
+    }
     if (step.op !== "phase") continue;
     const row = rows.get(step.phase_id);
     if (!row) continue;
@@ -93,6 +101,8 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
         other.position === step.position &&
         other.op !== "phase" &&
         other.op !== "checkpoint" &&
+        // A rung is a note for a crashed phase's rerun, not a step a replay answers.
+        other.op !== "rung" &&
         other.key.startsWith(prefix),
     );
     journal.phases.set(step.position, { step, row, steps: inner });

@@ -90,6 +90,8 @@ export async function sendToAgent(
       resume: session.sends > 0,
       attempt: input.attempt,
       reason: input.reason,
+      // The model this send went to (a ladder's rung or a fallback model), for `sssf envelopes`.
+      model: agent.config.model,
       sandbox: sandboxTracePayload(agent.sandbox),
     },
   });
@@ -192,6 +194,7 @@ export async function sendToAgent(
     session_id: session.sessionId,
     attempt: input.attempt,
     reason: input.reason,
+    model: agent.config.model,
     sandbox: sandboxTracePayload(agent.sandbox),
     usage: {
       input_tokens: usage.inputTokens,

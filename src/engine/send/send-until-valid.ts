@@ -6,6 +6,7 @@ import type { AgentSendResult } from "../../runtimes/runtime.js";
 import type { EnvelopeRow } from "../../trace/events.js";
 import type { CallContext } from "../call-context.js";
 import type { CallContract } from "../call-contract.js";
+import { CorrectionsExhaustedError } from "../corrections-exhausted.js";
 import { type SendRoute, sendAroundLimits } from "./rate-limit-send.js";
 
 /** Where the call stands between sends: the next message, why it is sent, and how many went before. */
@@ -128,8 +129,8 @@ export async function sendUntilValid<T extends OutputType>(
     if (failure !== null) fail(context, failure);
     if (parsed.ok) return { envelope: parsed.envelope, row };
     if (fix >= run.jsonFixAttempts) {
-      fail(
-        context,
+      throw new CorrectionsExhaustedError(
+        phase.row.name,
         `${name} gave no valid ${type.name} after ${fix + 1} ${fix === 0 ? "reply" : "replies"}: ${formatProblems(parsed.problems)}`,
       );
     }

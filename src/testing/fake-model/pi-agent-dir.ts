@@ -12,6 +12,8 @@ import path from "node:path";
 export const FAKE_PI_PROVIDER = "fake";
 /** The model id the fake provider offers (it is also listed by `GET …/models`). */
 export const FAKE_PI_MODEL_ID = "fake-model";
+/** A second model of the fake provider, for a model ladder or a fallback (`fake/fake-model-strong`). */
+export const FAKE_PI_STRONG_MODEL_ID = "fake-model-strong";
 /** What to pass to `pi --model` (or an agent's `model:`): the default of the agent dir anyway. */
 export const FAKE_PI_MODEL = `${FAKE_PI_PROVIDER}/${FAKE_PI_MODEL_ID}`;
 /** Per-million-token prices of the fake model, so a trace shows a non-zero cost. */
@@ -34,7 +36,12 @@ export function writePiAgentDir(agentDir: string, fakeUrl: string): void {
         api: "openai-completions",
         apiKey: "sk-fake",
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: FAKE_PI_MODEL_ID, contextWindow: 128000, maxTokens: 4096, cost: FAKE_PI_PRICES }],
+        models: [FAKE_PI_MODEL_ID, FAKE_PI_STRONG_MODEL_ID].map((id) => ({
+          id,
+          contextWindow: 128000,
+          maxTokens: 4096,
+          cost: FAKE_PI_PRICES,
+        })),
       },
     },
   };
