@@ -5,7 +5,7 @@ import type { TraceRecord } from "../../src/trace/events.js";
 import { createTestDatabase, describePostgres, type TestDatabase } from "../helpers/postgres.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, sharedRestate } from "./cluster-world.js";
+import { ClusterWorld, pollUntil, sharedRestate } from "./cluster-world.js";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 const restate = sharedRestate();
@@ -48,13 +48,7 @@ function sessionFileRows(
   return byTable;
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = (check: () => boolean | Promise<boolean>, ms?: number) => pollUntil(check, () => "", ms);
 
 describePostgres("a cluster writing one PostgreSQL trace", () => {
   it("kill -9 of a worker mid-phase: the run completes on another, and PostgreSQL holds every event both workers wrote", async () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, sharedRestate } from "./cluster-world.js";
+import { ClusterWorld, pollUntil, sharedRestate } from "./cluster-world.js";
 
 // What a worker pushes, counted by the remote itself (a post-receive hook logs each push it takes):
 // only what a failover reads, and only when it changed.
@@ -15,13 +15,8 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out; the cluster said:\n${world?.logs()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = (check: () => boolean | Promise<boolean>, ms?: number) =>
+  pollUntil(check, () => world?.logs() ?? "", ms);
 
 const succeeded = (adwId: string) => () =>
   world?.query("SELECT 1 FROM sessions WHERE adw_id = ? AND status = 'success'", adwId).length === 1;

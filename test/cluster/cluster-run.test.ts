@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cliPath } from "../helpers/sandbox.js";
 import { replyTurn, writeTurn } from "../resume/resume-world.js";
 import { git } from "../worktree/worktree-world.js";
-import { ClusterWorld, sharedRestate, UNBOXED } from "./cluster-world.js";
+import { ClusterWorld, pollUntil, sharedRestate, UNBOXED } from "./cluster-world.js";
 
 // A cluster starts several processes: on a loaded 2-core machine that takes its time.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -180,13 +180,8 @@ describe("failover", () => {
   });
 });
 
-async function waitFor(check: () => boolean, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out; the cluster said:\n${world?.logs()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = (check: () => boolean | Promise<boolean>, ms?: number) =>
+  pollUntil(check, () => world?.logs() ?? "", ms);
 
 describe("a worker that falls silent", () => {
   it("stopped (SIGSTOP, as a lost host): the pool cuts its connections after its silence, another worker takes the run over", async () => {

@@ -303,3 +303,19 @@ export class ClusterWorld {
     rmSync(this.scratch, { recursive: true, force: true });
   }
 }
+
+/**
+ * Polls `check` every 100 ms until it holds; after `ms` throws, with what `said()` returns (the
+ * cluster's logs) so a timeout shows what the processes were doing.
+ */
+export async function pollUntil(
+  check: () => boolean | Promise<boolean>,
+  said: () => string = () => "",
+  ms = 120_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out; the cluster said:\n${said()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
