@@ -7,6 +7,7 @@ import { z } from "zod";
 import { THINKING_LEVELS } from "../runtimes/runtime.js";
 import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
+import { engineSectionSchema, traceSectionSchema } from "./cluster-schema.js";
 import { suiteReportSchema } from "./report-schema.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
@@ -299,62 +300,8 @@ function buildConfigWireSchema() {
         })
         .strict()
         .prefault({}),
-      trace: z
-        .object({
-          url: z
-            .string()
-            .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
-            .optional()
-            .describe(
-              "One PostgreSQL trace for every worker, CLI and UI (postgres://user@host:5432/db; the password from PGPASSWORD or ~/.pgpass). Wins over observability.db; the SSSF_DB environment variable wins over both.",
-            ),
-          postgres: z
-            .object({
-              max_connections: z
-                .int()
-                .min(1)
-                .max(100)
-                .default(4)
-                .describe(
-                  "The most connections one sssf process (a worker and all its runs, a CLI, the UI) holds to a PostgreSQL trace; followers LISTEN on one more.",
-                ),
-              listen_url: z
-                .string()
-                .regex(/^postgres(ql)?:\/\/./i, { error: 'expected a "postgres://host/database" URL' })
-                .optional()
-                .describe(
-                  "Where followers (sssf tail, sssf run --engine restate) LISTEN for new rows: a session-mode connection. Behind PgBouncer in transaction mode, the server's own address; default the trace URL.",
-                ),
-            })
-            .strict()
-            .prefault({})
-            .describe("How processes connect to a PostgreSQL trace (docs/cluster.md#scale)."),
-        })
-        .strict()
-        .prefault({}),
-      engine: z
-        .object({
-          restate: z
-            .object({
-              ingress: z
-                .url()
-                .optional()
-                .describe("Restate's ingress URL (sssf run --engine restate, sssf approve)."),
-              admin: z.url().optional().describe("Restate's admin URL (sssf pool registers there)."),
-              pool: z
-                .url()
-                .optional()
-                .describe("The sssf pool's URL (sssf worker joins it, sssf workers asks it)."),
-              run_timeout_seconds: seconds
-                .default(86_400)
-                .describe("Restate's inactivity and abort timeouts for a run: longer than the longest run."),
-            })
-            .strict()
-            .prefault({})
-            .describe("Running on a Restate cluster (docs/cluster.md)."),
-        })
-        .strict()
-        .prefault({}),
+      trace: traceSectionSchema(),
+      engine: engineSectionSchema(seconds),
       limits: z
         .object({
           json_fix_attempts: z
