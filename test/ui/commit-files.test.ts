@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGit } from "../../src/code/run-git.js";
-import { numstatArgs, numstatFiles, recordedFiles } from "../../src/ui/server/commit-files.js";
+import { numstatArgs, numstatFiles, recordedFiles } from "../../src/ui/server/review/commit-files.js";
 import { git } from "./feature-fixtures.js";
 
 let repo: string;

@@ -5,7 +5,7 @@ import type { SessionRow } from "../../trace/events.js";
 import type { TraceSql } from "../../trace/store.js";
 import { redactSecrets } from "../../util/secrets/redact.js";
 import type { FileText, PhaseDiff, RunChanges, RunCommit } from "./api-types.js";
-import { numstatArgs, numstatFiles, recordedFiles } from "./commit-files.js";
+import { numstatArgs, numstatFiles, recordedFiles } from "./review/commit-files.js";
 import { boundText, fileInside, readSessionFile, sessionRoot } from "./session-files.js";
 
 /** Most bytes git may print for one diff; past that only a note is sent (the text limit is smaller). */

@@ -1,6 +1,6 @@
 import type { EnvelopeRow, EventRow } from "../../../../trace/events.js";
 import type { RunCommit, Versioned } from "../../../server/api-types.js";
-import { recordedFiles } from "../../../server/commit-files.js";
+import { recordedFiles } from "../../../server/review/commit-files.js";
 import { fetchSuiteLog } from "../api.js";
 import { Lazy } from "../diff-block.js";
 import { formatDuration, parseJson } from "../format.js";
