@@ -6,7 +6,7 @@ import { formatCost, formatDuration, formatTokens } from "../format.js";
 import { routeHref } from "../route.js";
 import { StatusBadge } from "../text.js";
 import { alignPhases, differs } from "./compare-model.js";
-import { CompareReview } from "./compare-review.js";
+import { CompareReview } from "./review/compare-review.js";
 
 const tokensOf = (p: { input_tokens: number; output_tokens: number }) => p.input_tokens + p.output_tokens;
 

@@ -10,11 +10,11 @@ import { ApprovalPanel } from "./approval-panel.js";
 import { attemptsOf } from "./attempts-model.js";
 import { isTailEvent, LiveTail } from "./live-tail.js";
 import { PhaseAttempts } from "./phase-attempts.js";
-import { PhaseOwnDiff } from "./phase-diffs.js";
 import { PhaseEvents, PhaseProcesses } from "./phase-events.js";
 import { PhaseProblems } from "./phase-problems.js";
 import { applyPhase } from "./phase-state.js";
 import { PhaseUsage } from "./phase-usage.js";
+import { PhaseOwnDiff } from "./review/phase-diffs.js";
 import { PhaseChanges, SuiteOutput } from "./suite-output.js";
 import { ToolCalls } from "./tool-calls.js";
 

@@ -7,7 +7,7 @@ import { elapsed, formatCost, formatDuration, formatTime, formatTokens, truncate
 import { useLive, useNow } from "../live.js";
 import { navigate, routeHref } from "../route.js";
 import { StatusBadge } from "../text.js";
-import { needsOutcome, OutcomeBadge, useOutcomes } from "./outcome-label.js";
+import { needsOutcome, OutcomeBadge, useOutcomes } from "./review/outcome-label.js";
 import { SessionsFilters } from "./sessions-filters.js";
 import { applySessions } from "./sessions-state.js";
 

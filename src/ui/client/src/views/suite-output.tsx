@@ -5,8 +5,8 @@ import { fetchSuiteLog } from "../api.js";
 import { Lazy } from "../diff-block.js";
 import { formatDuration, parseJson } from "../format.js";
 import { Fold, TextBlock } from "../text.js";
+import { SuiteTests } from "./review/suite-tests.js";
 import { CommitFold, PhaseDiffFold } from "./run-changes.js";
-import { SuiteTests } from "./suite-tests.js";
 
 interface Verify {
   suite?: unknown;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import type { BaseDrift } from "../../../server/review/review-types.js";
-import { fetchBaseDrift } from "../api.js";
+import type { BaseDrift } from "../../../../server/review/review-types.js";
+import { fetchBaseDrift } from "../../api.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

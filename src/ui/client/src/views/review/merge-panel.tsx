@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import type { LandResult } from "../../../../workspace/land-run.js";
-import type { MergeLook } from "../../../../workspace/merge-look.js";
-import { fetchMergeLook, postMerge } from "../api.js";
+import type { LandResult } from "../../../../../workspace/land-run.js";
+import type { MergeLook } from "../../../../../workspace/merge-look.js";
+import { fetchMergeLook, postMerge } from "../../api.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

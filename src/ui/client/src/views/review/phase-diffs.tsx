@@ -1,10 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
-import type { PhaseRow } from "../../../../trace/events.js";
-import type { PhaseChanges, PhaseTree } from "../../../server/review/review-types.js";
-import { fetchPhaseChanges, fetchPhaseTreeDiff } from "../api.js";
-import { DiffView, Lazy } from "../diff-block.js";
-import { routeHref } from "../route.js";
-import { Fold } from "../text.js";
+import type { PhaseRow } from "../../../../../trace/events.js";
+import type { PhaseChanges, PhaseTree } from "../../../../server/review/review-types.js";
+import { fetchPhaseChanges, fetchPhaseTreeDiff } from "../../api.js";
+import { DiffView, Lazy } from "../../diff-block.js";
+import { routeHref } from "../../route.js";
+import { Fold } from "../../text.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import type { SessionRow } from "../../../../trace/events.js";
-import type { RunOutcome } from "../../../server/review/review-types.js";
-import { fetchOutcome } from "../api.js";
-import { routeHref } from "../route.js";
+import type { SessionRow } from "../../../../../trace/events.js";
+import type { RunOutcome } from "../../../../server/review/review-types.js";
+import { fetchOutcome } from "../../api.js";
+import { routeHref } from "../../route.js";
 
 /** Whether a session has an outcome worth a label: finished and not accepted. */
 export function needsOutcome(s: Pick<SessionRow, "status" | "accepted">): boolean {

@@ -1,14 +1,14 @@
-import type { FileText, RunView } from "../../../server/api-types.js";
-import type { FinalEnvelope } from "../../../server/review/review-types.js";
+import type { FileText, RunView } from "../../../../server/api-types.js";
+import type { FinalEnvelope } from "../../../../server/review/review-types.js";
 import {
   ApiError,
   fetchFinalEnvelope,
   fetchPhaseChanges,
   fetchPhaseTreeDiff,
   fetchTotalDiff,
-} from "../api.js";
-import { DiffView, Lazy } from "../diff-block.js";
-import { JsonBlock, TextBlock } from "../text.js";
+} from "../../api.js";
+import { DiffView, Lazy } from "../../diff-block.js";
+import { JsonBlock, TextBlock } from "../../text.js";
 
 /** A 404 is an answer here (a run in place has no diff, a run without envelopes none): its message is shown. */
 function orMissing<T>(load: () => Promise<T>): () => Promise<T | { missing: string }> {
