@@ -1,9 +1,10 @@
 /** Which wire API a request belongs to, by method and path suffix (any prefix such as `/v1` works). */
-import { anthropicMessages } from "./anthropic-messages.js";
-import { gemini, geminiTarget } from "./gemini.js";
-import { openAiChat } from "./openai-chat.js";
-import { openAiResponses } from "./openai-responses.js";
+
 import type { WireApi } from "./wire-api.js";
+import { anthropicMessages } from "./wires/anthropic-messages.js";
+import { gemini, geminiTarget } from "./wires/gemini.js";
+import { openAiChat } from "./wires/openai-chat.js";
+import { openAiResponses } from "./wires/openai-responses.js";
 
 /** Where a request goes: a generation, a token count, the model list, or nowhere. */
 export type Route =

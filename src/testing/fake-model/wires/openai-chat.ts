@@ -4,9 +4,9 @@
  * when `stream_options.include_usage` is set, then `data: [DONE]`.
  */
 import type { ServerResponse } from "node:http";
-import { sendJson } from "./http-io.js";
-import { closeSse, openSse, splitDeltas, writeSse } from "./sse.js";
-import { rejectStrictSchema } from "./strict-schema-check.js";
+import { sendJson } from "../http-io.js";
+import { closeSse, openSse, splitDeltas, writeSse } from "../sse.js";
+import { rejectStrictSchema } from "../strict-schema-check.js";
 import {
   asArray,
   asRecord,
@@ -17,7 +17,7 @@ import {
   type RequestFacts,
   toolArguments,
   type WireApi,
-} from "./wire-api.js";
+} from "../wire-api.js";
 
 /** `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`, or null. Never throws. */
 function responseFormatSchema(body: Record<string, unknown>): NativeOutputSchema | null {

@@ -1,5 +1,5 @@
 /** Responses output items and the `response` object, shared by the JSON and the streamed answers. */
-import type { FakeReply, RequestFacts } from "./wire-api.js";
+import type { FakeReply, RequestFacts } from "../wire-api.js";
 
 /** A Responses output item. */
 export type ResponseItem = Record<string, unknown> & { type: string; id: string };

@@ -6,8 +6,8 @@
  * the API's own `output_format` / `output_config.format`.
  */
 import type { ServerResponse } from "node:http";
-import { sendJson } from "./http-io.js";
-import { closeSse, openSse, splitDeltas, writeSse } from "./sse.js";
+import { sendJson } from "../http-io.js";
+import { closeSse, openSse, splitDeltas, writeSse } from "../sse.js";
 import {
   asArray,
   asRecord,
@@ -19,7 +19,7 @@ import {
   type RequestFacts,
   toolArguments,
   type WireApi,
-} from "./wire-api.js";
+} from "../wire-api.js";
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",

@@ -6,11 +6,8 @@
  * must fit OpenAI's strict subset, or the request gets the API's 400 `invalid_json_schema`.
  */
 import type { ServerResponse } from "node:http";
-import { sendJson } from "./http-io.js";
-import { openAiErrorType } from "./openai-chat.js";
-import { responseObject } from "./openai-responses-items.js";
-import { streamResponse } from "./openai-responses-stream.js";
-import { rejectStrictSchema } from "./strict-schema-check.js";
+import { sendJson } from "../http-io.js";
+import { rejectStrictSchema } from "../strict-schema-check.js";
 import {
   asArray,
   asRecord,
@@ -19,7 +16,10 @@ import {
   type NativeOutputSchema,
   type RequestFacts,
   type WireApi,
-} from "./wire-api.js";
+} from "../wire-api.js";
+import { openAiErrorType } from "./openai-chat.js";
+import { responseObject } from "./openai-responses-items.js";
+import { streamResponse } from "./openai-responses-stream.js";
 
 /** `text.format` of type `json_schema` (codex's `--output-schema`), or null. Never throws. */
 function formatSchema(body: Record<string, unknown>): NativeOutputSchema | null {

@@ -4,8 +4,8 @@
  * The model and whether to stream come from the URL; streams are always SSE (what the SDK asks for).
  */
 import type { ServerResponse } from "node:http";
-import { sendJson } from "./http-io.js";
-import { closeSse, openSse, splitDeltas, writeSse } from "./sse.js";
+import { sendJson } from "../http-io.js";
+import { closeSse, openSse, splitDeltas, writeSse } from "../sse.js";
 import {
   asArray,
   asRecord,
@@ -15,7 +15,7 @@ import {
   type RequestFacts,
   toolArguments,
   type WireApi,
-} from "./wire-api.js";
+} from "../wire-api.js";
 
 const STATUS_NAMES: Record<number, string> = {
   400: "INVALID_ARGUMENT",

@@ -3,9 +3,9 @@
  * `added` / delta / `done` events, then `response.completed` (codex's end-of-stream marker).
  */
 import type { ServerResponse } from "node:http";
+import { closeSse, openSse, splitDeltas, writeSse } from "../sse.js";
+import type { FakeReply, RequestFacts } from "../wire-api.js";
 import { responseItems, responseObject } from "./openai-responses-items.js";
-import { closeSse, openSse, splitDeltas, writeSse } from "./sse.js";
-import type { FakeReply, RequestFacts } from "./wire-api.js";
 
 /** Streams a complete reply as Responses events. Never throws. */
 export function streamResponse(res: ServerResponse, request: RequestFacts, answer: FakeReply): void {
