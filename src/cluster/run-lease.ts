@@ -74,7 +74,17 @@ export class RunLeases {
 
   /** Makes the table when it is missing (any worker may be the first). */
   static async open(db: TraceSql, now: () => number = Date.now): Promise<RunLeases> {
-    await db.exec(CREATE);
+    // Workers starting together race on PostgreSQL's CREATE TABLE IF NOT EXISTS (the loser gets a
+    // duplicate key in pg_type): the loser's next try finds the table made.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.exec(CREATE);
+        break;
+      } catch (error) {
+        if (attempt === 5) throw error;
+        await sleep(20 * attempt + Math.random() * 50);
+      }
+    }
     return new RunLeases(db, now);
   }
 

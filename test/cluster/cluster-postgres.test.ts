@@ -73,8 +73,23 @@ describePostgres("a cluster writing one PostgreSQL trace", () => {
       }),
     ]);
     await waitFor(() => world?.sends("second") === 1);
-    // The tracer flushes every 10 ms: the killed worker's file and the database hold the same records.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Events reach PostgreSQL in about one transaction a second per run (docs/cluster.md): once the
+    // database caught up with the worker's file, a kill -9 loses none of them.
+    const eventIds = async (): Promise<string[]> =>
+      (
+        await (database as TestDatabase).query<{ id: string }>("SELECT id FROM events WHERE adw_id = $1", [
+          adwId,
+        ])
+      ).map((e) => e.id);
+    await waitFor(async () => {
+      const written = [
+        ...(sessionFileRows(world?.scratch ?? "", adwId, first.name)
+          .get("events")
+          ?.keys() ?? []),
+      ];
+      const stored = new Set(await eventIds());
+      return written.length > 0 && written.every((id) => stored.has(id));
+    }, 10_000);
     await first.kill("SIGKILL");
     const followed = await follow;
     expect(followed.code, `${followed.stdout}\n${followed.stderr}\n${world.logs()}`).toBe(0);

@@ -178,8 +178,14 @@ export class ClusterWorld {
   }
 
   private async waitForWorkers(): Promise<void> {
-    const workers = this.workers.filter((w) => w.alive).length;
-    await until(`${workers} live workers`, async () => (await this.liveWorkers()).length === workers);
+    // A worker that dies on its way in is said at once, with what it printed.
+    const workers = this.workers.filter((w) => w.alive);
+    await until(
+      `${workers.length} live workers`,
+      async () => (await this.liveWorkers()).length === workers.length,
+      120_000,
+      workers,
+    );
   }
 
   async addWorker(slots = 2): Promise<Proc> {

@@ -33,8 +33,9 @@ export async function until(
   what: string,
   check: () => Promise<boolean> | boolean,
   ms = 120_000,
-  proc?: Proc,
+  proc?: Proc | readonly Proc[],
 ): Promise<void> {
+  const procs = proc === undefined ? [] : Array.isArray(proc) ? proc : [proc as Proc];
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (
@@ -44,7 +45,8 @@ export async function until(
     )
       return;
     // A process that died will never answer: say so now, with what it printed, not after the timeout.
-    if (proc !== undefined && !proc.alive) throw new ExitedEarly(what, proc);
+    const dead = procs.find((p) => !p.alive);
+    if (dead !== undefined) throw new ExitedEarly(what, dead);
     await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -54,7 +56,7 @@ export async function until(
 export class ExitedEarly extends Error {
   constructor(what: string, proc: Proc) {
     const how = proc.child.signalCode ?? `code ${proc.child.exitCode}`;
-    super(`${what} exited (${how}) before it was ready; it printed:\n${proc.out.slice(-4000)}`);
+    super(`${what}: ${proc.name} exited (${how}) before it was ready; it printed:\n${proc.out.slice(-4000)}`);
   }
 }
 

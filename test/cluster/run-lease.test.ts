@@ -141,3 +141,20 @@ describePostgres("run leases, PostgreSQL", () => {
   });
   leaseSuite(() => openTraceStore(database.url));
 });
+
+describePostgres("run leases, PostgreSQL, workers starting together", () => {
+  it("every worker of a fleet opening a fresh database at once gets the lease table", async () => {
+    // The CI failure this stops: 3 workers, one fresh database, a duplicate key in pg_type for the loser.
+    for (let round = 0; round < 4; round++) {
+      const database = await createTestDatabase();
+      try {
+        const stores = await Promise.all(Array.from({ length: 8 }, () => openTraceStore(database.url)));
+        const opened = await Promise.allSettled(stores.map((store) => RunLeases.open(store)));
+        await Promise.all(stores.map((store) => store.close()));
+        expect(opened.filter((o) => o.status === "rejected").map((o) => String(o.reason))).toEqual([]);
+      } finally {
+        await database.drop();
+      }
+    }
+  });
+});
