@@ -27,6 +27,10 @@ export const EVENT_TYPES = [
   "fallback",
   /** A phase's corrections ran out on one model of the agent's ladder; it starts again, fresh, on the next: payload `{ from, to, rung, reason, first_attempt }`. */
   "escalation",
+  /** One attempt of a best-of-N agent phase: payload `{ attempt, of, mode, status, winner, reason, changed_lines, files, cost_usd, input_tokens, output_tokens, agent_session_id, envelope_ids, gates, check, diff }`. */
+  "attempt",
+  /** A best-of-N phase's choice: payload `{ attempts, mode, winner, reason }` (`winner` null when none passed). */
+  "best_of",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

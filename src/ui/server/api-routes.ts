@@ -120,7 +120,7 @@ export function apiRoutes(context: ApiContext): Hono<SessionEnv> {
   api.get("/usage", async (c) => c.json(await readUsage(hub.db)));
   api.route("/", changesRoutes(hub, context.sessionsDir));
   api.route("/", approvalRoutes(context.sessionsDir));
-  api.route("/", reviewRoutes(hub));
+  api.route("/", reviewRoutes(hub, context.sessionsDir));
   if (context.merge !== null)
     api.route("/", mergeRoutes(hub.db, context.dbPath, context.sessionsDir, context.merge));
 

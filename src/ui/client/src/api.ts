@@ -120,6 +120,11 @@ export function fetchSuiteLog(adwId: string, phaseId: string, envelopeId: string
   return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/suite-log?envelope=${id(envelopeId)}`);
 }
 
+/** `GET …/phases/:phase_id/attempts/:attempt/diff`: the diff a best-of attempt saved in the session folder. */
+export function fetchAttemptDiff(adwId: string, phaseId: string, attempt: number): Promise<FileText> {
+  return request(`api/sessions/${id(adwId)}/phases/${id(phaseId)}/attempts/${attempt}/diff`);
+}
+
 /** `GET …/search?q=`: the run's events whose name or payload contains `q`. */
 export function searchRun(adwId: string, q: string): Promise<SearchResult> {
   return request(`api/sessions/${id(adwId)}/search?q=${id(q)}`);

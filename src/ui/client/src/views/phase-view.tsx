@@ -14,6 +14,7 @@ import { PhaseEvents, PhaseProcesses } from "./phase-events.js";
 import { PhaseProblems } from "./phase-problems.js";
 import { applyPhase } from "./phase-state.js";
 import { PhaseUsage } from "./phase-usage.js";
+import { BestOfAttempts, Escalations } from "./review/best-of.js";
 import { PhaseOwnDiff } from "./review/phase-diffs.js";
 import { PhaseChanges, SuiteOutput } from "./suite-output.js";
 import { ToolCalls } from "./tool-calls.js";
@@ -102,6 +103,8 @@ export function PhaseView({ adwId, phaseId }: { adwId: string; phaseId: string }
       <SuiteOutput adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} />
       <PhaseChanges adwId={adwId} phaseId={p.id} envelopes={detail.envelopes} events={detail.events} />
       <PhaseOwnDiff adwId={adwId} phaseId={p.id} live={p.status === "running"} />
+      <Escalations events={detail.events} />
+      <BestOfAttempts adwId={adwId} phaseId={p.id} events={detail.events} />
       {p.kind === "agent" || attempts.length > 0 ? (
         <>
           <h2>Usage and context</h2>
