@@ -209,6 +209,28 @@ export interface RuntimeDoctorRequest {
   cwd: string;
 }
 
+/** What `checkModel` is asked: one model an agent names (its `model`, or a rung of its `models`). */
+export interface ModelCheckRequest {
+  /** Never empty: an agent without a model has nothing to check. */
+  model: string;
+  /** The agent's `command`, for runtimes that find their CLI (and its catalog) through it. */
+  command?: string[] | undefined;
+  /** The agent's own `env` (the runtime adds the process's environment, as a send does). */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/**
+ * What a runtime can say about a model without running its CLI or asking a provider: `known`, `unknown`
+ * (`error` is one line naming the model, the same one its first send would fail with), or `unsure`
+ * (its catalog could not be read, or its CLI sends any name to an endpoint that may serve it): the
+ * first send then decides, as without the check.
+ */
+export type ModelCheck =
+  | { status: "known" }
+  | { status: "unknown"; error: string }
+  | { status: "unsure"; detail: string };
+
 /**
  * A coding-agent runtime. Contract: `send` never throws for anything the agent or its process does;
  * failures, timeouts and aborts come back as `{ ok: false, errorKind, error }`, after the whole
@@ -244,4 +266,11 @@ export interface Runtime {
    * recoverable. Never throws.
    */
   recordedSends?(lines: readonly string[]): RecordedSend[];
+  /**
+   * Optional: whether the runtime can run `model`, from what it can read offline (its CLI's or
+   * library's model catalog, the user's model config), as its `send` would decide before starting the
+   * CLI. Checked for every `model` and `models` entry before a run starts (docs/reliability.md). Never
+   * throws; never spawns a model request. A runtime that cannot tell leaves it out (exec).
+   */
+  checkModel?(request: ModelCheckRequest): Promise<ModelCheck>;
 }

@@ -1,8 +1,9 @@
 import path from "node:path";
 import type { Command } from "commander";
+import { checkConfigModels } from "../../config/model-check.js";
 import type { RuntimeCheck } from "../../runtimes/runtime.js";
 import { jsonTerminalSafe, terminalSafe } from "../../util/terminal-text.js";
-import { loadConfig } from "../builtin-plugins.js";
+import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { configOption, cwdOption } from "../cli-options.js";
 import { paint } from "../format.js";
 import { reportError } from "../report-error.js";
@@ -114,7 +115,8 @@ function printSections(out: NodeJS.WriteStream, configLine: string, sections: re
 /**
  * `sssf doctor`: for every agent, its runtime's checks (binary and version, model, API-key variable
  * names — never values), its prompts; then the quality suites (found, or run once with
- * `--run-suites`). Exit 1 when a check fails; a broken config is exit 2 as everywhere. `--json`
+ * `--run-suites`). Exit 1 when a check fails; a broken config is exit 2 as everywhere, and so is a
+ * `model`, `models` rung or fallback model its runtime says does not exist (`checkConfigModels`). `--json`
  * prints one `DoctorJson` object (or the error) on stdout instead.
  */
 export async function doctorCommand(options: DoctorCommandOptions): Promise<number> {
@@ -122,6 +124,8 @@ export async function doctorCommand(options: DoctorCommandOptions): Promise<numb
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
+    // A model no runtime of the roster can run is a config error (exit 2), as in sssf run.
+    await checkConfigModels(config, runtimes);
     const sections = await Promise.all(config.agents.map((agent) => agentSection(config, agent)));
     const quality = await qualitySection(config, options.runSuites === true);
     if (quality) sections.push(quality);

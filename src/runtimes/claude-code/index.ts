@@ -8,7 +8,14 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "../../util/find-executable.js";
-import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "../runtime.js";
+import type {
+  AgentSendObserver,
+  AgentSendRequest,
+  AgentSendResult,
+  ModelCheck,
+  ModelCheckRequest,
+  Runtime,
+} from "../runtime.js";
 import { noteToObserver, refuseSend, runCliSend } from "../send-loop/cli-runtime.js";
 import { CLAUDE_PACKAGE, claudeArgs, claudeCommand, claudeEnv, validateClaudeCodeSettings } from "./args.js";
 import { doctorClaudeCode } from "./doctor.js";
@@ -146,6 +153,19 @@ async function sendClaudeCode(
 }
 
 /**
+ * `checkModel`: claude sends any model name to its endpoint (a gateway may serve it), so only a name
+ * that cannot be a model name is unknown; any other is for the endpoint to judge at the first send.
+ */
+async function checkClaudeModel(request: ModelCheckRequest): Promise<ModelCheck> {
+  const problem = validateClaudeCodeSettings({ model: request.model, tools: [] }).find(
+    (p) => p.kind === "model_unknown",
+  );
+  return problem === undefined
+    ? { status: "unsure", detail: "claude passes the name to its endpoint, which decides" }
+    : { status: "unknown", error: problem.message };
+}
+
+/**
  * Runtime `claude_code`. Contract: `send` never throws; every failure is `{ ok: false, errorKind,
  * error }`, decided from the stream's `result` line (`is_error`) as well as the exit code.
  */
@@ -154,5 +174,6 @@ export const claudeCodeRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendClaudeCode,
   doctor: doctorClaudeCode,
+  checkModel: checkClaudeModel,
   statePaths: claudeStatePaths,
 };

@@ -18,6 +18,7 @@ import { CODEX_ENV } from "./args.js";
 import { codexHome } from "./config.js";
 import { doctorCodex } from "./doctor.js";
 import { createCodexParser } from "./events.js";
+import { checkCodexModel } from "./model-check.js";
 import { codexNativeReply } from "./output-schema.js";
 import { prepareCodexSend } from "./prepare.js";
 import { rolloutContextTokens } from "./rollout.js";
@@ -151,5 +152,6 @@ export const codexRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendCodex,
   doctor: doctorCodex,
+  checkModel: checkCodexModel,
   statePaths: (env) => ({ folders: [codexHome(env)] }),
 };

@@ -15,6 +15,8 @@ import {
   type AgentSendRequest,
   type AgentSendResult,
   emptyUsage,
+  type ModelCheck,
+  type ModelCheckRequest,
   type Runtime,
   type SendErrorKind,
 } from "../runtime.js";
@@ -176,11 +178,25 @@ async function sendGemini(request: AgentSendRequest, observer: AgentSendObserver
   }
 }
 
+/** `checkModel`: the agent's model against the installed gemini-cli's catalog and the user's settings. */
+async function checkGeminiModel(request: ModelCheckRequest): Promise<ModelCheck> {
+  try {
+    const env: GeminiEnv = { ...process.env, ...request.env };
+    const pkg = locateGeminiPackage(geminiCommand(request), request.cwd, env);
+    const resolved = resolveGeminiModel(request.model, pkg, env, request.cwd);
+    if (!resolved.ok) return { status: "unknown", error: resolved.message };
+    return resolved.note === undefined ? { status: "known" } : { status: "unsure", detail: resolved.note };
+  } catch (error) {
+    return { status: "unsure", detail: (error as Error).message };
+  }
+}
+
 /** Runtime `gemini`. Contract: `send` never throws; every failure is `{ ok: false, errorKind, error }`. */
 export const geminiRuntime: Runtime = {
   id: "gemini",
   specVersion: "sssf-runtime/1",
   send: sendGemini,
   doctor: doctorGemini,
+  checkModel: checkGeminiModel,
   statePaths: (env) => ({ folders: [geminiUserDir(env)] }),
 };

@@ -7,7 +7,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "../../util/find-executable.js";
-import type { AgentSendObserver, AgentSendRequest, AgentSendResult, Runtime } from "../runtime.js";
+import type {
+  AgentSendObserver,
+  AgentSendRequest,
+  AgentSendResult,
+  ModelCheck,
+  ModelCheckRequest,
+  Runtime,
+} from "../runtime.js";
 import { noteToObserver, refuseSend, runCliSend } from "../send-loop/cli-runtime.js";
 import {
   OPENCODE_ENV,
@@ -115,6 +122,24 @@ async function sendOpencode(
   return { ...result, nativeSessionId };
 }
 
+/** `checkModel`: the agent's model against opencode's config files and catalog, as a send resolves it. */
+async function checkOpencodeModel(request: ModelCheckRequest): Promise<ModelCheck> {
+  try {
+    const command = opencodeCommand(request.command);
+    const env = { ...process.env, ...request.env };
+    const config = readOpencodeConfig(request.cwd, env);
+    const binary = findExecutable(command[0] ?? LABEL, { cwd: request.cwd, env });
+    const resolved = resolveOpencodeModel(
+      request.model,
+      loadOpencodeModelSources(request.cwd, env, binary, config),
+    );
+    if (!resolved.ok) return { status: "unknown", error: resolved.error };
+    return resolved.verified ? { status: "known" } : { status: "unsure", detail: resolved.source };
+  } catch (error) {
+    return { status: "unsure", detail: (error as Error).message };
+  }
+}
+
 /**
  * Runtime `opencode`. Contract: `send` never throws; every failure is `{ ok: false, errorKind, error }`,
  * decided from the event stream's `error` events as well as the exit.
@@ -124,5 +149,6 @@ export const opencodeRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendOpencode,
   doctor: doctorOpencode,
+  checkModel: checkOpencodeModel,
   statePaths: opencodeStatePaths,
 };

@@ -11,6 +11,7 @@ import { PI_ENV, piArgs, piToolArgs } from "./args.js";
 import { doctorPi } from "./doctor.js";
 import { createPiStreamParser } from "./events.js";
 import { locatePi, PI_PACKAGE, type PiInstall, piCommand } from "./install.js";
+import { checkPiModel } from "./model-check.js";
 import { resolvePiModel } from "./model-resolve.js";
 import { loadPiModelCatalog, piAgentDir } from "./models.js";
 import { planPiSession } from "./session.js";
@@ -109,5 +110,6 @@ export const piRuntime: Runtime = {
   specVersion: "sssf-runtime/1",
   send: sendPi,
   doctor: doctorPi,
+  checkModel: checkPiModel,
   statePaths: (env) => ({ folders: [piAgentDir(env)] }),
 };
