@@ -307,6 +307,14 @@ export function describeRuntimeContract<W extends ContractScene>(world: RuntimeC
         expect(sent.observer.pids).toEqual([]);
         expect(scene.server.requests()).toEqual([]);
         expect(scene.server.egress()).toEqual([]);
+        // A runtime that can tell before any send says the same of the model (sssf run's config check).
+        if (runtime.checkModel !== undefined) {
+          const { command, env, cwd } = sent.request;
+          const checked = await runtime.checkModel({ model, command, env: env ?? {}, cwd });
+          expect(checked).toMatchObject({ status: "unknown" });
+          if (checked.status === "unknown") expect(sent.result.error).toContain(checked.error);
+          expect(scene.server.requests()).toEqual([]);
+        }
         await world.unknownModel.expect?.(scene, sent);
       },
     );
