@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Workflow } from "../api/run-api.js";
 import { type AgentConfig, findAgent, type SssfConfig } from "../config/config-types.js";
+import { modelProblems } from "../config/model-check.js";
+import { ConfigError } from "../errors/config-error.js";
 import { RunRefusedError } from "../errors/run-refused-error.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -31,7 +33,13 @@ export async function checkRunRequest(options: RunRequest): Promise<(agent: Agen
     problems.push(new UsageError("the prompt is empty: pass a request or a prompt file"));
   const resolveRuntime = await resolveRuntimes(options, problems);
   problems.push(...suiteProblems(options.workflow, options.config));
-  problems.push(...sandboxProblems(agentsNeeded(options, []), options.config));
+  const needed = agentsNeeded(options, []);
+  problems.push(...sandboxProblems(needed, options.config));
+  // A model of the roster its runtime says it cannot run (a ladder's later rung too), as a config
+  // error is: refused before any agent starts, whichever agents this run needs.
+  const registry = options.runtimes ? options.registry.with(options.runtimes) : options.registry;
+  const models = await modelProblems(options.config, registry);
+  if (models.length > 0) problems.push(new ConfigError(options.config.file ?? "(built-in defaults)", models));
   if (problems.length === 1) throw problems[0];
   if (problems.length > 1) throw new RunRefusedError(problems);
   return resolveRuntime;

@@ -138,10 +138,13 @@ describe("runtimes that cannot tell", () => {
 });
 
 /** `sssf doctor` through the built CLI, with an empty HOME. */
-async function doctor(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+const doctor = () => sssf(["doctor"]);
+
+/** `sssf <args>` through the built CLI, with an empty HOME. */
+async function sssf(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const home = mkdtempSync(path.join(tmpdir(), "sssf-model-check-home-"));
   try {
-    const child = spawn(process.execPath, [cliPath, "doctor"], {
+    const child = spawn(process.execPath, [cliPath, ...args], {
       cwd: repo.root,
       env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -177,5 +180,21 @@ describe("sssf doctor checks every model before anything starts", () => {
     expect(result.stdout).toContain("model");
     expect(result.stdout).toContain("local/cheap");
     expect(existsSync(marker)).toBe(true);
+  });
+});
+
+describe("sssf run checks the models of the agents it needs before anything starts", () => {
+  it("refuses a ladder naming an unknown pi model: one line naming the field, exit 2, pi never started", {
+    timeout: 60_000,
+  }, async () => {
+    roster([{ name: "builder", extra: { models: ["local/cheap", "local/no-such-model"] } }]);
+    const result = await sssf(["run", "prompt", "add a line", "--agent", "builder"]);
+    expect(result.code, result.stderr).toBe(2);
+    const problems = result.stderr.split("\n").filter((line) => line.startsWith("  "));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^ {2}agents\[1\]\.models\[1\]: agent builder: pi has no model "local\/no-such-model"/,
+    );
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { checkConfigModels } from "../../config/model-check.js";
 import { readResumePlan } from "../../engine/durable/resume-plan.js";
 import { runWorkflow } from "../../engine/run-workflow.js";
 import { UsageError } from "../../errors/usage-error.js";
@@ -68,8 +67,6 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
     });
     interrupted = interrupt.received;
     try {
-      // Every model the roster names, as its runtime sees it (the fake's world included): exit 2 before any agent starts.
-      await checkConfigModels(config, runtimes);
       const outcome = await runWorkflow({
         workflow,
         registry: runtimes,
