@@ -147,13 +147,19 @@ export function sendAttributes(event: EventRow, codingAgent: string | undefined)
   });
 }
 
+/** The tool a `tool_call` event ran (`payload.tool`; its `name` is a display line like `bash: ls`). */
+export function toolOf(event: EventRow): string {
+  return stringOf(payloadOf(event).tool) ?? event.name;
+}
+
 /** One tool call of a send. */
 export function toolAttributes(event: EventRow): Attributes {
   const payload = payloadOf(event);
   return cleanAttributes({
     ...eventBase(event),
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
-    [ATTR_GEN_AI_TOOL_NAME]: event.name,
+    [ATTR_GEN_AI_TOOL_NAME]: toolOf(event),
+    "sssf.tool.title": event.name,
     [ATTR_GEN_AI_AGENT_NAME]: event.agent,
     [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: payload.args === undefined ? undefined : JSON.stringify(payload.args),
     "sssf.tool.ok": event.ok === null ? undefined : event.ok === 1,

@@ -22,6 +22,7 @@ import {
   suiteAttributes,
   suiteOf,
   toolAttributes,
+  toolOf,
 } from "./span-attributes.js";
 
 const timeOf = (iso: string): number => Date.parse(iso);
@@ -174,7 +175,7 @@ export class SpanBuilder {
         return;
       case "tool_call":
         this.#closed(
-          `execute_tool ${row.name}`,
+          `execute_tool ${toolOf(row)}`,
           startMs,
           endMs,
           this.#parent(row.parent_id, row.phase_id, row.adw_id),
