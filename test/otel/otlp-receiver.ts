@@ -43,7 +43,7 @@ interface OtlpRequest {
   }[];
 }
 
-function valueOf(value: OtlpValue): string | number | boolean {
+function decodeValue(value: OtlpValue): string | number | boolean {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
@@ -52,7 +52,7 @@ function valueOf(value: OtlpValue): string | number | boolean {
 }
 
 function attributesOf(list: OtlpKeyValue[] | undefined): Record<string, string | number | boolean> {
-  return Object.fromEntries((list ?? []).map((entry) => [entry.key, valueOf(entry.value)]));
+  return Object.fromEntries((list ?? []).map((entry) => [entry.key, decodeValue(entry.value)]));
 }
 
 const msOf = (nanos: string | number): number => Number(BigInt(nanos) / 1_000_000n);
