@@ -91,8 +91,9 @@ export function openSpanExport(target: OtlpTarget, warn: (line: string) => void)
         try {
           await Promise.race([provider.shutdown(), timeout]);
         } catch (error) {
+          // The failed export that made the shutdown fail was told already.
+          if (!state.failed) warn(`sssf: warning: OpenTelemetry export failed: ${(error as Error).message}`);
           state.failed = true;
-          warn(`sssf: warning: OpenTelemetry export failed: ${(error as Error).message}`);
         } finally {
           clearTimeout(timer);
         }
