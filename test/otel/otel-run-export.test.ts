@@ -1,6 +1,9 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow, GateResultRow } from "../../src/trace/events.js";
-import { adwIdFrom, Sandbox } from "../helpers/sandbox.js";
+import { adwIdFrom, collect, Sandbox } from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait.js";
 import {
   BUILDER_USAGE,
   buildTestRepo,
@@ -201,5 +204,29 @@ describe("a run exported over OTLP/HTTP", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(receiver.spans.map((span) => span.name)).toContain("sssf.run");
     expect(receiver.requests[0]?.headers["x-team-token"]).toBe(PLANTED_SECRET);
+  }, 120_000);
+
+  it("SIGTERM during a send: the run still ends, and its spans leave before sssf exits", async () => {
+    sb.setup([{ name: "assistant", turns: [{ hang: true }] }]);
+    const child = sb.start(["run", "prompt", "hang around", "--adw-id", "0000e1a1"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    });
+    const done = collect(child);
+    const events = path.join(sb.sessionDir("0000e1a1"), "events.jsonl");
+    await waitFor(
+      () => existsSync(events) && readFileSync(events, "utf8").includes('"agent_start"'),
+      30_000,
+      "the send to start",
+    );
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(143);
+    const run = one(receiver.spans, "sssf.run");
+    expect(run.statusCode).toBe(2);
+    expect(run.attributes).toMatchObject({ "sssf.adw_id": "0000e1a1", "sssf.accepted": false });
+    expect(String(run.attributes["sssf.reason"])).toContain("SIGTERM");
+    const send = one(receiver.spans, "invoke_agent assistant");
+    expect(send.statusCode).toBe(2);
+    expect(one(receiver.spans, "sssf.phase prompt").parentSpanId).toBe(run.spanId);
   }, 120_000);
 });
