@@ -252,6 +252,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   // problems still come first.
   const planning = minted === undefined ? null : planWorkspace({ ...wantedFor(minted), existing: undefined });
   planning?.catch(() => undefined); // awaited below
+  // The OpenTelemetry packages (~0.4 s) load while git plans the workspace; never rejects.
+  const exporting = openExport(otlp);
   const resolveRuntime = await checkRunRequest(options);
 
   const adwId = minted ?? checkAdwId(options.adwId as string);
@@ -272,7 +274,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     // steps up to `git worktree add` run, so git adds the worktree meanwhile instead of after it.
     if (minted !== undefined) await new Promise((resolve) => setImmediate(resolve));
     store = await openTraceStore(config.dbPath);
-    spans = await openExport(otlp);
+    spans = await exporting;
     const fenced = options.host?.fenced;
     tracer = new Tracer({
       store,
@@ -380,7 +382,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     try {
       await tracer?.close();
     } finally {
-      await spans?.shutdown();
+      await (spans ?? (await exporting))?.shutdown();
       await store?.close();
       releaseLock();
     }
