@@ -17,11 +17,18 @@ import { SpanBuilder } from "./span-builder.js";
 const EXPORT_TIMEOUT_MS = 5000;
 /** How long the end of a run waits for the last spans to leave. */
 const SHUTDOWN_TIMEOUT_MS = 8000;
+/**
+ * Spans waiting to leave before new ones are dropped: a batch leaves as soon as 512 wait, but a slow
+ * collector falls behind an agent flooding tool calls, and the SDK's default of 2048 would drop some.
+ */
+const MAX_QUEUED_SPANS = 16_384;
 
 /** A run's (or a `db export`'s) spans on their way out. */
 export interface SpanExport {
   /** Records in the order they were written; spans leave in batches. Never throws. */
   consume(records: readonly TraceRecord[]): void;
+  /** Sends every span ended so far (`sssf db export` between runs). Never rejects. */
+  flush(): Promise<void>;
   /** Ends what is open, sends what is left, and closes; resolves with the spans ended. Never rejects. */
   shutdown(): Promise<{ spans: number; failed: boolean }>;
 }
@@ -65,7 +72,13 @@ export function openSpanExport(target: OtlpTarget, warn: (line: string) => void)
       [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || "sssf",
       [ATTR_SERVICE_VERSION]: packageVersion(),
     }),
-    spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+        maxQueueSize: MAX_QUEUED_SPANS,
+      }),
+    ],
   });
   const builder = new SpanBuilder(provider.getTracer("sssf", packageVersion()));
   let closing: Promise<{ spans: number; failed: boolean }> | null = null;
@@ -78,6 +91,13 @@ export function openSpanExport(target: OtlpTarget, warn: (line: string) => void)
         // A mapping bug must not reach the tracer: the run goes on, its spans stop here.
         warn(`sssf: warning: OpenTelemetry export stopped: ${(error as Error).message}`);
         closing = Promise.resolve({ spans: builder.spans, failed: true });
+      }
+    },
+    async flush() {
+      try {
+        await provider.forceFlush();
+      } catch {
+        // A failed export was told by the exporter's wrapper; the spans after it still go.
       }
     },
     shutdown() {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventRow, GateResultRow } from "../../src/trace/events.js";
-import { adwIdFrom, collect, Sandbox } from "../helpers/sandbox.js";
+import { adwIdFrom, collect, envelopeJson, Sandbox } from "../helpers/sandbox.js";
 import { waitFor } from "../helpers/wait.js";
 import {
   BUILDER_USAGE,
@@ -228,5 +228,34 @@ describe("a run exported over OTLP/HTTP", () => {
     const send = one(receiver.spans, "invoke_agent assistant");
     expect(send.statusCode).toBe(2);
     expect(one(receiver.spans, "sssf.phase prompt").parentSpanId).toBe(run.spanId);
+  }, 120_000);
+
+  it("an agent flooding tool calls: every call is a span, none dropped", async () => {
+    const calls = 3000;
+    sb.setup([
+      {
+        name: "assistant",
+        turns: [
+          {
+            tool_calls: Array.from({ length: calls }, (_, i) => ({
+              tool: "read",
+              args: { path: `f${i}.md` },
+              result: "x",
+              duration_ms: 0,
+            })),
+            reply: envelopeJson({ summary: "read them all" }),
+          },
+        ],
+      },
+    ]);
+    const result = await sb.run(["run", "prompt", "read everything"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const send = one(receiver.spans, "invoke_agent assistant");
+    const tools = receiver.spans.filter((span) => span.name === "execute_tool read");
+    expect(tools).toHaveLength(calls);
+    expect(tools.every((span) => span.parentSpanId === send.spanId)).toBe(true);
+    expect(new Set(tools.map((span) => span.attributes["gen_ai.tool.call.arguments"])).size).toBe(calls);
   }, 120_000);
 });

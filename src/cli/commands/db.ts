@@ -164,7 +164,11 @@ export async function dbExportCommand(
       );
     const spans = await openExport(target, warnOnStderr);
     if (spans === undefined) return 1;
-    for (const run of runs) spans.consume(run.records ?? []);
+    // One run at a time out of the queue: a long export never fills it.
+    for (const run of runs) {
+      spans.consume(run.records ?? []);
+      await spans.flush();
+    }
     const result = await spans.shutdown();
     const line = `${result.failed ? "could not export" : "exported"} ${result.spans} span(s) of ${runs.length} run(s) (${adwIds.join(", ")}) to ${target.url}`;
     process.stdout.write(`${terminalSafe(line)}\n`);
