@@ -12,8 +12,9 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // Loaded at run time from node_modules: tsx (it registers loader hooks by URL), the Restate SDK (only
-// `sssf worker` needs it) and jsonrepair (only for a reply that needs repairing).
-const EXTERNAL = ["tsx", "tsx/*", "@restatedev/restate-sdk", "jsonrepair"];
+// `sssf worker` needs it), jsonrepair (only for a reply that needs repairing) and OpenTelemetry (only when
+// an OTLP endpoint is set).
+const EXTERNAL = ["tsx", "tsx/*", "@restatedev/restate-sdk", "jsonrepair", "@opentelemetry/*"];
 
 // CommonJS dependencies call require() for Node's built-ins; an ES bundle has none.
 const ESM_BANNER = `import { createRequire as __sssfCreateRequire } from "node:module";

@@ -344,6 +344,14 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
     prices: modelPrices(wire.prices),
     quality,
     merge: { strategy: wire.merge.strategy },
+    ...(wire.observability.otlp === undefined
+      ? {}
+      : {
+          otlp: {
+            endpoint: wire.observability.otlp.endpoint,
+            headers: { ...wire.observability.otlp.headers },
+          },
+        }),
     engine: {
       restate: {
         ingress: wire.engine.restate.ingress ?? null,

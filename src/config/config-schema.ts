@@ -8,6 +8,7 @@ import { THINKING_LEVELS } from "../runtimes/runtime.js";
 import { TOOL_NAMES, type ToolName } from "../runtimes/tool-names.js";
 import { describeValue } from "../util/zod-issues.js";
 import { engineSectionSchema, traceSectionSchema } from "./cluster-schema.js";
+import { otlpSectionSchema } from "./otlp-schema.js";
 import { suiteReportSchema } from "./report-schema.js";
 
 /** Where `sssf` looks for the roster, relative to the repo root. */
@@ -297,6 +298,7 @@ function buildConfigWireSchema() {
             .min(1)
             .optional()
             .describe("Trace database; default <data_dir>/sssf.db (the SSSF_DB environment variable wins)."),
+          otlp: otlpSectionSchema(),
         })
         .strict()
         .prefault({}),

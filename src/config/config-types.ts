@@ -118,8 +118,19 @@ export interface SssfConfig {
    */
   prices?: Record<string, ModelPrice> | undefined;
   quality: Record<string, QualitySuiteConfig>;
+  /**
+   * `observability.otlp:` — where each run's OpenTelemetry spans go (docs/observability.md); the
+   * `OTEL_EXPORTER_OTLP_*` environment variables win over it. Absent or null: the file says nothing.
+   */
+  otlp?: OtlpConfig | null;
   /** `merge:` — how `sssf merge` lands a run's branch. Absent: `ff`. */
   merge?: { strategy: MergeStrategy };
+}
+
+/** `observability.otlp` in code form: the endpoint as written, and the headers sent with every export. */
+export interface OtlpConfig {
+  endpoint: string;
+  headers: Record<string, string>;
 }
 
 /** `merge.strategy`: fast-forward only, or a merge commit when the base moved. */

@@ -6,6 +6,7 @@ import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { openExport, otlpTarget, type SpanExport } from "../otel/open-export.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import { checkAdwId, mintAdwId } from "../session/adw-id.js";
 import { AgentSessions } from "../session/agent-session.js";
@@ -235,6 +236,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   const { config } = options;
   // From here on, the secret-named values of the agents' and suites' env are redacted wherever text is kept.
   for (const { env } of [...config.agents, ...Object.values(config.quality)]) registerSecretEnv(env);
+  // A bad OTLP endpoint is refused before anything exists (docs/observability.md).
+  const otlp = otlpTarget(config.otlp);
   const minted = options.adwId === undefined ? mintAdwId() : undefined;
   const wantedFor = (adwId: string) => ({
     config,
@@ -249,6 +252,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   // problems still come first.
   const planning = minted === undefined ? null : planWorkspace({ ...wantedFor(minted), existing: undefined });
   planning?.catch(() => undefined); // awaited below
+  // The OpenTelemetry packages (~0.4 s) load while git plans the workspace; never rejects.
+  const exporting = openExport(otlp);
   const resolveRuntime = await checkRunRequest(options);
 
   const adwId = minted ?? checkAdwId(options.adwId as string);
@@ -263,15 +268,18 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
   const opening = new WorkspaceOpening(plan, minted !== undefined);
   let store: TraceStore | undefined;
   let tracer: Tracer | undefined;
+  let spans: SpanExport | undefined;
   try {
     // Opening the trace holds the thread (the driver loads, the file opens): first let the opening's
     // steps up to `git worktree add` run, so git adds the worktree meanwhile instead of after it.
     if (minted !== undefined) await new Promise((resolve) => setImmediate(resolve));
     store = await openTraceStore(config.dbPath);
+    spans = await exporting;
     const fenced = options.host?.fenced;
     tracer = new Tracer({
       store,
       eventsFile: dirs.eventsFile,
+      onAppended: spans?.consume,
       ...(fenced === undefined
         ? {}
         : { fence: { adwId, owner: { host: hostname(), pid: process.pid }, onFenced: fenced } }),
@@ -374,6 +382,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
     try {
       await tracer?.close();
     } finally {
+      await (spans ?? (await exporting))?.shutdown();
       await store?.close();
       releaseLock();
     }

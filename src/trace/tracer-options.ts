@@ -23,6 +23,11 @@ export interface TracerOptions {
    * agent's pipe is read that much less often; larger batches made the flood slower and its memory higher.
    */
   maxBatch?: number;
+  /**
+   * Called with each batch of records (redacted) once it is in the events file, in order: a consumer
+   * mirroring the trace elsewhere (the OpenTelemetry export, src/otel/). What it throws is ignored.
+   */
+  onAppended?: (records: readonly TraceRecord[]) => void;
   /** Called after each committed transaction with its records (for latency measurements). */
   onCommit?: (records: readonly TraceRecord[]) => void;
   /**

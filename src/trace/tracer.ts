@@ -50,6 +50,7 @@ export class Tracer {
   readonly #storeIntervalMs: number;
   readonly #maxBatch: number;
   readonly #onCommit: ((records: readonly TraceRecord[]) => void) | undefined;
+  readonly #onAppended: ((records: readonly TraceRecord[]) => void) | undefined;
   readonly #counters = { records: 0, batches: 0, maxBatchMs: 0 };
   readonly #file: EventsFile;
   readonly #store: TraceStore;
@@ -75,6 +76,7 @@ export class Tracer {
     this.#flushIntervalMs = options.flushIntervalMs ?? 10;
     this.#maxBatch = Math.max(1, options.maxBatch ?? 1000);
     this.#onCommit = options.onCommit;
+    this.#onAppended = options.onAppended;
     this.#store = options.store;
     this.#storeIntervalMs =
       options.storeIntervalMs ??
@@ -260,6 +262,13 @@ export class Tracer {
     const queued = this.#queue;
     this.#queue = [];
     const { records } = this.#file.append(queued);
+    if (records.length > 0 && this.#onAppended !== undefined) {
+      try {
+        this.#onAppended(records);
+      } catch {
+        // A consumer's failure is its own: the trace goes on.
+      }
+    }
     if (this.#fenced || records.length === 0) return;
     if (this.#pendingDb.length === 0) this.#pendingDb = records;
     else for (const record of records) this.#pendingDb.push(record);

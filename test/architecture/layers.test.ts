@@ -72,6 +72,7 @@ const RANKS: Record<string, number> = {
   runtimes: 3,
   config: 4,
   code: 5,
+  otel: 5,
   gates: 6,
   envelope: 7,
   api: 8,

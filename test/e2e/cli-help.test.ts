@@ -77,7 +77,7 @@ describe("sssf completion", () => {
     writeFileSync(path.join(sb.dir, "adws/adw_build_docs.ts"), "export default {};\n");
     expect(complete(["sssf", "run", "bu"])).toEqual(["build", "build-docs", "build-review", "build-test"]);
     expect(complete(["sssf", "doctor", "--r"])).toEqual(["--run-suites"]);
-    expect(complete(["sssf", "db", ""])).toEqual(["rebuild", "load", "--help", "-h"]);
+    expect(complete(["sssf", "db", ""])).toEqual(["rebuild", "load", "export", "--help", "-h"]);
     expect(complete(["sssf", "run", "--agent", "x", "pl"])).toEqual([
       "plan",
       "plan-build",

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import type { OtlpConfig } from "../../config/config-types.js";
 import { UsageError } from "../../errors/usage-error.js";
 import type { Runtime } from "../../runtimes/runtime.js";
 import { liveSessions, lockedSessions } from "../../session/live-runs.js";
@@ -117,7 +118,67 @@ export async function dbLoadCommand(sessionsDir: string, options: ReadOptions): 
   }
 }
 
-/** `sssf db rebuild` and `sssf db load`. */
+/** `observability.otlp` of the config (`--config`, or the repository's when there is one), else null. */
+async function configuredOtlp(options: ReadOptions): Promise<OtlpConfig | null> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  if (!options.config && !existsSync(path.join(cwd, "adws/adw_sssf_config/sssf.config.yaml"))) return null;
+  const { loadConfig } = await import("../builtin-plugins.js");
+  return loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) }).otlp ?? null;
+}
+
+/**
+ * `sssf db export --otlp <adw_id>…`: stored runs (SQLite or PostgreSQL) sent to the OTLP endpoint as
+ * the spans their live export sends (docs/observability.md). Exit 1 when an export failed.
+ */
+export async function dbExportCommand(
+  adwIds: string[],
+  options: ReadOptions & { otlp?: boolean },
+): Promise<number> {
+  try {
+    if (options.otlp !== true)
+      throw new UsageError(
+        "sssf db export: name the format: --otlp (OpenTelemetry over OTLP/HTTP)",
+        "--otlp",
+      );
+    const { otlpTarget, openExport, warnOnStderr } = await import("../../otel/open-export.js");
+    const target = otlpTarget(await configuredOtlp(options));
+    if (target === null)
+      throw new UsageError(
+        "sssf db export --otlp: no endpoint; set OTEL_EXPORTER_OTLP_ENDPOINT (http://localhost:4318) or observability.otlp.endpoint in the config",
+        "--otlp",
+      );
+    const { dbPath } = await tracePaths(options);
+    const { storedRunRecords } = await import("../../otel/stored-run.js");
+    const db = await openTraceStore(dbPath, { readonly: true });
+    const runs: { adwId: string; records: Awaited<ReturnType<typeof storedRunRecords>> }[] = [];
+    try {
+      for (const adwId of adwIds) runs.push({ adwId, records: await storedRunRecords(db, adwId) });
+    } finally {
+      await db.close();
+    }
+    const missing = runs.filter((run) => run.records === null).map((run) => run.adwId);
+    if (missing.length > 0)
+      throw new UsageError(
+        `sssf db export: no run ${missing.join(", ")} in ${displayTraceLocation(dbPath)} (sssf ls lists the runs)`,
+        "<adw_id>",
+      );
+    const spans = await openExport(target, warnOnStderr);
+    if (spans === undefined) return 1;
+    // One run at a time out of the queue: a long export never fills it.
+    for (const run of runs) {
+      spans.consume(run.records ?? []);
+      await spans.flush();
+    }
+    const result = await spans.shutdown();
+    const line = `${result.failed ? "could not export" : "exported"} ${result.spans} span(s) of ${runs.length} run(s) (${adwIds.join(", ")}) to ${target.url}`;
+    process.stdout.write(`${terminalSafe(line)}\n`);
+    return result.failed ? 1 : 0;
+  } catch (error) {
+    return reportError(error, process.argv.includes("--verbose"));
+  }
+}
+
+/** `sssf db rebuild`, `sssf db load` and `sssf db export`. */
 export function registerDb(program: Command): void {
   const db = program.command("db").description("trace database maintenance");
   db.command("rebuild")
@@ -138,5 +199,17 @@ export function registerDb(program: Command): void {
     .addOption(cwdOption())
     .action(async (sessionsDir: string, options) => {
       process.exitCode = await dbLoadCommand(sessionsDir, options);
+    });
+  db.command("export")
+    .description(
+      "send stored runs to an observability stack: --otlp, OpenTelemetry spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT or observability.otlp (docs/observability.md)",
+    )
+    .argument("<adw_id...>", "the runs to export")
+    .option("--otlp", "as OpenTelemetry spans over OTLP/HTTP (JSON)")
+    .addOption(dbOption())
+    .addOption(configOption())
+    .addOption(cwdOption())
+    .action(async (adwIds: string[], options) => {
+      process.exitCode = await dbExportCommand(adwIds, options);
     });
 }
