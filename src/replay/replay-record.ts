@@ -1,0 +1,171 @@
+/**
+ * The stored run a replay answers from (docs/replay.md): its session row, its phases by position, each
+ * agent phase's replies in send order and each code phase's journaled step results. Read-only.
+ */
+
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { buildJournal, type StartStep } from "../engine/durable/step-journal.js";
+import type { EnvelopeRow, GateResultRow, PhaseRow, SessionRow, StepRow } from "../trace/events.js";
+import type { TraceSql } from "../trace/store.js";
+import { getSession, listEnvelopes, listGateResults, listPhases, listSteps } from "../trace/store-queries.js";
+
+/** One recorded send's outcome: what the engine decided about the reply. */
+export interface RecordedAttempt {
+  attempt: number;
+  agent: string;
+  reason: EnvelopeRow["reason"];
+  rawText: string;
+  valid: boolean;
+  status: string | null;
+  accepted: boolean;
+  /** Schema or section problems of an invalid reply. */
+  problems: string[];
+  /** Gate violations as `gate: violation`, empty when every gate passed (or none ran). */
+  violations: string[];
+  gatesOk: boolean;
+}
+
+/** One phase of the record, at its position in the run. */
+export interface RecordedPhase {
+  position: number;
+  row: PhaseRow;
+  /** Agent phases: every envelope attempt, in order; code phases: none. */
+  attempts: RecordedAttempt[];
+  /** Journaled step results by `<op>#<n>` (suites, commits, captured diffs, answers). */
+  steps: Map<string, unknown>;
+}
+
+export interface RecordedRun {
+  session: SessionRow;
+  /** The session's folder of the original (read only, never written). */
+  sessionDir: string;
+  start: StartStep | null;
+  /** True when the session has a step journal (a trace written by sssf with `sssf resume`). */
+  journaled: boolean;
+  phases: Map<number, RecordedPhase>;
+  /** What is missing from the record without stopping the replay (a missing `raw_output.jsonl`). */
+  notes: string[];
+}
+
+function parseList(json: string): string[] {
+  try {
+    const value = JSON.parse(json) as unknown;
+    return Array.isArray(value)
+      ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The attempts of one phase, with their gates' verdicts. */
+export function recordedAttempts(envelopes: EnvelopeRow[], gates: GateResultRow[]): RecordedAttempt[] {
+  return [...envelopes]
+    .sort((a, b) => a.attempt - b.attempt)
+    .map((row) => {
+      const mine = gates.filter((gate) => gate.envelope_id === row.id);
+      const violations = mine
+        .filter((gate) => gate.ok === 0)
+        .flatMap((gate) => parseList(gate.violations).map((v) => `${gate.gate}: ${v}`));
+      return {
+        attempt: row.attempt,
+        agent: row.agent,
+        reason: row.reason,
+        rawText: row.raw_text,
+        valid: row.valid === 1,
+        status: row.status,
+        accepted: row.accepted === 1,
+        problems: parseList(row.errors),
+        violations,
+        gatesOk: mine.every((gate) => gate.ok === 1),
+      };
+    });
+}
+
+/**
+ * Positions of the phases, as the run started them. The newest attempt's journal names most of them
+ * (a resumed run keeps its replayed rows); a phase it does not name (a failed phase, a trace older than
+ * the journal) takes the next free position by its number. Interrupted rows were re-run: left out.
+ */
+function positionsOf(phases: PhaseRow[], steps: StepRow[], attempt: number): Map<number, PhaseRow> {
+  const byId = new Map(phases.map((row) => [row.id, row]));
+  const placed = new Map<number, PhaseRow>();
+  for (const step of steps) {
+    const row = byId.get(step.phase_id);
+    if (step.attempt !== attempt || step.position <= 0 || row === undefined) continue;
+    if (!placed.has(step.position)) placed.set(step.position, row);
+  }
+  const used = new Set([...placed.values()].map((row) => row.id));
+  let position = 1;
+  for (const row of phases) {
+    if (used.has(row.id) || row.status === "interrupted") continue;
+    while (placed.has(position)) position++;
+    placed.set(position, row);
+  }
+  return placed;
+}
+
+/** The journaled results of one position's steps by `<op>#<n>`. */
+function stepResults(steps: StepRow[], attempt: number, position: number): Map<string, unknown> {
+  const results = new Map<string, unknown>();
+  for (const step of steps) {
+    if (step.attempt !== attempt || step.position !== position) continue;
+    const op = /\.([a-z]+#\d+)$/.exec(step.key)?.[1];
+    if (op === undefined) continue;
+    try {
+      results.set(op, JSON.parse(step.result_json) as unknown);
+    } catch {
+      // An unreadable result is a step not in the record: the replay stops there, saying so.
+    }
+  }
+  return results;
+}
+
+/** Reads the stored run `adwId`; undefined when the trace has no such session. */
+export async function readRecordedRun(
+  db: TraceSql,
+  adwId: string,
+  sessionsDir: string,
+): Promise<RecordedRun | undefined> {
+  const session = await getSession(db, adwId);
+  if (session === undefined) return undefined;
+  const [phases, steps, envelopes, gates] = await Promise.all([
+    listPhases(db, adwId),
+    listSteps(db, adwId),
+    listEnvelopes(db, adwId),
+    listGateResults(db, adwId),
+  ]);
+  const journal = buildJournal(steps, phases);
+  const sessionDir = path.join(sessionsDir, adwId);
+  const notes: string[] = [];
+  const recorded = new Map<number, RecordedPhase>();
+  for (const [position, row] of positionsOf(phases, steps, journal.attempt)) {
+    const attempts =
+      row.kind === "agent"
+        ? recordedAttempts(
+            envelopes.filter((e) => e.phase_id === row.id),
+            gates.filter((g) => g.phase_id === row.id),
+          )
+        : [];
+    recorded.set(position, { position, row, attempts, steps: stepResults(steps, journal.attempt, position) });
+  }
+  const agents = new Set(
+    envelopes
+      .filter((e) => phases.some((p) => p.id === e.phase_id && p.kind === "agent"))
+      .map((e) => e.agent),
+  );
+  for (const agent of [...agents].sort()) {
+    const file = path.join(sessionDir, agent, "raw_output.jsonl");
+    if (!existsSync(file))
+      notes.push(`${file} is missing: ${agent}'s replies are answered from the envelopes table alone`);
+  }
+  return {
+    session,
+    sessionDir,
+    start: journal.start,
+    journaled: journal.attempt > 0,
+    phases: recorded,
+    notes,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The runtime every agent of a replay uses: each send is answered with the recorded reply of the
+ * matching send (same phase position, same agent, same order within the phase, corrections included).
+ * No process starts; a send the record lacks stops the replay instead of inventing a reply.
+ */
+
+import {
+  type AgentSendRequest,
+  type AgentSendResult,
+  emptyUsage,
+  type Runtime,
+} from "../runtimes/runtime.js";
+import type { ReplayState } from "./replay-state.js";
+
+/** The runtime id every agent of a replay is switched to. */
+export const REPLAY_RUNTIME_ID = "sssf_replay";
+
+function refused(error: string): AgentSendResult {
+  return { ok: false, text: "", usage: emptyUsage(), contextTokens: null, errorKind: "aborted", error };
+}
+
+/** A runtime answering from `state.record`. */
+export function replayRuntime(state: ReplayState): Runtime {
+  return {
+    id: REPLAY_RUNTIME_ID,
+    specVersion: "sssf-runtime/1",
+    async send(request: AgentSendRequest, observer): Promise<AgentSendResult> {
+      const slot = state.slot.getStore();
+      if (slot === undefined) {
+        const why = `${request.agent}: a send outside any agent call has no recorded reply`;
+        state.stopAt({ position: 0, phase: "", agent: request.agent, send: null, why, notInRecord: true });
+        return refused(why);
+      }
+      const n = state.nextSend(slot.position, request.agent);
+      const phase = state.phaseAt(slot.position);
+      const mine = (phase?.attempts ?? []).filter((attempt) => attempt.agent === request.agent);
+      const reply = mine[n - 1];
+      if (reply === undefined) {
+        const why =
+          mine.length === 0
+            ? `not in the record: ${slot.phase} (position ${slot.position}) has no recorded send of ${request.agent}`
+            : `not in the record: ${slot.phase} (position ${slot.position}) recorded ${mine.length} send(s) of ${request.agent}; the current code asks for send ${n}`;
+        state.stopAt({
+          position: slot.position,
+          phase: slot.phase,
+          agent: request.agent,
+          send: n,
+          why,
+          notInRecord: true,
+        });
+        return refused(why);
+      }
+      observer.onText?.(reply.rawText);
+      return { ok: true, text: reply.rawText, usage: emptyUsage(), contextTokens: null };
+    },
+  };
+}
