@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { buildJournal, type StartStep } from "../engine/durable/step-journal.js";
+import type { SendErrorKind } from "../runtimes/runtime.js";
 import type { EnvelopeRow, GateResultRow, PhaseRow, SessionRow, StepRow } from "../trace/events.js";
 import type { TraceSql } from "../trace/store.js";
 import { getSession, listEnvelopes, listGateResults, listPhases, listSteps } from "../trace/store-queries.js";
@@ -24,6 +25,8 @@ export interface RecordedAttempt {
   /** Gate violations as `gate: violation`, empty when every gate passed (or none ran). */
   violations: string[];
   gatesOk: boolean;
+  /** The send itself failed (an exit, a timeout): the replay fails it the same way. */
+  failed?: { kind: SendErrorKind; error: string };
 }
 
 /** One phase of the record, at its position in the run. */
@@ -48,15 +51,21 @@ export interface RecordedRun {
   notes: string[];
 }
 
+/** A JSON list of problems or violations as lines: `{path, message}` reads `path: message`. */
 function parseList(json: string): string[] {
+  let value: unknown;
   try {
-    const value = JSON.parse(json) as unknown;
-    return Array.isArray(value)
-      ? value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
-      : [];
+    value = JSON.parse(json);
   } catch {
     return [];
   }
+  if (!Array.isArray(value)) return [];
+  return value.map((item: unknown) => {
+    if (typeof item === "string") return item;
+    const { path: at, message } = (item ?? {}) as { path?: unknown; message?: unknown };
+    if (typeof message !== "string") return JSON.stringify(item);
+    return typeof at === "string" && at !== "" ? `${at}: ${message}` : message;
+  });
 }
 
 /** The attempts of one phase, with their gates' verdicts. */
@@ -122,6 +131,19 @@ function stepResults(steps: StepRow[], attempt: number, position: number): Map<s
   return results;
 }
 
+/**
+ * A phase that failed on a send that failed (`agent X call failed (<kind>): …`, send-until-valid.ts)
+ * ends with that send's row: marked so the replay fails it the same way instead of parsing its text.
+ */
+function markFailedSend(row: PhaseRow, attempts: RecordedAttempt[]): void {
+  const kind = /call failed \(([a-z_]+)\)/.exec(row.error ?? "")?.[1] as SendErrorKind | undefined;
+  const last = attempts.at(-1);
+  if (kind === undefined || last === undefined || last.valid || row.status !== "fail") return;
+  // A limit waited out again would only wait: the replay fails the send outright.
+  const replayKind = kind === "rate_limited" || kind === "usage_limit" ? "agent_error" : kind;
+  last.failed = { kind: replayKind, error: last.problems[0] ?? "agent call failed" };
+}
+
 /** Reads the stored run `adwId`; undefined when the trace has no such session. */
 export async function readRecordedRun(
   db: TraceSql,
@@ -148,6 +170,7 @@ export async function readRecordedRun(
             gates.filter((g) => g.phase_id === row.id),
           )
         : [];
+    markFailedSend(row, attempts);
     recorded.set(position, { position, row, attempts, steps: stepResults(steps, journal.attempt, position) });
   }
   const agents = new Set(

@@ -50,6 +50,8 @@ export function replayRuntime(state: ReplayState): Runtime {
         });
         return refused(why);
       }
+      if (reply.failed !== undefined)
+        return { ...refused(reply.failed.error), text: reply.rawText, errorKind: reply.failed.kind };
       observer.onText?.(reply.rawText);
       return { ok: true, text: reply.rawText, usage: emptyUsage(), contextTokens: null };
     },

@@ -84,6 +84,15 @@ export class ReplayWorld {
     git(this.dir, ["commit", "-q", "-m", "initial"]);
   }
 
+  /** Rewrites the config with these `limits` (the agents and the suite as they were). */
+  limits(limits: Record<string, unknown>): void {
+    this.sb.writeConfig({
+      quality: { test: { command: ["node", "check.mjs"], timeout_seconds: 60 } },
+      limits,
+      agents: [...this.sb.agents.entries()].map(([name, agent]) => ({ name, ...agent.rosterEntry })),
+    });
+  }
+
   /** Rewrites `adws/adw_trio.ts` (the current code a replay runs). */
   workflow(variant: TrioVariant = {}): void {
     writeFileSync(path.join(this.dir, "adws/adw_trio.ts"), trioWorkflow(variant));

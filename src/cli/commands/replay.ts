@@ -51,6 +51,8 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
   try {
     const cwd = path.resolve(options.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new UsageError(`--cwd: ${cwd} does not exist`, "--cwd");
+    if (options.workflow !== undefined && options.since === undefined)
+      throw new UsageError("--workflow: selects among --since's runs; add --since <duration>", "--workflow");
     if (ids.length === 0 && options.since === undefined)
       throw new UsageError(
         "sssf replay: name one or more adw_ids, or --since <duration> (e.g. 24h, 7d)",
@@ -58,8 +60,6 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
       );
     if (ids.length > 0 && options.since !== undefined)
       throw new UsageError("sssf replay: name adw_ids or --since, not both", "--since");
-    if (options.workflow !== undefined && options.since === undefined)
-      throw new UsageError("--workflow: selects among --since's runs; add --since <duration>", "--workflow");
     for (const id of ids) checkAdwId(id);
     const sinceMs = options.since === undefined ? null : parseSince(options.since);
     const config = loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
