@@ -32,7 +32,7 @@ export function replayDurable(inner: DurableRun, state: ReplayState, rerunCode: 
           row === undefined
             ? `not in the record: ${kind} phase ${name} (owner ${owner}) at position ${position}: the run recorded ${state.record.phases.size} phase(s)`
             : `not in the record: ${kind} phase ${name} (owner ${owner}) at position ${position}: the run recorded ${row.kind} phase ${row.name} (owner ${row.owner}) there`;
-        state.stopAt({ position, phase: name, agent: null, send: null, why, notInRecord: true });
+        state.stopAt({ position, phase: name, agent: null, send: null, why, not_in_record: true });
         throw stopped(why);
       }
       state.started.set(position, name);
@@ -61,7 +61,7 @@ export function replayDurable(inner: DurableRun, state: ReplayState, rerunCode: 
               agent: null,
               send: null,
               why,
-              notInRecord: state.record.journaled,
+              not_in_record: state.record.journaled,
             });
             return Promise.reject(stopped(why));
           }

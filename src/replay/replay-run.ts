@@ -5,7 +5,8 @@
  * `replays.db`, its folder with `replay.json` naming the original): the original is only read.
  */
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Workflow } from "../api/run-api.js";
 import { runGit } from "../code/run-git.js";
@@ -13,7 +14,6 @@ import type { SssfConfig } from "../config/config-types.js";
 import { runWorkflow } from "../engine/run-workflow.js";
 import { isSssfError, SssfError } from "../errors/sssf-error.js";
 import type { RuntimeRegistry } from "../runtimes/registry.js";
-import { mintAdwId } from "../session/adw-id.js";
 import { openTraceStore } from "../trace/open-store.js";
 import { listEnvelopes, listGateResults, listPhases } from "../trace/store-queries.js";
 import { comparePhases, isChange, type PhaseVerdict } from "./replay-compare.js";
@@ -75,7 +75,7 @@ async function scratchTree(options: ReplayRunOptions, dir: string): Promise<() =
   const { session } = options.record;
   if (!options.rerunCode) {
     mkdirSync(dir, { recursive: true });
-    return async () => rmSync(dir, { recursive: true, force: true });
+    return async () => rmSync(path.dirname(dir), { recursive: true, force: true });
   }
   const checkout = session.checkout ?? session.cwd;
   const commit = session.branch ?? session.base_ref;
@@ -92,11 +92,10 @@ async function scratchTree(options: ReplayRunOptions, dir: string): Promise<() =
       throw new SssfError("usage", `--rerun-code: ${commit} is gone from ${checkout}`);
     at = session.base_ref;
   }
-  mkdirSync(path.dirname(dir), { recursive: true });
   await runGit(checkout, ["worktree", "add", "--detach", "--quiet", dir, at]);
   return async () => {
     await runGit(checkout, ["worktree", "remove", "--force", dir]).catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(path.dirname(dir), { recursive: true, force: true });
   };
 }
 
@@ -120,7 +119,8 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayReport
     notes: [...record.notes],
     record_dir: null,
   };
-  const work = path.join(root, "work", mintAdwId());
+  // Outside the checkout: git must not take the scratch folder for a part of the user's repository.
+  const work = path.join(mkdtempSync(path.join(tmpdir(), "sssf-replay-")), "work");
   const dispose = await scratchTree(options, work);
   try {
     const outcome = await runWorkflow({
@@ -152,7 +152,14 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayReport
   } catch (error) {
     if (!isSssfError(error)) throw error;
     // The current code refused before any phase (a missing suite or agent): the replay stops there.
-    state.stopAt({ position: 0, phase: "", agent: null, send: null, why: error.message, notInRecord: false });
+    state.stopAt({
+      position: 0,
+      phase: "",
+      agent: null,
+      send: null,
+      why: error.message,
+      not_in_record: false,
+    });
   } finally {
     await dispose();
   }

@@ -4,6 +4,8 @@
  * No process starts; a send the record lacks stops the replay instead of inventing a reply.
  */
 
+import { cpSync, existsSync } from "node:fs";
+import path from "node:path";
 import {
   type AgentSendRequest,
   type AgentSendResult,
@@ -19,6 +21,17 @@ function refused(error: string): AgentSendResult {
   return { ok: false, text: "", usage: emptyUsage(), contextTokens: null, errorKind: "aborted", error };
 }
 
+/**
+ * Before the first answered send: the files the run's agents left in its `context_handoff/` are put in
+ * the replay's, so gates that check claimed artifacts there find them as the record's gates did.
+ */
+function handOverFiles(state: ReplayState, into: string | undefined): void {
+  if (state.handedOver || into === undefined) return;
+  state.handedOver = true;
+  const from = path.join(state.record.sessionDir, "context_handoff");
+  if (existsSync(from)) cpSync(from, into, { recursive: true, force: false, errorOnExist: false });
+}
+
 /** A runtime answering from `state.record`. */
 export function replayRuntime(state: ReplayState): Runtime {
   return {
@@ -28,7 +41,7 @@ export function replayRuntime(state: ReplayState): Runtime {
       const slot = state.slot.getStore();
       if (slot === undefined) {
         const why = `${request.agent}: a send outside any agent call has no recorded reply`;
-        state.stopAt({ position: 0, phase: "", agent: request.agent, send: null, why, notInRecord: true });
+        state.stopAt({ position: 0, phase: "", agent: request.agent, send: null, why, not_in_record: true });
         return refused(why);
       }
       const n = state.nextSend(slot.position, request.agent);
@@ -46,12 +59,13 @@ export function replayRuntime(state: ReplayState): Runtime {
           agent: request.agent,
           send: n,
           why,
-          notInRecord: true,
+          not_in_record: true,
         });
         return refused(why);
       }
       if (reply.failed !== undefined)
         return { ...refused(reply.failed.error), text: reply.rawText, errorKind: reply.failed.kind };
+      handOverFiles(state, request.contextHandoffDir);
       observer.onText?.(reply.rawText);
       return { ok: true, text: reply.rawText, usage: emptyUsage(), contextTokens: null };
     },

@@ -16,7 +16,7 @@ export interface ReplayStop {
   send: number | null;
   why: string;
   /** True when the current code asks for something the record never did (a send, a phase, a step). */
-  notInRecord: boolean;
+  not_in_record: boolean;
 }
 
 /** A code step of the replay: its recorded result, and what re-running it gave (`--rerun-code`). */
@@ -39,6 +39,8 @@ export class ReplayState {
   /** Positions the replay started, with the phase name it ran under. */
   readonly started = new Map<number, string>();
   stop: ReplayStop | null = null;
+  /** The record's `context_handoff/` files were copied into the replay's. */
+  handedOver = false;
   private readonly sends = new Map<string, number>();
   readonly controller = new AbortController();
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import type { Workflow } from "../../api/run-api.js";
 import { isSssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { replayLines, replaySummary } from "../../replay/replay-print.js";
@@ -10,6 +11,8 @@ import { parseSince, selectRuns } from "../../replay/replay-select.js";
 import { checkAdwId } from "../../session/adw-id.js";
 import { openTraceStore } from "../../trace/open-store.js";
 import { displayTraceLocation } from "../../trace/trace-location.js";
+import { redactSecrets } from "../../util/secrets/redact.js";
+import { jsonTerminalSafe, terminalSafe } from "../../util/terminal-text.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
 import { configOption, cwdOption } from "../cli-options.js";
@@ -31,7 +34,7 @@ function stoppedReport(adwId: string, workflow: string, why: string): ReplayRepo
     replay_id: null,
     workflow,
     changed: true,
-    stopped: { position: 0, phase: "", agent: null, send: null, why, notInRecord: false },
+    stopped: { position: 0, phase: "", agent: null, send: null, why, not_in_record: false },
     recorded: { accepted: null, reason: null },
     replayed: null,
     phases: [],
@@ -66,6 +69,13 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
     const started = performance.now();
     const reports: ReplayReport[] = [];
     let unknown = false;
+    // A workflow is loaded once (a repository's own goes through tsx): many runs share it.
+    const workflows = new Map<string, Promise<Workflow>>();
+    const workflowOf = (name: string): Promise<Workflow> => {
+      const found = workflows.get(name) ?? findWorkflow(name, { repoRoot: cwd });
+      workflows.set(name, found);
+      return found;
+    };
     const store = await openTraceStore(config.dbPath, { readonly: true });
     try {
       const chosen =
@@ -82,7 +92,7 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
           );
         } else {
           try {
-            const workflow = await findWorkflow(record.session.workflow, { repoRoot: cwd });
+            const workflow = await workflowOf(record.session.workflow);
             report = await replayRun({
               config,
               record,
@@ -100,7 +110,10 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
           }
         }
         reports.push(report);
-        if (!json) process.stdout.write(`${replayLines(report).join("\n")}\n`);
+        if (!json)
+          process.stdout.write(
+            `${terminalSafe(redactSecrets(replayLines(report).join("\n")), { multiline: true })}\n`,
+          );
       }
     } finally {
       await store.close();
@@ -108,11 +121,15 @@ export async function replayCommand(ids: string[], options: ReplayCommandOptions
     const elapsedMs = performance.now() - started;
     const changed = reports.some((r) => r.changed);
     const exitCode = unknown ? 2 : changed ? 1 : 0;
-    if (json)
-      process.stdout.write(
-        `${JSON.stringify({ replays: reports, changed, exit_code: exitCode, elapsed_ms: Math.round(elapsedMs) })}\n`,
-      );
-    else process.stdout.write(`${replaySummary(reports, elapsedMs)}\n`);
+    if (json) {
+      const body = JSON.stringify({
+        changed,
+        exit_code: exitCode,
+        elapsed_ms: Math.round(elapsedMs),
+        replays: reports,
+      });
+      process.stdout.write(`${jsonTerminalSafe(redactSecrets(body))}\n`);
+    } else process.stdout.write(`${replaySummary(reports, elapsedMs)}\n`);
     return exitCode;
   } catch (error) {
     return reportError(error, verbose, { json });
