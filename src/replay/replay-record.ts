@@ -9,7 +9,15 @@ import { buildJournal, type StartStep } from "../engine/durable/step-journal.js"
 import type { SendErrorKind } from "../runtimes/runtime.js";
 import type { EnvelopeRow, GateResultRow, PhaseRow, SessionRow, StepRow } from "../trace/events.js";
 import type { TraceSql } from "../trace/store.js";
-import { getSession, listEnvelopes, listGateResults, listPhases, listSteps } from "../trace/store-queries.js";
+import {
+  getSession,
+  listEnvelopes,
+  listEvents,
+  listGateResults,
+  listPhases,
+  listSteps,
+} from "../trace/store-queries.js";
+import { type RecordedToolCall, toolCallsByAttempt } from "./replay-effects.js";
 
 /** One recorded send's outcome: what the engine decided about the reply. */
 export interface RecordedAttempt {
@@ -25,6 +33,8 @@ export interface RecordedAttempt {
   /** Gate violations as `gate: violation`, empty when every gate passed (or none ran). */
   violations: string[];
   gatesOk: boolean;
+  /** The send's tool calls, told again (and their files written) when the replay answers it. */
+  toolCalls: RecordedToolCall[];
   /** The send itself failed (an exit, a timeout): the replay fails it the same way. */
   failed?: { kind: SendErrorKind; error: string };
 }
@@ -88,6 +98,7 @@ export function recordedAttempts(envelopes: EnvelopeRow[], gates: GateResultRow[
         problems: parseList(row.errors),
         violations,
         gatesOk: mine.every((gate) => gate.ok === 1),
+        toolCalls: [],
       };
     });
 }
@@ -152,12 +163,15 @@ export async function readRecordedRun(
 ): Promise<RecordedRun | undefined> {
   const session = await getSession(db, adwId);
   if (session === undefined) return undefined;
-  const [phases, steps, envelopes, gates] = await Promise.all([
+  const [phases, steps, envelopes, gates, spans, tools] = await Promise.all([
     listPhases(db, adwId),
     listSteps(db, adwId),
     listEnvelopes(db, adwId),
     listGateResults(db, adwId),
+    listEvents(db, adwId, { type: "agent_start" }),
+    listEvents(db, adwId, { type: "tool_call" }),
   ]);
+  const events = [...spans, ...tools];
   const journal = buildJournal(steps, phases);
   const sessionDir = path.join(sessionsDir, adwId);
   const notes: string[] = [];
@@ -171,6 +185,10 @@ export async function readRecordedRun(
           )
         : [];
     markFailedSend(row, attempts);
+    if (attempts.length > 0) {
+      const calls = toolCallsByAttempt(row.id, events);
+      for (const attempt of attempts) attempt.toolCalls = calls.get(attempt.attempt) ?? [];
+    }
     recorded.set(position, { position, row, attempts, steps: stepResults(steps, journal.attempt, position) });
   }
   const agents = new Set(

@@ -12,6 +12,7 @@ import {
   emptyUsage,
   type Runtime,
 } from "../runtimes/runtime.js";
+import { replayToolCalls } from "./replay-effects.js";
 import type { ReplayState } from "./replay-state.js";
 
 /** The runtime id every agent of a replay is switched to. */
@@ -66,6 +67,19 @@ export function replayRuntime(state: ReplayState): Runtime {
       if (reply.failed !== undefined)
         return { ...refused(reply.failed.error), text: reply.rawText, errorKind: reply.failed.kind };
       handOverFiles(state, request.contextHandoffDir);
+      const { session, sessionDir } = state.record;
+      const from = [session.worktree, session.cwd].filter((dir): dir is string => dir !== null);
+      replayToolCalls(
+        reply.toolCalls,
+        {
+          from: from.sort((a, b) => b.length - a.length),
+          fromHandoff: path.join(sessionDir, "context_handoff"),
+          root: request.sandbox?.hostCwd ?? request.cwd,
+          handoff: request.contextHandoffDir,
+        },
+        request.agent,
+        observer,
+      );
       observer.onText?.(reply.rawText);
       return { ok: true, text: reply.rawText, usage: emptyUsage(), contextTokens: null };
     },
