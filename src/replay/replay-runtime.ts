@@ -66,7 +66,13 @@ export function replayRuntime(state: ReplayState): Runtime {
       }
       if (reply.failed !== undefined)
         return { ...refused(reply.failed.error), text: reply.rawText, errorKind: reply.failed.kind };
-      handOverFiles(state, request.contextHandoffDir);
+      // Forced into a box (SSSF_SANDBOX), the request names box paths: the files go to the host's.
+      const box = request.sandbox;
+      const handoff =
+        box === undefined
+          ? request.contextHandoffDir
+          : box.writable.find((dir) => dir.box === request.contextHandoffDir)?.host;
+      handOverFiles(state, handoff);
       const { session, sessionDir } = state.record;
       const from = [session.worktree, session.cwd].filter((dir): dir is string => dir !== null);
       replayToolCalls(
@@ -74,8 +80,8 @@ export function replayRuntime(state: ReplayState): Runtime {
         {
           from: from.sort((a, b) => b.length - a.length),
           fromHandoff: path.join(sessionDir, "context_handoff"),
-          root: request.sandbox?.hostCwd ?? request.cwd,
-          handoff: request.contextHandoffDir,
+          root: box?.hostCwd ?? request.cwd,
+          handoff,
         },
         request.agent,
         observer,
