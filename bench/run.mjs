@@ -14,6 +14,7 @@ const suites = {
   "envelope-fuzz": () => import("./envelope-fuzz.mjs"),
   "boundary-linked": () => import("./boundary-linked.mjs"),
   resume: () => import("./resume.mjs"),
+  replay: () => import("./replay.mjs"),
   "run-overhead": () => import("./run-overhead.mjs"),
   "git-spawns": () => import("./git-spawns.mjs"),
   cluster: () => import("./cluster.mjs"),

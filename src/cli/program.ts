@@ -38,6 +38,7 @@ type Register = (program: Command) => void;
 const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Register>; needsAll?: true }[] = [
   { names: ["run"], load: async () => (await import("./commands/run.js")).registerRun },
   { names: ["resume"], load: async () => (await import("./commands/resume.js")).registerResume },
+  { names: ["replay"], load: async () => (await import("./commands/replay.js")).registerReplay },
   { names: ["pool"], load: async () => (await import("./cluster/pool-command.js")).registerPool },
   { names: ["worker"], load: async () => (await import("./cluster/worker-command.js")).registerWorker },
   { names: ["workers"], load: async () => (await import("./cluster/workers-command.js")).registerWorkers },

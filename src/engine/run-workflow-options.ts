@@ -1,5 +1,6 @@
 /** What `runWorkflow` takes (the workflow, the request, the config and the command line's choices) and what it gives back. */
 
+import type { DurableRun } from "../api/durable-steps.js";
 import type { Workflow } from "../api/run-api.js";
 import type { SendHook } from "../api/send-hook.js";
 import type { SssfConfig } from "../config/config-types.js";
@@ -51,6 +52,11 @@ export interface RunWorkflowOptions {
   fakeScript?: string | undefined;
   /** What hosts the run beyond this process: a cluster worker's hooks (docs/cluster.md). */
   host?: RunHost;
+  /**
+   * Wraps the attempt's durable executor before the first phase: `sssf replay` answers steps from
+   * another session's record through it (docs/replay.md). Absent: the journal as it is.
+   */
+  durable?: (journal: DurableRun) => DurableRun;
 }
 
 export interface RunOutcome {

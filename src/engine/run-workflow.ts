@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
+import type { DurableRun } from "../api/durable-steps.js";
 import { committedLinks } from "../boundary/write-boundary-links.js";
 import { checkpointRef, dropWorkCheckpoints } from "../code/work-checkpoint.js";
 import type { AgentConfig, SssfConfig } from "../config/config-types.js";
@@ -36,7 +37,6 @@ import {
 } from "../workspace/run-workspace.js";
 import { finishWorkspace } from "../workspace/run-workspace-finish.js";
 import { WorkspaceOpening } from "../workspace/workspace-opening.js";
-import type { LocalDurableRun } from "./durable/local-durable-run.js";
 import { openDurableRun } from "./durable/open-durable-run.js";
 import { checkResumable } from "./durable/resume-checks.js";
 import type { RunRoots } from "./durable/run-roots.js";
@@ -121,7 +121,7 @@ function createEngine(
     trace: SessionTrace;
     workspace: RunWorkspace;
     resolveRuntime: (agent: AgentConfig) => Runtime;
-    durable: LocalDurableRun;
+    durable: DurableRun;
     previous: object | null;
     lastPhaseNumber: number;
     files: RecordFiles;
@@ -333,7 +333,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<RunOutco
       trace,
       workspace,
       resolveRuntime,
-      durable,
+      durable: options.durable?.(durable) ?? durable,
       previous,
       files,
       lastPhaseNumber: await maxPhaseNumber(store, adwId),

@@ -84,6 +84,7 @@ const RANKS: Record<string, number> = {
   workflows: 13,
   testing: 13,
   ui: 13,
+  replay: 13,
   demo: 14,
   cluster: 14,
   cli: 15,

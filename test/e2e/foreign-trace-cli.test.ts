@@ -26,6 +26,7 @@ afterAll(() => sb?.cleanup());
 const COMMANDS: [string, string[]][] = [
   ["run", ["run", "prompt", "hello"]],
   ["resume", ["resume", "0ld5e551"]],
+  ["replay", ["replay", "0ld5e551"]],
   ["sessions", ["sessions"]],
   ["phases", ["phases", "0ld5e551"]],
   ["envelopes", ["envelopes", "0ld5e551", "--json"]],
