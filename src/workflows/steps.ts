@@ -3,7 +3,7 @@
  * bound (`maxFixes`, `maxRevisions`) or a fact (a suite's exit code, a review's `approved`).
  */
 
-import type { CommitResult, Run, SuiteBaseline } from "../api/run-api.js";
+import type { BestOfAttempt, BestOfOptions, CommitResult, Run, SuiteBaseline } from "../api/run-api.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import {
   BuildOutput,
@@ -67,6 +67,11 @@ export interface BuildStep {
   prompt: string;
   /** Left out: the session's last envelope. */
   previous?: object | null;
+  /**
+   * The suites each attempt must pass under `--best-of` (the workflow's quality suites), run in the
+   * attempt's own worktree; only the `build` phase runs attempts.
+   */
+  checkSuites?: readonly string[];
 }
 
 /** Per run, its builder envelopes in order (build, fix, revise): a later one's commit_message wins. */
@@ -74,7 +79,8 @@ const builds = new WeakMap<Run, Build[]>();
 
 /** A builder phase; its `changed_files` must equal what the phase really changed. */
 export async function build(run: Run, step: BuildStep): Promise<Build> {
-  const built = await run.agent(step.name, { owner: "builder", description: step.description }, (phase) =>
+  const options = { owner: "builder", description: step.description, ...bestOfBuild(run, step) };
+  const built = await run.agent(step.name, options, (phase) =>
     phase.call({
       outputType: BuildOutput,
       prompt: step.prompt,
@@ -86,13 +92,36 @@ export async function build(run: Run, step: BuildStep): Promise<Build> {
   return built;
 }
 
+/**
+ * `--best-of N` on the `build` phase: N attempts judged by their gates, then by `checkSuites` run in
+ * each attempt's worktree (every suite must pass; the first failing one is the reason).
+ */
+function bestOfBuild(run: Run, step: BuildStep): { bestOf?: BestOfOptions } {
+  if (run.bestOf === undefined || step.name !== "build") return {};
+  const suites = step.checkSuites ?? [];
+  const check = async (attempt: BestOfAttempt) => {
+    for (const suite of suites) {
+      const result = await attempt.runSuite(suite);
+      if (!result.passed) return { ok: false, summary: result.summary };
+    }
+    return { ok: true, summary: `${suites.join(", ")} passed` };
+  };
+  return { bestOf: { attempts: run.bestOf, mode: "best", ...(suites.length > 0 ? { check } : {}) } };
+}
+
 /** The builder implementing a plan: the planner's envelope is its `previous`. */
-export function buildFromPlan(run: Run, request: string, planned: Plan): Promise<Build> {
+export function buildFromPlan(
+  run: Run,
+  request: string,
+  planned: Plan,
+  checkSuites?: readonly string[],
+): Promise<Build> {
   return build(run, {
     name: "build",
     description: "Implement the plan exactly",
     prompt: request,
     previous: planned,
+    ...(checkSuites === undefined ? {} : { checkSuites }),
   });
 }
 
