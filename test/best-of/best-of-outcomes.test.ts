@@ -65,7 +65,10 @@ describe("best-of outcomes", () => {
       ["failed", false],
     ]);
     expect(choiceEvents(sb)).toEqual([
-      expect.objectContaining({ name: "no attempt passed", payload: expect.objectContaining({ winner: null }) }),
+      expect.objectContaining({
+        name: "no attempt passed",
+        payload: expect.objectContaining({ winner: null }),
+      }),
     ]);
     const [phase] = sb.query<{ status: string }>("SELECT status FROM phases WHERE name = 'build'");
     expect(phase?.status).toBe("fail");
@@ -113,7 +116,9 @@ describe("best-of outcomes", () => {
           ],
         },
       ],
-      { quality: { test: { command: ["sh", "-c", "test ! -e bad.txt || { echo bad.txt found; exit 1; }"] } } },
+      {
+        quality: { test: { command: ["sh", "-c", "test ! -e bad.txt || { echo bad.txt found; exit 1; }"] } },
+      },
     );
     gitRepo(sb);
     const result = await sb.run(["run", "build-test", "add a file", "--best-of", "3"]);
@@ -126,7 +131,10 @@ describe("best-of outcomes", () => {
     });
     expect(events[1]!.payload).toMatchObject({ winner: true, check: { ok: true, summary: "test passed" } });
     expect(events[2]!.payload).toMatchObject({ status: "passed", winner: false });
-    expect(choiceEvents(sb)[0]?.payload).toMatchObject({ winner: 2, reason: "fewest changed lines (3 vs 4)" });
+    expect(choiceEvents(sb)[0]?.payload).toMatchObject({
+      winner: 2,
+      reason: "fewest changed lines (3 vs 4)",
+    });
   });
 
   it('mode "first" keeps the first attempt to pass and stops the others', async () => {
@@ -173,7 +181,9 @@ describe("best-of outcomes", () => {
     gitRepo(sb);
     const result = await sb.run(["run", "build", "add a file", "--best-of", "3"]);
     expect(result.code).toBe(1);
-    expect(result.stdout + result.stderr).toMatch(/phase build failed: budget (exceeded|exhausted): run max_cost_usd 0\.05/);
+    expect(result.stdout + result.stderr).toMatch(
+      /phase build failed: budget (exceeded|exhausted): run max_cost_usd 0\.05/,
+    );
     expect(choiceEvents(sb)[0]).toMatchObject({ name: "no attempt passed" });
     expect(leftoverAttemptDirs(sb)).toEqual([]);
   });
@@ -183,9 +193,7 @@ describe("best-of outcomes", () => {
     gitRepo(sb);
     const over = await sb.run(["run", "build", "add a file", "--best-of", "3"]);
     expect(over.code).toBe(2);
-    expect(over.stderr.trim()).toBe(
-      "sssf: --best-of: 3 attempts is outside 1…2 (limits.max_best_of 2)",
-    );
+    expect(over.stderr.trim()).toBe("sssf: --best-of: 3 attempts is outside 1…2 (limits.max_best_of 2)");
     const zero = await sb.run(["run", "build", "add a file", "--best-of", "0"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr.trim().split("\n")).toHaveLength(1);

@@ -89,7 +89,9 @@ describe("sssf run build --best-of 3 (exec agents)", () => {
       phase[0]!.id,
     );
     expect(envelopes.map((e) => e.attempt)).toEqual([1, 2, 3]);
-    expect(envelopes.flatMap((e) => (e.accepted === 1 ? [e.id] : []))).toEqual(events[1]!.payload.envelope_ids);
+    expect(envelopes.flatMap((e) => (e.accepted === 1 ? [e.id] : []))).toEqual(
+      events[1]!.payload.envelope_ids,
+    );
     expect(events.flatMap((e) => e.payload.envelope_ids).sort()).toEqual(envelopes.map((e) => e.id).sort());
 
     // Every diff kept in the session; no attempt worktree left.
@@ -98,7 +100,9 @@ describe("sssf run build --best-of 3 (exec agents)", () => {
       expect(event.payload.diff).toBe(`attempts/02-build-${event.payload.attempt}.diff`);
       expect(existsSync(path.join(session, event.payload.diff))).toBe(true);
     }
-    expect(readFileSync(path.join(session, events[2]!.payload.diff), "utf8")).toContain("+line 5 of attempt 3");
+    expect(readFileSync(path.join(session, events[2]!.payload.diff), "utf8")).toContain(
+      "+line 5 of attempt 3",
+    );
     expect(leftoverAttemptDirs(sb)).toEqual([]);
     expect(worktrees(sb).filter((w) => w.includes("attempt"))).toEqual([]);
     expect(sb.agent("builder").sends()).toHaveLength(3);

@@ -36,7 +36,9 @@ export function attemptTurn(
       commit_message: `attempt ${k}`,
       ...(options.status ? { status: options.status } : {}),
     }),
-    ...(options.cost !== undefined ? { usage: { input_tokens: 10, output_tokens: 5, cost: options.cost } } : {}),
+    ...(options.cost !== undefined
+      ? { usage: { input_tokens: 10, output_tokens: 5, cost: options.cost } }
+      : {}),
     ...(options.delayMs !== undefined ? { delay_ms: options.delayMs } : {}),
   };
 }

@@ -100,7 +100,8 @@ export function callBestOf<T extends OutputType>(
       exclude: place.exclude.map((entry) => path.relative(place.top, entry)),
       sessionRoot: host.sessionRoot,
       diffName: (k) => `attempts/${number}-${phase}-${k}.diff`,
-      worktreeOf: (k) => path.join(parent, `${number}-${phase}-attempt-${k}`),
+      // Named by the phase, not its number: a resume renumbers the phase and must find a crash's leftovers.
+      worktreeOf: (k) => path.join(parent, `${phase}-attempt-${k}`),
       contextOf: host.contextOf,
       runSuite: host.runSuite,
       progress: () => sharedProgress(counter),
@@ -108,8 +109,10 @@ export function callBestOf<T extends OutputType>(
     try {
       return await runAttempts(host, plan, mode);
     } finally {
-      for (let k = 1; k <= bestOf.attempts; k++)
-        if (existsSync(plan.worktreeOf(k))) await removeAttemptWorktree(repo, plan.worktreeOf(k));
+      // Every attempt of this phase, a crashed attempt's with a larger N included.
+      const mine = new RegExp(`^${phase.replace(/[^\w-]/g, "\\$&")}-attempt-\\d+$`);
+      const names = existsSync(parent) ? readdirSync(parent).filter((name) => mine.test(name)) : [];
+      for (const name of names) await removeAttemptWorktree(repo, path.join(parent, name));
       removeIfEmpty(parent);
     }
   });
