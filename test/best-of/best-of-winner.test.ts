@@ -106,5 +106,34 @@ describe("sssf run build --best-of 3 (exec agents)", () => {
     expect(leftoverAttemptDirs(sb)).toEqual([]);
     expect(worktrees(sb).filter((w) => w.includes("attempt"))).toEqual([]);
     expect(sb.agent("builder").sends()).toHaveLength(3);
+
+    // `sssf phases`: one line per attempt under the build phase; `--json`: an attempts array.
+    const listed = await sb.run(["phases", adwId, "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const phases = JSON.parse(listed.stdout) as {
+      name: string;
+      attempts: Record<string, unknown>[];
+      escalations: unknown[];
+    }[];
+    const build = phases.find((p) => p.name === "build");
+    expect(build?.escalations).toEqual([]);
+    expect(build?.attempts.map((a) => [a.attempt, a.status, a.winner, a.changed_lines, a.gates_ok])).toEqual([
+      [1, "failed", false, 1, false],
+      [2, "passed", true, 2, true],
+      [3, "passed", false, 5, true],
+    ]);
+    expect(build?.attempts[1]).toMatchObject({ of: 3, reason: "won", diff: "attempts/02-build-2.diff" });
+    expect(phases.find((p) => p.name === "commit")?.attempts).toEqual([]);
+    const text = await sb.run(["phases", adwId]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /attempt 2\/3 +attempt +builder +WINNER .*2 changed line\(s\), gates ok — won/,
+    );
+    expect(text.stdout).toMatch(
+      /attempt 1\/3 +attempt +builder +failed .*1 changed line\(s\), gates failed — gate violations/,
+    );
+    expect(text.stdout).toMatch(
+      /attempt 3\/3 +attempt +builder +passed .*5 changed line\(s\), gates ok — passed, but attempt 2 changed fewer lines/,
+    );
   });
 });
