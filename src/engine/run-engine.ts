@@ -356,6 +356,7 @@ export class RunEngine implements Run {
       place: this.options.checkpoints,
       checkoutRoot: this.checkoutRoot,
       sessionRoot: this.options.dirs.root,
+      agentMapFile: this.options.dirs.agentMap,
     };
   }
 

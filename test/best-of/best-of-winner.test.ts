@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { git } from "../code/fixtures.js";
-import { Sandbox } from "../helpers/sandbox.js";
+import { envelopeJson, Sandbox } from "../helpers/sandbox.js";
 import {
   adwIdFrom,
   attemptEvents,
@@ -135,5 +135,48 @@ describe("sssf run build --best-of 3 (exec agents)", () => {
     expect(text.stdout).toMatch(
       /attempt 3\/3 +attempt +builder +passed .*5 changed line\(s\), gates ok — passed, but attempt 2 changed fewer lines/,
     );
+  });
+
+  it("leaves the agent's own session to its later phases: a revise after a best-of build starts fresh, in the agent's folder", async () => {
+    sb.setup([
+      {
+        name: "builder",
+        turns: [
+          attemptTurn(1, "a.txt", 1),
+          attemptTurn(2, "b.txt", 3),
+          {
+            tool_calls: [{ tool: "write", write_file: { path: "a.txt", content: "revised\nmore\n" } }],
+            reply: envelopeJson({ summary: "revised", changed_files: ["a.txt"], commit_message: "revise" }),
+          },
+        ],
+      },
+      {
+        name: "reviewer",
+        turns: [
+          { reply: envelopeJson({ summary: "not yet", approved: false, blocking: ["say more"] }) },
+          { reply: envelopeJson({ summary: "good", approved: true }) },
+        ],
+      },
+    ]);
+    gitRepo(sb);
+    const result = await sb.run(["run", "build-review", "add a file", "--best-of", "2"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const sends = sb.agent("builder").sends();
+    expect(sends).toHaveLength(3);
+    const attemptSessions = attemptEvents(sb).map((e) => e.payload.agent_session_id);
+    expect(attemptSessions).toContain(sends[0]!.session_id);
+    // The revise is the builder's first send in its own session: not a resumed attempt's session.
+    expect(sends[2]).toMatchObject({ resume: false, turn: 2 });
+    expect(attemptSessions).not.toContain(sends[2]!.session_id);
+    const map = JSON.parse(
+      readFileSync(path.join(sb.sessionDir(adwIdFrom(result.stdout)), "agent_map.json"), "utf8"),
+    ) as Record<string, { session_id: string }>;
+    expect(map.builder?.session_id).toBe(sends[2]!.session_id);
+    expect(Object.keys(map).sort()).toEqual([
+      "builder",
+      "builder/attempt-1",
+      "builder/attempt-2",
+      "reviewer",
+    ]);
   });
 });

@@ -21,6 +21,8 @@ export interface AttemptRun {
   place: RunCheckpoints | null;
   checkoutRoot: string;
   sessionRoot: string;
+  /** The session's `agent_map.json`. */
+  agentMapFile: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export function attemptHost(
     place: run.place,
     checkoutRoot: run.checkoutRoot,
     sessionRoot: run.sessionRoot,
+    agentMapFile: run.agentMapFile,
     maxBestOf: run.config.limits.maxBestOf,
     contextOf: (k, root, signal, trace) => {
       const wiring = new AgentWiring({
@@ -74,7 +77,9 @@ export function attemptHost(
         phase: {
           row,
           session: {
-            agent: agent.name,
+            // Its own agent_map.json key (its folder's name): a later phase of the agent resumes
+            // the agent's own session, never an attempt's, whose files live in the attempt's folder.
+            agent: `${agent.name}/attempt-${k}`,
             sessionId: newAgentSessionId(run.adwId, agent.name),
             nativeSessionId: undefined,
             model: agent.model,

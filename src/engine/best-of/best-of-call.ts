@@ -19,6 +19,7 @@ import type { EnvelopeOf, OutputType } from "../../envelope/output-type.js";
 import { PhaseFailedError } from "../../errors/phase-failed-error.js";
 import { SssfError } from "../../errors/sssf-error.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { readAgentMap, updateAgentMap } from "../../session/agent-map.js";
 import { redactJsonValue } from "../../util/secrets/redact-json.js";
 import { applyAttemptDiff, removeAttemptWorktree } from "../../workspace/attempt-worktree.js";
 import { repoOf } from "../../workspace/worktree.js";
@@ -38,6 +39,8 @@ export interface BestOfHost {
   place: RunCheckpoints | null;
   checkoutRoot: string;
   sessionRoot: string;
+  /** The session's `agent_map.json`: the agent's entry is put back after the attempts. */
+  agentMapFile: string;
   /** `limits.max_best_of`. */
   maxBestOf: number | undefined;
   contextOf: AttemptPlan<OutputType>["contextOf"];
@@ -106,9 +109,13 @@ export function callBestOf<T extends OutputType>(
       runSuite: host.runSuite,
       progress: () => sharedProgress(counter),
     };
+    // A ladder climbing inside an attempt records its session under the agent's own name.
+    const agentName = base.agent.config.name;
+    const entry = readAgentMap(host.agentMapFile)[agentName];
     try {
       return await runAttempts(host, plan, mode);
     } finally {
+      if (entry !== undefined) updateAgentMap(host.agentMapFile, agentName, entry);
       // Every attempt of this phase, a crashed attempt's with a larger N included.
       const mine = new RegExp(`^${phase.replace(/[^\w-]/g, "\\$&")}-attempt-\\d+$`);
       const names = existsSync(parent) ? readdirSync(parent).filter((name) => mine.test(name)) : [];
