@@ -200,6 +200,9 @@ describe("best-of outcomes", () => {
     const prompt = await sb.run(["run", "prompt", "hi", "--best-of", "2", "--agent", "builder"]);
     expect(prompt.code).toBe(2);
     expect(prompt.stderr.trim()).toMatch(/^sssf: --best-of: workflow "prompt" has no building phase/);
+    const restate = await sb.run(["run", "build", "add a file", "--best-of", "2", "--engine", "restate"]);
+    expect(restate.code).toBe(2);
+    expect(restate.stderr.trim()).toBe("sssf: --best-of: only with --engine local (docs/reliability.md)");
     expect(sb.agent("builder").sends()).toEqual([]);
   });
 });

@@ -122,12 +122,16 @@ describe("sssf run build --best-of 3 (exec agents)", () => {
       [2, "passed", true, 2, true],
       [3, "passed", false, 5, true],
     ]);
-    expect(build?.attempts[1]).toMatchObject({ of: 3, reason: "won", diff: "attempts/02-build-2.diff" });
+    expect(build?.attempts[1]).toMatchObject({
+      of: 3,
+      reason: "won: fewest changed lines (2 vs 5)",
+      diff: "attempts/02-build-2.diff",
+    });
     expect(phases.find((p) => p.name === "commit")?.attempts).toEqual([]);
     const text = await sb.run(["phases", adwId]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /attempt 2\/3 +attempt +builder +WINNER .*2 changed line\(s\), gates ok — won/,
+      /attempt 2\/3 +attempt +builder +WINNER .*2 changed line\(s\), gates ok — won: fewest changed lines \(2 vs 5\)/,
     );
     expect(text.stdout).toMatch(
       /attempt 1\/3 +attempt +builder +failed .*1 changed line\(s\), gates failed — gate violations/,

@@ -158,6 +158,16 @@ export function registerRun(program: Command): void {
     .action(async (workflow: string, prompt: string, options) => {
       const engine = (options as { engine?: string }).engine ?? "local";
       if (engine === "restate") {
+        if ((options as { bestOf?: string }).bestOf !== undefined) {
+          const refused = new UsageError(
+            "--best-of: only with --engine local (docs/reliability.md)",
+            "--best-of",
+          );
+          process.exitCode = reportError(refused, false, {
+            json: (options as { json?: boolean }).json === true,
+          });
+          return;
+        }
         process.exitCode = await clusterRunCommand(workflow, prompt, options);
         return;
       }

@@ -249,7 +249,7 @@ async function runAttempts<T extends OutputType>(
         ? { winner: first, reason: `the first to pass (mode "first"); the others were stopped` }
         : chooseWinner(all.map(contender));
   const winner = choice.winner === null ? undefined : all[choice.winner - 1];
-  for (const result of all) traceAttempt(told, result, verdict(result, winner, mode));
+  for (const result of all) traceAttempt(told, result, verdict(result, winner, mode, choice.reason));
   traceChoice(told, choice.winner, choice.reason);
   if (budget !== undefined) throw new PhaseFailedError(base.phase.row.name, budget);
   if (winner === undefined || winner.envelope === null)
@@ -275,9 +275,10 @@ function verdict(
   result: AttemptResult,
   winner: AttemptResult | undefined,
   mode: "best" | "first",
+  why: string,
 ): { winner: boolean; reason: string } {
   if (winner === undefined || !result.passed) return { winner: false, reason: result.reason };
-  if (result.attempt === winner.attempt) return { winner: true, reason: "won" };
+  if (result.attempt === winner.attempt) return { winner: true, reason: `won: ${why}` };
   if (mode === "first")
     return { winner: false, reason: `passed, but attempt ${winner.attempt} passed first` };
   return { winner: false, reason: lossReason(contender(result), contender(winner)) };
