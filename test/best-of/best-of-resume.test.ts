@@ -88,4 +88,25 @@ describe("best-of across a crash", () => {
     const [session] = sb.query<{ status: string }>("SELECT status FROM sessions WHERE adw_id = 'be570f01'");
     expect(session?.status).toBe("success");
   });
+
+  it("removes every attempt's worktree when the run is interrupted (SIGINT) mid best-of", {
+    timeout: 120_000,
+  }, async () => {
+    sb.setup([
+      {
+        name: "builder",
+        turns: [1, 2, 3].map((k) => ({ match_cwd: `attempt-${k}`, hang: true })),
+      },
+    ]);
+    gitRepo(sb);
+    const child = sb.start(["run", "build", "add a file", "--best-of", "3"], GIT_ENV);
+    const done = collect(child);
+    await waitFor(() => sb.agent("builder").sends().length === 3, 60_000, "three attempts sending");
+    child.kill("SIGINT");
+    const result = await done;
+    expect(result.code).toBe(130);
+    expect(leftoverAttemptDirs(sb)).toEqual([]);
+    expect(worktrees(sb).filter((w) => w.includes("attempt"))).toEqual([]);
+    expect(sb.query("SELECT pid FROM processes WHERE status = 'running'")).toEqual([]);
+  });
 });
