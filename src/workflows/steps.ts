@@ -3,7 +3,7 @@
  * bound (`maxFixes`, `maxRevisions`) or a fact (a suite's exit code, a review's `approved`).
  */
 
-import type { BestOfAttempt, BestOfOptions, CommitResult, Run, SuiteBaseline } from "../api/run-api.js";
+import type { CommitResult, Run, SuiteBaseline } from "../api/run-api.js";
 import type { EnvelopeOf } from "../envelope/output-type.js";
 import {
   BuildOutput,
@@ -15,6 +15,7 @@ import {
   type VerifyOutput,
 } from "../envelope/schemas.js";
 import { gates } from "../gates/index.js";
+import { bestOfBuild } from "./best-of-build.js";
 
 export type Plan = EnvelopeOf<typeof PlanOutput>;
 export type Build = EnvelopeOf<typeof BuildOutput>;
@@ -90,23 +91,6 @@ export async function build(run: Run, step: BuildStep): Promise<Build> {
   );
   builds.set(run, [...(builds.get(run) ?? []), built]);
   return built;
-}
-
-/**
- * `--best-of N` on the `build` phase: N attempts judged by their gates, then by `checkSuites` run in
- * each attempt's worktree (every suite must pass; the first failing one is the reason).
- */
-function bestOfBuild(run: Run, step: BuildStep): { bestOf?: BestOfOptions } {
-  if (run.bestOf === undefined || step.name !== "build") return {};
-  const suites = step.checkSuites ?? [];
-  const check = async (attempt: BestOfAttempt) => {
-    for (const suite of suites) {
-      const result = await attempt.runSuite(suite);
-      if (!result.passed) return { ok: false, summary: result.summary };
-    }
-    return { ok: true, summary: `${suites.join(", ")} passed` };
-  };
-  return { bestOf: { attempts: run.bestOf, mode: "best", ...(suites.length > 0 ? { check } : {}) } };
 }
 
 /** The builder implementing a plan: the planner's envelope is its `previous`. */
