@@ -16,6 +16,9 @@ export {
 export {
   type AgentPhase,
   type AgentPhaseOptions,
+  type BestOfAttempt,
+  type BestOfCheckResult,
+  type BestOfOptions,
   type CallOptions,
   type CodePhase,
   type CodePhaseOptions,

@@ -10,7 +10,16 @@
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 
 /** What a step does; the key of a step is `p<position>.<phase>.<op>#<n>`. */
-export type StepOp = "call" | "suite" | "baseline" | "changes" | "commit" | "handoff" | "ask" | "rung";
+export type StepOp =
+  | "call"
+  | "suite"
+  | "baseline"
+  | "changes"
+  | "commit"
+  | "handoff"
+  | "ask"
+  | "rung"
+  | "attempt";
 
 /** A rung of a model ladder whose corrections ran out (op `rung`): a resume starts its call above it. */
 export interface ClimbedRung {
@@ -19,6 +28,33 @@ export interface ClimbedRung {
   rung: number;
   model: string;
   reason: string;
+}
+
+/**
+ * A finished attempt of a best-of call (op `attempt`): a resume keeps it instead of running it again.
+ * Snake_case: it is journaled as the attempt event's payload.
+ */
+export interface FinishedAttempt {
+  /** The call it belongs to: sha256 of its rendered system and user prompts. */
+  call: string;
+  attempt: number;
+  passed: boolean;
+  reason: string;
+  changed_lines: number;
+  files: string[];
+  cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+  agent_session_id: string;
+  envelope_ids: string[];
+  gates: { gate: string; ok: boolean; violations: string[] }[];
+  check: { ok: boolean; summary: string } | null;
+  /** The attempt's diff against the checkpoint, relative to the session folder. */
+  diff: string;
+  /** Its accepted envelope (null when it failed). */
+  envelope: object | null;
+  started_at: string;
+  ended_at: string;
 }
 
 /** Who a phase is, as the journal matches it: its place in the run and what it starts from. */
@@ -56,7 +92,12 @@ export interface DurablePhase {
    * first phase this attempt runs live; `checkpoint` is the one that attempt took before it (null when
    * it took none: in place, or a journal older than checkpoints). Null otherwise.
    */
-  readonly rerun: { checkpoint: PhaseCheckpoint | null; climbed?: readonly ClimbedRung[] } | null;
+  readonly rerun: {
+    checkpoint: PhaseCheckpoint | null;
+    climbed?: readonly ClimbedRung[];
+    /** Best-of attempts that finished before the crash (op `attempt`). */
+    attempts?: readonly FinishedAttempt[];
+  } | null;
   /**
    * Journals that the phase starts live, with the checkpoint taken before it (null when none was), for
    * a later resume to go back to.

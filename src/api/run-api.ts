@@ -44,6 +44,50 @@ export interface AgentPhaseOptions extends PhaseOptions {
    * send (its process group is killed) and fails the phase with `PhaseFailedError`.
    */
   budget?: PhaseBudget;
+  /**
+   * Best-of-N (docs/reliability.md, "Best-of-N"): every `call` of the phase runs as N attempts side by
+   * side, each in its own worktree from the same checkpoint and its own agent session; the engine
+   * keeps the passing attempt with the fewest changed lines (then the lowest cost, then the earliest).
+   */
+  bestOf?: BestOfOptions;
+}
+
+/** How a phase's attempts run and are judged (`AgentPhaseOptions.bestOf`). */
+export interface BestOfOptions {
+  /** How many attempts (1 to `limits.max_best_of`). */
+  attempts: number;
+  /**
+   * `"best"` (default): every attempt runs to its end and the winner rule picks among the passing
+   * ones. `"first"`: the first attempt to pass wins and the others are stopped.
+   */
+  mode?: "best" | "first";
+  /**
+   * A code check of an attempt whose envelope is valid and whose gates pass, run in the attempt's
+   * worktree; `ok: false` makes it lose. The built-in build workflows run their quality suites here.
+   */
+  check?: (attempt: BestOfAttempt) => Promise<BestOfCheckResult>;
+}
+
+/** One passing attempt, as `BestOfOptions.check` sees it. */
+export interface BestOfAttempt {
+  /** 1-based. */
+  attempt: number;
+  /** The attempt's own worktree (its changes, nobody else's). */
+  root: string;
+  /** Its accepted envelope. */
+  envelope: object;
+  /** Lines added plus deleted against the checkpoint. */
+  changedLines: number;
+  files: readonly string[];
+  /** Runs a quality suite of the config in the attempt's worktree: passed, and its last output lines. */
+  runSuite(suite: string): Promise<{ passed: boolean; summary: string }>;
+}
+
+/** What a best-of check says of an attempt. */
+export interface BestOfCheckResult {
+  ok: boolean;
+  /** One line: why (shown in the trace, `sssf phases` and the failure message). */
+  summary: string;
 }
 
 export interface CodePhaseOptions extends PhaseOptions {
@@ -198,6 +242,8 @@ export interface Run {
   readonly config: SssfConfig;
   /** `--agent` from the command line, when given. */
   readonly agentOverride: string | undefined;
+  /** `--best-of N` from the command line, for the workflow's `bestOf` phase; undefined without it. */
+  readonly bestOf: number | undefined;
   engineer<R>(
     name: string,
     options: PhaseOptions,
@@ -231,6 +277,11 @@ export interface Workflow {
   suites?: readonly string[];
   /** Phase names in order, for `sssf list` (loops may repeat some). */
   phases?: readonly string[];
+  /**
+   * The phase `sssf run … --best-of N` applies to (the main building phase: `build`); a workflow
+   * without it refuses `--best-of`. The workflow reads N from `run.bestOf`.
+   */
+  bestOf?: string;
   run(run: Run, request: string): Promise<Finished>;
 }
 

@@ -39,6 +39,8 @@ export interface RunCommandOptions {
   json?: boolean;
   /** `--engine`: `local` here; `restate` goes to the cluster command (docs/cluster.md). */
   engine?: string;
+  /** `--best-of N`: attempts of the workflow's main building phase (docs/reliability.md). */
+  bestOf?: string;
   /** `--ingress`, `--detach`: only with `--engine restate`. */
   ingress?: string;
   detach?: boolean;

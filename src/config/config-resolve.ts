@@ -340,6 +340,7 @@ export function resolveConfig(wire: ConfigWire, context: ResolveContext): Resolv
         wire.limits.rate_limit_wait_seconds === undefined
           ? undefined
           : toMs(wire.limits.rate_limit_wait_seconds),
+      maxBestOf: wire.limits.max_best_of,
     },
     prices: modelPrices(wire.prices),
     quality,

@@ -341,6 +341,14 @@ function buildConfigWireSchema() {
             .describe(
               "The longest sssf waits, in total, for one send refused by a rate limit (honouring the provider's reset time) before it moves to the agent's next fallback; default 300, 0: never wait (docs/rate-limits.md).",
             ),
+          max_best_of: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe(
+              "The most attempts a best-of phase may run side by side (`--best-of N`, `bestOf.attempts`); default 5 (docs/reliability.md).",
+            ),
         })
         .strict()
         .prefault({}),

@@ -52,6 +52,9 @@ export type FallbackEntry = { model: string } | { agent: string };
 /** `limits.rate_limit_wait_seconds` when the file does not set it. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 300_000;
 
+/** `limits.max_best_of` when the file does not set it. */
+export const DEFAULT_MAX_BEST_OF = 5;
+
 export interface QualitySuiteConfig {
   name: string;
   command: string[];
@@ -84,6 +87,8 @@ export interface LimitsConfig {
    * fallback (absent: `DEFAULT_RATE_LIMIT_WAIT_MS`).
    */
   rateLimitWaitMs?: number | undefined;
+  /** The most attempts of a best-of phase (absent: `DEFAULT_MAX_BEST_OF`). */
+  maxBestOf?: number | undefined;
 }
 
 export interface SssfConfig {

@@ -38,6 +38,10 @@ export interface AgentWiringRun {
   sendHooks: readonly SendHook[] | undefined;
   /** True while phases run side by side. */
   inParallel: () => boolean;
+  /** The agent's folder in the session, by name (default: its name); a best-of attempt has its own. */
+  agentDirName?: (agent: string) => string;
+  /** Say nothing about the sandbox (a best-of attempt's wiring: the run's said it). */
+  quiet?: boolean;
 }
 
 export class AgentWiring {
@@ -53,7 +57,7 @@ export class AgentWiring {
   contextOf(agent: AgentConfig, runtime: Runtime): AgentCallContext {
     let context = this.contexts.get(agent.name);
     if (!context) {
-      const dirs = agentDirs(this.run.dirs, agent.name, runtime.id);
+      const dirs = agentDirs(this.run.dirs, this.run.agentDirName?.(agent.name) ?? agent.name, runtime.id);
       ensureAgentDirs(dirs);
       const sandbox = agentSandboxFor(this.run.config, agent, runtime, dirs, {
         workTree: this.run.repoRoot,
@@ -61,7 +65,7 @@ export class AgentWiring {
         contextHandoffDir: this.run.contextHandoffDir,
       });
       context = { config: agent, runtime, dirs, sandbox };
-      this.noteSandbox(agent.name, sandbox);
+      if (this.run.quiet !== true) this.noteSandbox(agent.name, sandbox);
       this.contexts.set(agent.name, context);
     }
     return context;

@@ -60,23 +60,57 @@ export async function callAgent<T extends OutputType>(
   context: CallContext,
   options: CallOptions<T>,
 ): Promise<EnvelopeOf<T>> {
-  const { agent, phase } = context;
-  const type = options.outputType;
-  const contract: CallContract<T> = callContract(type, options.format);
-  const previous = options.previous === undefined ? phase.lastEnvelope : options.previous;
-  const rendered = renderCall(context, options, contract, previous);
-  const inputs = callStepInputs(agent.config.name, type, options.format, rendered, previous);
-  return phase.durable.step("call", inputs, async () => {
-    traceHandoff(context, previous);
+  const { contract, rendered, previous, inputs } = prepareCall(context, options);
+  const { phase } = context;
+  return phase.durable.step("call", inputs, () => {
     // One numbering for every rung's envelopes, so `sssf envelopes` reads as one sequence.
     const progress: CallProgress = { system: "", message: "", reason: "initial", attempt: 0 };
-    return climbLadder(
-      context,
-      rendered,
-      () => progress.attempt,
-      (onRung) => sendAndGate(onRung, options, contract, rendered, progress),
-    );
+    return liveCall(context, options, { contract, rendered, previous }, progress);
   });
+}
+
+/** A call rendered once: its contract, its prompts and the `previous` it was given. */
+export interface PreparedCall<T extends OutputType> {
+  contract: CallContract<T>;
+  rendered: RenderedCall;
+  previous: object | null;
+}
+
+/** Renders the call of `options` in `context` and says what its durable step is keyed by. */
+export function prepareCall<T extends OutputType>(
+  context: CallContext,
+  options: CallOptions<T>,
+): PreparedCall<T> & { inputs: Record<string, unknown> } {
+  const contract: CallContract<T> = callContract(options.outputType, options.format);
+  const previous = options.previous === undefined ? context.phase.lastEnvelope : options.previous;
+  const rendered = renderCall(context, options, contract, previous);
+  const inputs = callStepInputs(
+    context.agent.config.name,
+    options.outputType,
+    options.format,
+    rendered,
+    previous,
+  );
+  return { contract, rendered, previous, inputs };
+}
+
+/**
+ * The call, live: the hand-off traced, then the agent's ladder of sends, corrections and gates until
+ * an envelope is accepted. `progress.attempt` numbers the envelopes (a best-of phase shares one).
+ */
+export function liveCall<T extends OutputType>(
+  context: CallContext,
+  options: CallOptions<T>,
+  prepared: PreparedCall<T>,
+  progress: CallProgress,
+): Promise<EnvelopeOf<T>> {
+  traceHandoff(context, prepared.previous);
+  return climbLadder(
+    context,
+    prepared.rendered,
+    () => progress.attempt,
+    (onRung) => sendAndGate(onRung, options, prepared.contract, prepared.rendered, progress),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RuntimeRegistry } from "../runtimes/registry.js";
 import type { Runtime } from "../runtimes/runtime.js";
 import { effectiveSandbox, SANDBOX_MODE_ENV, sandboxModeFromEnv } from "../sandbox/sandbox-settings.js";
 import { sandboxSupport } from "../sandbox/sandbox-support.js";
+import { checkBestOfCount } from "./best-of/best-of-call.js";
 
 /** What the checks before a run need to know. */
 export interface RunRequest {
@@ -17,6 +18,8 @@ export interface RunRequest {
   request: string;
   config: SssfConfig;
   agent?: string | undefined;
+  /** `--best-of N`. */
+  bestOf?: number | undefined;
   registry: RuntimeRegistry;
   runtimes?: Runtime[] | undefined;
 }
@@ -33,6 +36,7 @@ export async function checkRunRequest(options: RunRequest): Promise<(agent: Agen
     problems.push(new UsageError("the prompt is empty: pass a request or a prompt file"));
   const resolveRuntime = await resolveRuntimes(options, problems);
   problems.push(...suiteProblems(options.workflow, options.config));
+  problems.push(...bestOfProblems(options));
   const needed = agentsNeeded(options, []);
   problems.push(...sandboxProblems(needed, options.config));
   // A model of the roster its runtime says it cannot run (a ladder's later rung too), as a config
@@ -194,4 +198,22 @@ async function resolveRuntimes(
     if (!runtime) throw unknownRuntime(agent, registry);
     return runtime;
   };
+}
+
+/** `--best-of N` on a workflow that names no phase for it, or N outside 1…`limits.max_best_of`. */
+function bestOfProblems(options: RunRequest): SssfError[] {
+  if (options.bestOf === undefined) return [];
+  if (options.workflow.bestOf === undefined)
+    return [
+      new UsageError(
+        `--best-of: workflow "${options.workflow.name}" has no building phase to run attempts of (a workflow takes it by naming one in its bestOf; the built-in build workflows do)`,
+        "--best-of",
+      ),
+    ];
+  try {
+    checkBestOfCount(options.bestOf, options.config.limits.maxBestOf, "--best-of");
+    return [];
+  } catch (error) {
+    return [error as SssfError];
+  }
 }

@@ -23,6 +23,8 @@ export interface RunEngineOptions {
   reporter: RunReporter;
   signal: AbortSignal;
   agentOverride: string | undefined;
+  /** `--best-of N`, for the workflow's `bestOf` phase. */
+  bestOf?: number | undefined;
   resolveRuntime: (agent: AgentConfig) => Runtime;
   /** Phase numbers continue after this one (joins). */
   lastPhaseNumber: number;

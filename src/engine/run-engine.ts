@@ -17,10 +17,12 @@ import { SssfError } from "../errors/sssf-error.js";
 import type { SessionTrace } from "../session/session-trace.js";
 import type { PhaseKind, PhaseRow } from "../trace/events.js";
 import { newPhaseRow } from "../trace/rows.js";
-import { AgentWiring } from "./agent-wiring.js";
+import { AgentWiring, type AgentWiringRun } from "./agent-wiring.js";
+import { type AttemptRun, attemptHost } from "./best-of/attempt-host.js";
+import { callBestOf } from "./best-of/best-of-call.js";
 import { RunBudget } from "./budget.js";
 import { callAgent } from "./call-agent.js";
-import type { RunCallContext } from "./call-context.js";
+import type { CallContext, RunCallContext } from "./call-context.js";
 import { codePhaseHandle } from "./phase/code-phase.js";
 import { engineerPhaseHandle } from "./phase/engineer-phase.js";
 import { type CheckpointContext, checkpointBefore } from "./phase/phase-checkpoints.js";
@@ -41,6 +43,7 @@ export class RunEngine implements Run {
   readonly contextHandoffDir: string;
   readonly config: SssfConfig;
   readonly agentOverride: string | undefined;
+  readonly bestOf: number | undefined;
   readonly phases: PhaseRow[] = [];
   outcome: { accepted: boolean; reason: string } | null = null;
   private phaseNumber: number;
@@ -57,6 +60,8 @@ export class RunEngine implements Run {
   private readonly callRun: RunCallContext;
   /** Each agent's folders, box and write boundary, and each call's context. */
   private readonly agents: AgentWiring;
+  /** What the agents' wiring was made with; a best-of attempt's wiring differs in its worktree. */
+  private readonly wiringRun: AgentWiringRun;
 
   constructor(options: RunEngineOptions) {
     this.options = options;
@@ -68,6 +73,7 @@ export class RunEngine implements Run {
     this.checkoutRoot = options.checkoutRoot;
     this.contextHandoffDir = options.dirs.contextHandoff;
     this.agentOverride = options.agentOverride;
+    this.bestOf = options.bestOf;
     this.phaseNumber = options.lastPhaseNumber;
     this.scope = new RunScope(options.lastEnvelope);
     this.lifecycle = {
@@ -93,7 +99,7 @@ export class RunEngine implements Run {
         return agent === undefined ? undefined : this.agents.contextOf(agent, options.resolveRuntime(agent));
       },
     };
-    this.agents = new AgentWiring({
+    this.wiringRun = {
       adwId: options.adwId,
       config: options.config,
       repoRoot: this.repoRoot,
@@ -106,7 +112,8 @@ export class RunEngine implements Run {
       sessions: options.sessions,
       sendHooks: options.sendHooks,
       inParallel: () => this.scope.inParallel,
-    });
+    };
+    this.agents = new AgentWiring(this.wiringRun);
   }
 
   /** The last accepted envelope, the default `previous`; inside a parallel branch, that branch's. */
@@ -299,25 +306,35 @@ export class RunEngine implements Run {
           call: async <T extends OutputType>(
             callOptions: Parameters<AgentPhase["call"]>[0] & { outputType: T },
           ) => {
+            const context: CallContext = {
+              run: this.callRun,
+              agent: agentContext,
+              phase: {
+                ...this.agents.phaseCallContext(
+                  row,
+                  agent,
+                  callOptions.gates,
+                  options.retries,
+                  durable,
+                  this.lastEnvelope,
+                ),
+                budget: options.budget,
+              },
+            };
+            const { bestOf } = options;
             const envelope = await this.scope.whileCalling(agent.name, name, () =>
-              callAgent(
-                {
-                  run: this.callRun,
-                  agent: agentContext,
-                  phase: {
-                    ...this.agents.phaseCallContext(
-                      row,
+              bestOf === undefined
+                ? callAgent(context, callOptions)
+                : callBestOf(
+                    attemptHost(this.attemptRun(), context, {
                       agent,
-                      callOptions.gates,
-                      options.retries,
-                      durable,
-                      this.lastEnvelope,
-                    ),
-                    budget: options.budget,
-                  },
-                },
-                callOptions,
-              ),
+                      runtime,
+                      options,
+                      gates: callOptions.gates,
+                    }),
+                    bestOf,
+                    callOptions,
+                  ),
             );
             this.lastEnvelope = envelope;
             return envelope as EnvelopeOf<T>;
@@ -327,6 +344,20 @@ export class RunEngine implements Run {
       },
       (row) => this.scope.claimAgent(agent.name, row),
     );
+  }
+
+  /** What a best-of attempt's context is made from (src/engine/best-of/attempt-host.ts). */
+  private attemptRun(): AttemptRun {
+    return {
+      adwId: this.adwId,
+      config: this.config,
+      wiringRun: this.wiringRun,
+      callRun: this.callRun,
+      place: this.options.checkpoints,
+      checkoutRoot: this.checkoutRoot,
+      sessionRoot: this.options.dirs.root,
+      agentMapFile: this.options.dirs.agentMap,
+    };
   }
 
   code<R>(name: string, options: CodePhaseOptions, body: (phase: CodePhase) => R | Promise<R>): Promise<R> {

@@ -21,6 +21,8 @@ export interface RunWorkflowOptions {
   adwId?: string | undefined;
   /** `--agent`: the agent for workflows that take one (prompt). */
   agent?: string | undefined;
+  /** `--best-of N`: attempts of the workflow's `bestOf` phase (docs/reliability.md, "Best-of-N"). */
+  bestOf?: number | undefined;
   reporter?: RunReporter;
   /** Aborting interrupts the run: agents' process groups are killed and the session ends `fail`. */
   signal?: AbortSignal;

@@ -142,6 +142,7 @@ function createEngine(
     reporter: options.reporter ?? silentReporter,
     signal: options.signal ?? new AbortController().signal,
     agentOverride: options.agent,
+    bestOf: options.bestOf,
     resolveRuntime: context.resolveRuntime,
     lastPhaseNumber: context.lastPhaseNumber,
     lastEnvelope: context.previous,

@@ -65,13 +65,20 @@ function readConsumed(scriptPath: string): Set<number> {
  * repeats, and persists the state atomically. Returns its index, or null when the script is exhausted.
  * Call under `withScriptLock`.
  */
-export function claimTurn(scriptPath: string, script: Script, prompt: string, model = ""): number | null {
+export function claimTurn(
+  scriptPath: string,
+  script: Script,
+  prompt: string,
+  model = "",
+  cwd = "",
+): number | null {
   const consumed = readConsumed(scriptPath);
   const index = script.turns.findIndex(
     (turn, i) =>
       !consumed.has(i) &&
       (turn.match === undefined || prompt.includes(turn.match)) &&
-      (turn.match_model === undefined || turn.match_model === model),
+      (turn.match_model === undefined || turn.match_model === model) &&
+      (turn.match_cwd === undefined || cwd.endsWith(turn.match_cwd)),
   );
   if (index === -1) return null;
   if (script.turns[index]?.repeat !== true) {

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
       recordSend(scriptPath, request, null);
       return exists ? "session_exists" : "unknown_session";
     }
-    const turn = claimTurn(scriptPath, script, request.prompt, request.model);
+    const turn = claimTurn(scriptPath, script, request.prompt, request.model, request.cwd);
     recordSend(scriptPath, request, turn);
     return turn ?? "exhausted";
   });

@@ -49,6 +49,8 @@ export interface ScriptedTurn {
   match?: string;
   /** Only used when the request's `model` is exactly this (a fallback model's turns). */
   match_model?: string;
+  /** Only used when the request's `cwd` ends with this (one best-of attempt's worktree: `attempt-2`). */
+  match_cwd?: string;
   /** The result text (default ""). */
   reply?: string;
   tool_calls?: ScriptedToolCall[];

@@ -27,9 +27,13 @@ export const EVENT_TYPES = [
   "fallback",
   /** A phase's corrections ran out on one model of the agent's ladder; it starts again, fresh, on the next: payload `{ from, to, rung, reason, first_attempt }`. */
   "escalation",
-  /** One attempt of a best-of-N agent phase: payload `{ attempt, of, mode, status, winner, reason, changed_lines, files, cost_usd, input_tokens, output_tokens, agent_session_id, envelope_ids, gates, check, diff }`. */
+  /**
+   * One attempt of a best-of phase (`name` "attempt <k> of <N>", ok 1 passed / 0 not): payload `{ attempt, of, mode, status:
+   * "passed"|"failed"|"stopped", winner, reason, changed_lines, files, cost_usd, input_tokens, output_tokens,
+   * agent_session_id, envelope_ids, gates: [{ gate, ok, violations }], check: { ok, summary } | null, diff }`.
+   */
   "attempt",
-  /** A best-of-N phase's choice: payload `{ attempts, mode, winner, reason }` (`winner` null when none passed). */
+  /** A best-of phase's choice (`name` "winner attempt <k>" or "no attempt passed"): payload `{ attempts, mode, winner, reason }`. */
   "best_of",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

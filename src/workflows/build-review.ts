@@ -7,6 +7,7 @@ export const buildReviewWorkflow = defineWorkflow({
   description: "Implement the request, have it reviewed, revise until approved, commit",
   agents: ["builder", "reviewer"],
   phases: ["request", "build", "changes", "review", "revise", "changes", "review", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
     const built = await build(run, { name: "build", description: "Implement the request", prompt: request });

@@ -8,9 +8,15 @@ export const buildTestWorkflow = defineWorkflow({
   agents: ["builder"],
   suites: ["test"],
   phases: ["request", "build", "test", "fix", "test", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
-    const built = await build(run, { name: "build", description: "Implement the request", prompt: request });
+    const built = await build(run, {
+      name: "build",
+      description: "Implement the request",
+      prompt: request,
+      checkSuites: ["test"],
+    });
     const tested = await testsVerdict(run, request);
     if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     await commit(run, "commit", built);

@@ -7,6 +7,7 @@ export const buildWorkflow = defineWorkflow({
   description: "Implement the request and commit the change",
   agents: ["builder"],
   phases: ["request", "build", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
     const built = await build(run, {

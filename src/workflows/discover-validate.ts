@@ -76,6 +76,11 @@ export function validateWorkflowModule(
     fields.phases === undefined || isStringList(fields.phases),
     "an array of phase names or omitted",
   );
+  need(
+    "bestOf",
+    fields.bestOf === undefined || (typeof fields.bestOf === "string" && fields.bestOf !== ""),
+    "the name of the phase --best-of applies to, or omitted",
+  );
   need("run", typeof fields.run === "function", "a function run(run, request)");
   return problems.length > 0
     ? { workflow: undefined, problems }

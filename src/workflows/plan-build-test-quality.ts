@@ -18,10 +18,11 @@ export const planBuildTestQualityWorkflow = defineWorkflow({
   agents: ["planner", "builder"],
   suites: ["test", "*"],
   phases: ["request", "plan", "build", "test", "fix", "<suite>…", "fix", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);
-    const built = await buildFromPlan(run, request, planned);
+    const built = await buildFromPlan(run, request, planned, configuredSuites(run));
     const tested = await testsVerdict(run, request);
     if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     const checked = await verifyLoop(run, request, configuredSuites(run));

@@ -8,10 +8,11 @@ export const planBuildTestWorkflow = defineWorkflow({
   agents: ["planner", "builder"],
   suites: ["test"],
   phases: ["request", "plan", "build", "test", "fix", "test", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);
-    const built = await buildFromPlan(run, request, planned);
+    const built = await buildFromPlan(run, request, planned, ["test"]);
     const tested = await testsVerdict(run, request);
     if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     await commit(run, "commit", built);

@@ -7,6 +7,7 @@ export const planBuildWorkflow = defineWorkflow({
   description: "Plan the request, implement the plan, commit",
   agents: ["planner", "builder"],
   phases: ["request", "plan", "build", "commit"],
+  bestOf: "build",
   async run(run, request) {
     await captureRequest(run, request);
     const planned = await plan(run, request);

@@ -10,6 +10,7 @@ export const simpleSdlcWorkflow = defineWorkflow({
   description: "Plan, build, test with fixes, review with revisions, document; three commits",
   agents: ["planner", "builder", "reviewer", "documenter"],
   suites: ["test"],
+  bestOf: "build",
   phases: [
     "request",
     "plan",
@@ -28,7 +29,7 @@ export const simpleSdlcWorkflow = defineWorkflow({
     await captureRequest(run, request);
     const planned = await plan(run, request);
     await commit(run, "commit-plan", planned);
-    const built = await buildFromPlan(run, request, planned);
+    const built = await buildFromPlan(run, request, planned, ["test"]);
     const tested = await testsVerdict(run, request);
     if (!tested.ok) return run.finish({ accepted: false, reason: tested.reason });
     const reviewed = await reviewLoop(run, request, ["test"]);

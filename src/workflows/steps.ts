@@ -15,6 +15,7 @@ import {
   type VerifyOutput,
 } from "../envelope/schemas.js";
 import { gates } from "../gates/index.js";
+import { bestOfBuild } from "./best-of-build.js";
 
 export type Plan = EnvelopeOf<typeof PlanOutput>;
 export type Build = EnvelopeOf<typeof BuildOutput>;
@@ -67,6 +68,11 @@ export interface BuildStep {
   prompt: string;
   /** Left out: the session's last envelope. */
   previous?: object | null;
+  /**
+   * The suites each attempt must pass under `--best-of` (the workflow's quality suites), run in the
+   * attempt's own worktree; only the `build` phase runs attempts.
+   */
+  checkSuites?: readonly string[];
 }
 
 /** Per run, its builder envelopes in order (build, fix, revise): a later one's commit_message wins. */
@@ -74,7 +80,8 @@ const builds = new WeakMap<Run, Build[]>();
 
 /** A builder phase; its `changed_files` must equal what the phase really changed. */
 export async function build(run: Run, step: BuildStep): Promise<Build> {
-  const built = await run.agent(step.name, { owner: "builder", description: step.description }, (phase) =>
+  const options = { owner: "builder", description: step.description, ...bestOfBuild(run, step) };
+  const built = await run.agent(step.name, options, (phase) =>
     phase.call({
       outputType: BuildOutput,
       prompt: step.prompt,
@@ -87,12 +94,18 @@ export async function build(run: Run, step: BuildStep): Promise<Build> {
 }
 
 /** The builder implementing a plan: the planner's envelope is its `previous`. */
-export function buildFromPlan(run: Run, request: string, planned: Plan): Promise<Build> {
+export function buildFromPlan(
+  run: Run,
+  request: string,
+  planned: Plan,
+  checkSuites?: readonly string[],
+): Promise<Build> {
   return build(run, {
     name: "build",
     description: "Implement the plan exactly",
     prompt: request,
     previous: planned,
+    ...(checkSuites === undefined ? {} : { checkSuites }),
   });
 }
 

@@ -74,6 +74,7 @@ export async function resumeCommand(adwId: string, options: ResumeCommandOptions
         config,
         adwId: id,
         agent: plan.agent ?? undefined,
+        bestOf: plan.bestOf ?? undefined,
         merge: plan.merge,
         yes: options.yes === true || plan.yes,
         resume: true,

@@ -26,6 +26,14 @@ function checkLocalEngine(options: RunCommandOptions): void {
       throw new UsageError(`${flag}: only with --engine restate (docs/cluster.md)`, flag);
 }
 
+/** `--best-of N`: a whole number (its range is checked against the config with the run's other checks). */
+function bestOfFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()))
+    throw new UsageError(`--best-of: expected a whole number of attempts, got "${value}"`, "--best-of");
+  return Number(value.trim());
+}
+
 /**
  * `sssf run`: validates everything before starting, then runs with SIGINT/SIGTERM/SIGHUP wired to
  * abort, which kills the agents' process groups and finalizes the session as `fail`; the exit status
@@ -76,6 +84,7 @@ export async function runCommand(
         config,
         adwId: options.adwId,
         agent: options.agent,
+        bestOf: bestOfFlag(options.bestOf),
         inPlace: options.inPlace === true,
         base: options.base,
         merge: options.merge === true,
@@ -120,6 +129,10 @@ export function registerRun(program: Command): void {
       "--carry-dirty",
       "bring the checkout's uncommitted changes (modified, staged, deleted, untracked) into the new worktree, as a commit of sssf's own before the first phase",
     )
+    .option(
+      "--best-of <n>",
+      "run the workflow's main building phase as n attempts side by side, each in its own worktree; code keeps the passing one with the fewest changed lines (docs/reliability.md)",
+    )
     .option("--merge", "fast-forward the base branch to the run's branch when the run is accepted")
     .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
     .option(
@@ -145,6 +158,16 @@ export function registerRun(program: Command): void {
     .action(async (workflow: string, prompt: string, options) => {
       const engine = (options as { engine?: string }).engine ?? "local";
       if (engine === "restate") {
+        if ((options as { bestOf?: string }).bestOf !== undefined) {
+          const refused = new UsageError(
+            "--best-of: only with --engine local (docs/reliability.md)",
+            "--best-of",
+          );
+          process.exitCode = reportError(refused, false, {
+            json: (options as { json?: boolean }).json === true,
+          });
+          return;
+        }
         process.exitCode = await clusterRunCommand(workflow, prompt, options);
         return;
       }

@@ -16,6 +16,7 @@ import { agentText, formatCost, formatDuration, formatTokens, table } from "../f
 import { openReadDb, type ReadOptions } from "../read-context.js";
 import { reportError } from "../report-error.js";
 import { tailCommand } from "./tail.js";
+import { attemptRows, attemptsByPhase } from "./trace-attempts.js";
 import {
   envelopesWithModels,
   escalationsByPhase,
@@ -103,7 +104,12 @@ export async function listCommand(
       } else if (name === "phases") {
         const rows = await listPhases(db, adwId ?? "");
         const escalations = await escalationsByPhase(db, adwId ?? "");
-        print(phasesWithEscalations(rows, escalations), () =>
+        const attempts = await attemptsByPhase(db, adwId ?? "");
+        const json = phasesWithEscalations(rows, escalations).map((row) => ({
+          ...row,
+          attempts: attempts.get(row.id) ?? [],
+        }));
+        print(json, () =>
           table(
             [
               "#",
@@ -116,19 +122,22 @@ export async function listCommand(
               "COST",
               "ERROR / ESCALATIONS",
             ],
-            rows.map((p) => [
-              String(p.number),
-              p.name,
-              p.kind,
-              p.owner,
-              p.replayed_at === null ? p.status : `${p.status} (replayed)`,
-              formatDuration(p.duration_ms),
-              `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
-              formatCost(p.cost_usd),
-              agentText(
-                [p.error ?? "", escalationText(escalations.get(p.id))].filter(Boolean).join(" — "),
-                120,
-              ),
+            rows.flatMap((p) => [
+              [
+                String(p.number),
+                p.name,
+                p.kind,
+                p.owner,
+                p.replayed_at === null ? p.status : `${p.status} (replayed)`,
+                formatDuration(p.duration_ms),
+                `${formatTokens(p.input_tokens)}/${formatTokens(p.output_tokens)}`,
+                formatCost(p.cost_usd),
+                agentText(
+                  [p.error ?? "", escalationText(escalations.get(p.id))].filter(Boolean).join(" — "),
+                  120,
+                ),
+              ],
+              ...attemptRows(p, attempts.get(p.id)),
             ]),
           ),
         );

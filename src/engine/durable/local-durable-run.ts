@@ -107,6 +107,7 @@ export class LocalDurableRun implements DurableRun {
             ? {
                 checkpoint: this.journal.checkpoints.get(position) ?? null,
                 climbed: this.journal.rungs.get(position) ?? [],
+                attempts: this.journal.attempts.get(position) ?? [],
               }
             : null;
         return this.livePhase(identity, hash, rerun);

@@ -16,6 +16,8 @@ export interface DurableRunRequest {
   resume?: boolean | undefined;
   /** `--fake-script`'s absolute path: the attempt ran offline. */
   fakeScript?: string | undefined;
+  /** `--best-of N`. */
+  bestOf?: number | undefined;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function openDurableRun(
     yes: options.yes === true,
     previous,
     ...(options.fakeScript !== undefined ? { fake_script: options.fakeScript } : {}),
+    ...(options.bestOf !== undefined ? { best_of: options.bestOf } : {}),
   });
   if (resume)
     trace.event({

@@ -12,6 +12,8 @@ export interface ResumePlan {
   workflow: string;
   request: string;
   agent: string | null;
+  /** `--best-of N` as the journaled attempt ran with it; null: without. */
+  bestOf: number | null;
   merge: boolean;
   yes: boolean;
   /** The fake model script the journaled attempt ran offline with (`--fake-script`); null: it ran online. */
@@ -37,6 +39,7 @@ export async function readResumePlan(config: SssfConfig, adwId: string): Promise
       workflow: start?.workflow ?? session?.workflow ?? "",
       request: start?.request ?? session?.request ?? "",
       agent: start?.agent ?? null,
+      bestOf: start?.best_of ?? null,
       merge: start?.merge ?? false,
       yes: start?.yes ?? false,
       fakeScript: start?.fake_script ?? null,

@@ -1,4 +1,4 @@
-import type { ClimbedRung, PhaseCheckpoint } from "../../api/durable-steps.js";
+import type { ClimbedRung, FinishedAttempt, PhaseCheckpoint } from "../../api/durable-steps.js";
 import type { PhaseRow, StepRow } from "../../trace/events.js";
 import type { RunRoots } from "./run-roots.js";
 
@@ -22,6 +22,8 @@ export interface StartStep {
    * online attempt (and in journals written before it was recorded).
    */
   fake_script?: string;
+  /** `--best-of N`, when given (absent otherwise, so older journals hash the same). */
+  best_of?: number;
 }
 
 /** A completed phase as the journal holds it: its row and its steps in order. */
@@ -45,6 +47,8 @@ export interface StepJournal {
   checkpoints: Map<number, PhaseCheckpoint | null>;
   /** The ladder rungs each position's calls climbed past (op `rung`), for a phase that did not complete. */
   rungs: Map<number, ClimbedRung[]>;
+  /** The best-of attempts each position's calls finished (op `attempt`), for a phase that did not complete. */
+  attempts: Map<number, FinishedAttempt[]>;
 }
 
 /** The key of the `n`-th `op` step of the phase at `position`. */
@@ -83,6 +87,7 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
     phases: new Map(),
     checkpoints: new Map(),
     rungs: new Map(),
+    attempts: new Map(),
   };
   for (const step of chosen) {
     if (step.op === "checkpoint")
@@ -91,6 +96,11 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
       const list = journal.rungs.get(step.position) ?? [];
       list.push(JSON.parse(step.result_json) as ClimbedRung);
       journal.rungs.set(step.position, list);
+    }
+    if (step.op === "attempt") {
+      const list = journal.attempts.get(step.position) ?? [];
+      list.push(JSON.parse(step.result_json) as FinishedAttempt);
+      journal.attempts.set(step.position, list);
     }
     if (step.op !== "phase") continue;
     const row = rows.get(step.phase_id);
@@ -103,6 +113,7 @@ export function buildJournal(steps: readonly StepRow[], phases: readonly PhaseRo
         other.op !== "checkpoint" &&
         // A rung is a note for a crashed phase's rerun, not a step a replay answers.
         other.op !== "rung" &&
+        other.op !== "attempt" &&
         other.key.startsWith(prefix),
     );
     journal.phases.set(step.position, { step, row, steps: inner });
