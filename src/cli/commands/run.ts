@@ -123,6 +123,10 @@ export function registerRun(program: Command): void {
     .option("--merge", "fast-forward the base branch to the run's branch when the run is accepted")
     .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
     .option(
+      "--dry-run",
+      "walk the workflow with generated envelopes and print the phases, owners, output types, gates and suites it would run; nothing runs or is written (docs/dry-run.md)",
+    )
+    .option(
       "--fake-script <file>",
       "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
     )
@@ -143,6 +147,10 @@ export function registerRun(program: Command): void {
     .addOption(cwdOption())
     .addHelpText("after", () => runHelpAfter())
     .action(async (workflow: string, prompt: string, options) => {
+      if ((options as { dryRun?: boolean }).dryRun === true) {
+        process.exitCode = await (await import("./dry-run.js")).dryRunCommand(workflow, prompt, options);
+        return;
+      }
       const engine = (options as { engine?: string }).engine ?? "local";
       if (engine === "restate") {
         process.exitCode = await clusterRunCommand(workflow, prompt, options);
