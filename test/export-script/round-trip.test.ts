@@ -13,7 +13,7 @@ import { piBinary } from "../runtimes/pi/pi-world.js";
 import { createRecordedRepo, type RecordedRepo, runFacts } from "./recorded-repo.js";
 
 const REQUEST = "Add a greet function";
-const GREET = "export const greet = (name) => `hi ${name}`;\n";
+const GREET = "export const greet = () => 'hi';\n";
 const report = (fields: Record<string, unknown>) => JSON.stringify({ status: "success", ...fields });
 
 const repos: RecordedRepo[] = [];
