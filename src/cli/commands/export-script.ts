@@ -1,5 +1,5 @@
 /** `sssf export-script <adw_id>`: a stored run's model turns as a fake-model script (docs/testing.md). */
-import { closeSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
@@ -19,11 +19,12 @@ interface ExportScriptCommandOptions {
   cwd?: string;
 }
 
-/** Writes `text` to `file`: a new file, or with `force` a replacement (written aside, then renamed). */
+/** Writes `text` to `file` (its folders made): a new file, or with `force` a replacement (written aside, then renamed). */
 function writeOut(file: string, text: string, force: boolean): void {
   const target = force ? `${file}.${process.pid}.tmp` : file;
   let fd: number;
   try {
+    mkdirSync(path.dirname(file), { recursive: true });
     fd = openSync(target, force ? "w" : "wx");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
