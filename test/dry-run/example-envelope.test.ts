@@ -6,7 +6,7 @@ import type { OutputType } from "../../src/envelope/output-type.js";
 import { defineOutputType } from "../../src/envelope/output-type.js";
 import * as schemas from "../../src/envelope/schemas.js";
 
-const builtinTypes = Object.values(schemas).filter(
+const builtinTypes = (Object.values(schemas) as unknown[]).filter(
   (value): value is OutputType =>
     typeof value === "object" && value !== null && "schema" in value && "example" in value,
 );
