@@ -224,3 +224,58 @@ describe("export-script readers", () => {
     expect(exported.notes).toContain("worker: left out a message claude made up itself (<synthetic>)");
   });
 });
+
+describe("export-script's order across agents", () => {
+  /** pi's stream of one send per reply: a session line, then one assistant message each. */
+  const piSends = (...replies: string[]) =>
+    replies.flatMap((reply) => [
+      { type: "session", version: 3, id: "p" },
+      {
+        type: "message_end",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: reply }],
+          usage: { input: 1, output: 1 },
+        },
+      },
+    ]);
+  const span = (id: string, agent: string, phase: string, startedAt: string, endedAt: string) => ({
+    table: "events",
+    row: { id, type: "agent_start", agent, phase_id: phase, started_at: startedAt, ended_at: endedAt },
+  });
+
+  it("plays the sends in the order the trace started them, and says when they overlapped", () => {
+    const root = path.join(sessions, "b1");
+    for (const [agent, replies] of [
+      ["spec", ["spec 1", "spec 2"]],
+      ["design", ["design 1"]],
+    ] as const) {
+      mkdirSync(path.join(root, agent), { recursive: true });
+      writeFileSync(
+        path.join(root, agent, "raw_output.jsonl"),
+        piSends(...replies)
+          .map((l) => JSON.stringify(l))
+          .join("\n"),
+      );
+    }
+    writeFileSync(
+      path.join(root, "agent_map.json"),
+      JSON.stringify({ spec: { coding_agent: "pi" }, design: { coding_agent: "pi" } }),
+    );
+    const rows = [
+      { table: "sessions", row: { adw_id: "b1", workflow: "sdd", request: "r" } },
+      { table: "phases", row: { id: "b1-p04", number: 4, name: "spec" } },
+      { table: "phases", row: { id: "b1-p05", number: 5, name: "design" } },
+      span("e1", "spec", "b1-p04", "2026-12-07T08:00:00.000Z", "2026-12-07T08:00:05.000Z"),
+      span("e2", "design", "b1-p05", "2026-12-07T08:00:01.000Z", "2026-12-07T08:00:03.000Z"),
+      span("e3", "spec", "b1-p04", "2026-12-07T08:00:06.000Z", "2026-12-07T08:00:07.000Z"),
+    ];
+    writeFileSync(path.join(root, "events.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n"));
+    const exported = exportScript({ sessionsDir: sessions, adwId: "b1" });
+    expect(exported.script.steps.map((step) => step.reply)).toEqual(["spec 1", "design 1", "spec 2"]);
+    expect(exported.workflow).toBe("sdd");
+    expect(exported.notes).toContain(
+      "sends overlapped in time (p04 spec (spec) ∥ p05 design (design)): the script plays them in the order they started; a re-run whose parallel sends start in another order gets another agent's answer",
+    );
+  });
+});
