@@ -14,8 +14,18 @@ import type { FakeScript, FakeStep } from "../testing/fake-model/types.js";
 import { redactSecrets } from "../util/secrets/redact.js";
 import { readAgentTurns } from "./read-agent-turns.js";
 import type { RecordedSend } from "./recorded-turn.js";
-import { overlappingSends, readSessionRecord } from "./session-record.js";
+import { overlappingSends, readSessionRecord, type TracedSend } from "./session-record.js";
 import { turnSteps } from "./turns-to-steps.js";
+
+/** A traced send as turns: one per tool call, then its reply. */
+function tracedTurns(send: TracedSend): RecordedSend {
+  return {
+    turns: [
+      ...send.toolCalls.map((call) => ({ text: "", toolCalls: [call], usage: null })),
+      ...(send.reply === null ? [] : [{ text: send.reply, toolCalls: [], usage: null }]),
+    ],
+  };
+}
 
 export interface ExportScriptOptions {
   /** The folder holding the sessions (`config.sessionsDir`). */
@@ -71,22 +81,27 @@ export function exportScript(options: ExportScriptOptions): ExportedScript {
   const agents: ExportedAgent[] = [];
   for (const [agent, codingAgent] of wanted) {
     const read = readAgentTurns(path.join(root, agent), codingAgent);
-    const phases = [
-      ...new Set((record.sends ?? []).filter((send) => send.agent === agent).map((send) => send.phase)),
-    ];
+    const traced = (record.sends ?? []).filter((send) => send.agent === agent);
+    const phases = [...new Set(traced.map((send) => send.phase))];
     const where = phases.length > 0 ? ` (phases ${phases.join(", ")})` : "";
     notes.push(...read.notes.map((note) => `${agent}: ${note}`));
-    queues.set(agent, [...read.sends]);
+    // Without its stream, an agent's sends are rebuilt from the trace: less faithful, and said so.
+    const fromTrace = read.absent === true && traced.some((send) => send.reply !== null);
+    const sends = fromTrace ? traced.map(tracedTurns) : read.sends;
+    queues.set(agent, [...sends]);
+    const missing =
+      read.missing === undefined
+        ? null
+        : fromTrace
+          ? `agent ${agent}${where}: ${read.missing}; its ${sends.length} send(s) are rebuilt from the trace: each traced tool call by the name sssf gave it (the CLI's own for pi), then the reply the send parsed; no tokens, no text between calls`
+          : `agent ${agent}${where}: ${read.missing}; its turns are not in the script`;
     agents.push({
       agent,
       coding_agent: codingAgent,
-      sends: read.sends.length,
-      turns: read.sends.reduce((sum, send) => sum + send.turns.length, 0),
+      sends: sends.length,
+      turns: sends.reduce((sum, send) => sum + send.turns.length, 0),
       steps: 0,
-      missing:
-        read.missing === undefined
-          ? null
-          : `agent ${agent}${where}: ${read.missing}; its turns are not in the script`,
+      missing,
     });
   }
   // The run's order: each traced send takes its agent's next recorded send.

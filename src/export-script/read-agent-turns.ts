@@ -42,6 +42,8 @@ function jsonLines(file: string): { events: Record<string, unknown>[]; skipped: 
 export interface AgentTurns extends ReadTurns {
   /** Set when nothing could be read: the reason, naming the file. */
   missing?: string;
+  /** The stream file does not exist (a model agent whose record was lost, not an exec agent). */
+  absent?: true;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface AgentTurns extends ReadTurns {
  */
 export function readAgentTurns(agentRoot: string, codingAgent: string): AgentTurns {
   const rawFile = path.join(agentRoot, "raw_output.jsonl");
-  if (!existsSync(rawFile)) return { sends: [], notes: [], missing: `${rawFile} is missing` };
+  if (!existsSync(rawFile)) return { sends: [], notes: [], missing: `${rawFile} is missing`, absent: true };
   let raw: { events: Record<string, unknown>[]; skipped: number };
   try {
     raw = jsonLines(rawFile);

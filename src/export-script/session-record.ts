@@ -15,6 +15,10 @@ export interface TracedSend {
   phase: string;
   startedAt: string;
   endedAt: string | null;
+  /** Its `tool_call` events in order, by the tool names sssf traced (redacted). */
+  toolCalls: { name: string; args: Record<string, unknown> }[];
+  /** The reply it parsed (`envelopes.raw_text`, redacted), or null when none is on file. */
+  reply: string | null;
 }
 
 export interface SessionRecord {
@@ -25,6 +29,14 @@ export interface SessionRecord {
   /** Every send in order, or null without a readable events.jsonl. */
   sends: TracedSend[] | null;
   notes: string[];
+}
+
+function parseJson(text: unknown): unknown {
+  try {
+    return typeof text === "string" ? JSON.parse(text) : text;
+  } catch {
+    return null;
+  }
 }
 
 function readRows(file: string): { table: string; row: Record<string, unknown> }[] {
@@ -69,7 +81,11 @@ export function readSessionRecord(root: string): SessionRecord {
   let workflow: string | null = null;
   let request: string | null = null;
   const phases = new Map<string, string>();
-  const spans = new Map<string, TracedSend>();
+  const spans = new Map<string, TracedSend & { phaseId: string; attempt: unknown }>();
+  const calls = new Map<string, TracedSend["toolCalls"]>();
+  const replies = new Map<string, string>();
+  const replyKey = (phase: unknown, agent: unknown, attempt: unknown) =>
+    `${String(phase)}|${String(agent)}|${String(attempt)}`;
   for (const { table, row } of rows) {
     if (table === "sessions") {
       workflow = typeof row.workflow === "string" && row.workflow !== "" ? row.workflow : workflow;
@@ -82,13 +98,31 @@ export function readSessionRecord(root: string): SessionRecord {
       spans.set(row.id, {
         agent: String(row.agent ?? ""),
         phase: String(row.phase_id ?? ""),
+        phaseId: String(row.phase_id ?? ""),
+        attempt: asRecord(parseJson(row.payload)).attempt,
         startedAt: String(row.started_at ?? known?.startedAt ?? ""),
         endedAt: typeof row.ended_at === "string" ? row.ended_at : (known?.endedAt ?? null),
+        toolCalls: [],
+        reply: null,
       });
-    }
+    } else if (table === "events" && row.type === "tool_call" && typeof row.parent_id === "string") {
+      const payload = asRecord(parseJson(row.payload));
+      if (typeof payload.tool !== "string") continue;
+      const list = calls.get(row.parent_id) ?? [];
+      // A tool call is written once it ended; a second write of the same id replaces nothing here.
+      if (!list.some((call) => (call as { id?: unknown }).id === row.id))
+        list.push(Object.assign({ name: payload.tool, args: asRecord(payload.args) }, { id: row.id }));
+      calls.set(row.parent_id, list);
+    } else if (table === "envelopes" && typeof row.raw_text === "string")
+      replies.set(replyKey(row.phase_id, row.agent, row.attempt), row.raw_text);
   }
-  const sends = [...spans.values()]
-    .map((send) => ({ ...send, phase: phases.get(send.phase) ?? send.phase }))
+  const sends = [...spans.entries()]
+    .map(([id, { phaseId, attempt, ...send }]) => ({
+      ...send,
+      phase: phases.get(phaseId) ?? phaseId,
+      toolCalls: (calls.get(id) ?? []).map(({ name, args }) => ({ name, args })),
+      reply: replies.get(replyKey(phaseId, send.agent, attempt)) ?? null,
+    }))
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   return { agents, workflow, request, sends, notes };
 }

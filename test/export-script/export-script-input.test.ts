@@ -134,24 +134,37 @@ describe("sssf export-script on bad input", () => {
     );
   });
 
-  it("a missing raw_output.jsonl names the agent and its phase, and the rest is exported", async () => {
+  it("a missing raw_output.jsonl names the agent and its phase; its sends are rebuilt from the trace", async () => {
     const dir = copySession("0dd0a11e");
     rmSync(path.join(dir, "builder/raw_output.jsonl"));
     const out = path.join(repo.dir, "partial.json");
     const result = await exportScript(["0dd0a11e", "--out", out]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      `incomplete: agent builder (phases p03 build): ${path.join(dir, "builder/raw_output.jsonl")} is missing; its turns are not in the script\n`,
+      `incomplete: agent builder (phases p03 build): ${path.join(dir, "builder/raw_output.jsonl")} is missing; its 1 send(s) are rebuilt from the trace: each traced tool call by the name sssf gave it (the CLI's own for pi), then the reply the send parsed; no tokens, no text between calls\n`,
     );
     const script = JSON.parse(readFileSync(out, "utf8")) as FakeScript;
-    expect(script.steps.map((step) => step.tool?.name ?? "reply")).toEqual(["write", "reply"]);
+    expect(script.steps.slice(2)).toEqual([
+      {
+        match: { hasTools: true },
+        tool: { name: "write", args: { path: "src/greet.js", content: "export {};\n" } },
+      },
+      { match: { hasTools: true }, reply: report({ summary: "built", changed_files: ["src/greet.js"] }) },
+    ]);
+    expect(script.steps.map((step) => step.tool?.name ?? "reply")).toEqual([
+      "write",
+      "reply",
+      "write",
+      "reply",
+    ]);
     expect(script.fallback).toBe("error");
 
-    // Without events.jsonl the sends are played agent by agent, and it says so.
+    // Without events.jsonl too, the builder's turns are gone; the planner's are played, and it says so.
     rmSync(path.join(dir, "events.jsonl"));
     const unordered = await exportScript(["0dd0a11e"]);
     expect(unordered.code).toBe(0);
     expect(unordered.stderr).toContain("events.jsonl is missing: sends are played agent by agent");
+    expect(unordered.stderr).toContain("raw_output.jsonl is missing; its turns are not in the script");
     expect((JSON.parse(unordered.stdout) as FakeScript).steps).toHaveLength(2);
 
     rmSync(path.join(dir, "planner/raw_output.jsonl"));
