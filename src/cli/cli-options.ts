@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { Option } from "commander";
+import { UsageError } from "../errors/usage-error.js";
 
 /** `--config <path>`: the roster file. */
 export const configOption = (): Option =>
@@ -52,4 +53,12 @@ export function readPromptArgument(value: string, cwd: string): string {
   if (value.length < 4096 && existsSync(candidate) && statSync(candidate).isFile())
     return readFileSync(candidate, "utf8");
   return value;
+}
+
+/** `--best-of N`: a whole number (its range is checked against the config with the run's other checks). */
+export function bestOfFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()))
+    throw new UsageError(`--best-of: expected a whole number of attempts, got "${value}"`, "--best-of");
+  return Number(value.trim());
 }

@@ -59,6 +59,10 @@ const COMMANDS: readonly { names: readonly string[]; load: () => Promise<Registe
   { names: ["db"], load: async () => (await import("./commands/db.js")).registerDb },
   { names: ["clean"], load: async () => (await import("./commands/clean.js")).registerClean },
   { names: ["doctor"], load: async () => (await import("./commands/doctor.js")).registerDoctor },
+  {
+    names: ["export-script"],
+    load: async () => (await import("./commands/export-script.js")).registerExportScript,
+  },
   { names: ["fake-model"], load: async () => (await import("./commands/fake-model.js")).registerFakeModel },
   { names: ["demo"], load: async () => (await import("./commands/demo.js")).registerDemo },
   { names: ["ui"], load: async () => (await import("./commands/ui.js")).registerUi },

@@ -35,6 +35,7 @@ export type {
   LoggedHeaders,
   LoggedRequest,
 } from "./fake-model/types.js";
+export { playRecordedRun, type RecordedRun } from "./recorded-run.js";
 export {
   type CreateScriptedAgentOptions,
   createScriptedAgent,

@@ -85,8 +85,10 @@ const RANKS: Record<string, number> = {
   testing: 13,
   ui: 13,
   replay: 13,
+  "dry-run": 13,
   demo: 14,
   cluster: 14,
+  "export-script": 14,
   cli: 15,
   "": 16, // src/index.ts and src/library.ts: the library's composition root; src/bundle.ts: the build's
 };

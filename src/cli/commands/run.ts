@@ -6,7 +6,13 @@ import { UsageError } from "../../errors/usage-error.js";
 import { closeOwnRunNow } from "../../session/reaper.js";
 import { findWorkflow } from "../../workflows/index.js";
 import { loadConfig, runtimes } from "../builtin-plugins.js";
-import { configOption, cwdOption, type RunCommandOptions, readPromptArgument } from "../cli-options.js";
+import {
+  bestOfFlag,
+  configOption,
+  cwdOption,
+  type RunCommandOptions,
+  readPromptArgument,
+} from "../cli-options.js";
 import { clusterRunCommand } from "../cluster/cluster-run-command.js";
 import { runHelpAfter } from "../help-text.js";
 import { interruptOnSignals, signalExitCode } from "../interrupt-signals.js";
@@ -24,14 +30,6 @@ function checkLocalEngine(options: RunCommandOptions): void {
   ] as const)
     if (value !== undefined && value !== false)
       throw new UsageError(`${flag}: only with --engine restate (docs/cluster.md)`, flag);
-}
-
-/** `--best-of N`: a whole number (its range is checked against the config with the run's other checks). */
-function bestOfFlag(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()))
-    throw new UsageError(`--best-of: expected a whole number of attempts, got "${value}"`, "--best-of");
-  return Number(value.trim());
 }
 
 /**
@@ -136,6 +134,10 @@ export function registerRun(program: Command): void {
     .option("--merge", "fast-forward the base branch to the run's branch when the run is accepted")
     .option("--yes", "approve every question the workflow asks the engineer instead of waiting")
     .option(
+      "--dry-run",
+      "walk the workflow with generated envelopes and print the phases, owners, output types, gates and suites it would run; nothing runs or is written (docs/dry-run.md)",
+    )
+    .option(
       "--fake-script <file>",
       "run offline against a fake model server playing this script (every agent pointed at it; egress fails the run)",
     )
@@ -156,6 +158,10 @@ export function registerRun(program: Command): void {
     .addOption(cwdOption())
     .addHelpText("after", () => runHelpAfter())
     .action(async (workflow: string, prompt: string, options) => {
+      if ((options as { dryRun?: boolean }).dryRun === true) {
+        process.exitCode = await (await import("./dry-run.js")).dryRunCommand(workflow, prompt, options);
+        return;
+      }
       const engine = (options as { engine?: string }).engine ?? "local";
       if (engine === "restate") {
         if ((options as { bestOf?: string }).bestOf !== undefined) {
