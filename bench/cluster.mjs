@@ -2,7 +2,9 @@
 // cluster figure paired: "before" is the worker of another revision (BENCH_CLUSTER_BEFORE, default
 // main; empty: none), built in a scratch worktree, "after" this checkout's dist/:
 // - the executor's cost per phase: (cluster 10-phase run − cluster 1-phase run) − (the same locally),
-//   over the 9 extra phases, each round measuring before, after and local one after the other;
+//   over the 9 extra phases, each round measuring before, after and local one after the other; and
+//   the same from the trace, less noisy: the median phase-to-phase pitch (one phase's start to the
+//   next's) of the 10-phase runs, cluster − local;
 // - failover: kill -9 of the worker whose agent is mid-send → the next send, on another worker;
 // - throughput (this checkout only): BENCH_CLUSTER_RUNS (30) two-phase runs over 3 workers (2 slots
 //   each) vs the same with the local engine, 3 `sssf run` at a time.
@@ -170,9 +172,32 @@ export async function run() {
       db.close();
     }
   };
+  // The 10-phase run's phase-to-phase pitches (start to next start) and the gaps between phases (end
+  // to next start: where the worker probes the tree, pushes and journals), ms, from its trace.
+  const pitches = (db, adwId, gaps) => {
+    const d = new DatabaseSync(db, { readOnly: true });
+    try {
+      const id =
+        adwId ??
+        d.prepare("SELECT adw_id FROM sessions WHERE workflow = 'ten' ORDER BY started_at DESC LIMIT 1").get()
+          .adw_id;
+      const rows = d
+        .prepare(
+          "SELECT started_at, ended_at FROM phases WHERE adw_id = ? AND replayed_at IS NULL ORDER BY number",
+        )
+        .all(id);
+      const starts = rows.map((row) => Date.parse(row.started_at));
+      gaps.push(...starts.slice(1).map((start, i) => start - Date.parse(rows[i].ended_at)));
+      return starts.slice(1).map((start, i) => start - starts[i]);
+    } finally {
+      d.close();
+    }
+  };
+  let lastIds = [];
   const clusterBatch = async (workflowName, count, build) => {
     const started = performance.now();
     const ids = [];
+    lastIds = ids;
     await limited(
       Array.from({ length: count }, () => async () => {
         ids.push(await submit(build.cli, ["run", workflowName, "go"], env, repo));
@@ -226,14 +251,18 @@ export async function run() {
     procs.push(start([process.execPath, cli, "pool", "--listen", `127.0.0.1:${poolPort}`], env, base));
     await until(async () => (await fetch(`${pool}/pool/workers`)).ok);
     const perPhase = Object.fromEntries(builds.map((b) => [b.name, []]));
+    const pitch = Object.fromEntries([...builds.map((b) => [b.name, []]), ["local", []]]);
+    const gap = Object.fromEntries([...builds.map((b) => [b.name, []]), ["local", []]]);
     const failovers = Object.fromEntries(builds.map((b) => [b.name, []]));
     await localBatch("one", 1, 1); // warm: module caches
     for (let round = 0; round < ROUNDS; round++) {
       const l10 = await localBatch("ten", 1, 1);
+      pitch.local.push(...pitches(path.join(base, "local.db"), undefined, gap.local));
       const l1 = await localBatch("one", 1, 1);
       for (const build of builds) {
         await useWorkers(build);
         const c10 = await clusterBatch("ten", 1, build);
+        pitch[build.name].push(...pitches(dbPath, lastIds[0], gap[build.name]));
         const c1 = await clusterBatch("one", 1, build);
         perPhase[build.name].push((c10 - c1 - (l10 - l1)) / 9);
         failovers[build.name].push(await failover(build));
@@ -257,6 +286,18 @@ export async function run() {
           value: median(perPhase[build.name]),
           unit: "ms",
           target: build.name === "after" ? "≤ 20 (quiet machine)" : "",
+        },
+        {
+          label: `  the same from the trace: median phase-to-phase pitch, cluster − local (${build.name})`,
+          value: median(pitch[build.name]) - median(pitch.local),
+          unit: "ms",
+          target: build.name === "after" ? "≤ 20 (quiet machine)" : "",
+        },
+        {
+          label: `    of which between phases (end → next start), cluster − local (${build.name})`,
+          value: median(gap[build.name]) - median(gap.local),
+          unit: "ms",
+          target: "",
         },
         {
           label: `failover: kill -9 of the worker → the next send on another, median (${build.name})`,
@@ -297,7 +338,8 @@ export async function run() {
       { label: "  cluster ÷ local (one machine: overhead, not scale)", value: c / l, unit: "×", target: "" },
       { label: "  cluster runs per minute", value: (RUNS / c) * 60_000, unit: "runs/min", target: "" },
     );
-    if (process.env.BENCH_CLUSTER_RAW === "1") console.error(JSON.stringify({ perPhase, failovers }));
+    if (process.env.BENCH_CLUSTER_RAW === "1")
+      console.error(JSON.stringify({ perPhase, failovers, pitch, gap }));
     return figures.map((f) => ({ ...f, value: Number(fmt(f.value, 3)) }));
   } finally {
     for (const child of procs) child.kill("SIGKILL");

@@ -110,29 +110,6 @@ export class WorkerRepo {
     await runGit(this.clone, ["worktree", "prune"]);
   }
 
-  /**
-   * Where `worktree` stands: its HEAD and that commit's tree, and `tree`, the tree of everything in it
-   * (tracked and untracked, what .gitignore keeps out left out), taken through `index`, an index file
-   * of the run's own that the worktree's index never sees. Kept from phase to phase, it makes `git
-   * add` look only at files whose stat changed; it is re-read from HEAD when HEAD moved (`indexHead`).
-   */
-  async workTree(
-    worktree: string,
-    index: { file: string; head: string | null },
-  ): Promise<{ head: string; headTree: string; tree: string }> {
-    const env = { GIT_INDEX_FILE: index.file };
-    const [head = "", headTree = ""] = (await runGit(worktree, ["rev-parse", "HEAD", "HEAD^{tree}"]))
-      .trim()
-      .split("\n");
-    if (index.head !== head || !existsSync(index.file)) {
-      await runGit(worktree, ["read-tree", "HEAD"], { env });
-      index.head = head;
-    }
-    await runGit(worktree, ["add", "--all", "."], { env });
-    const tree = (await runGit(worktree, ["write-tree"], { env })).trim();
-    return { head, headTree, tree };
-  }
-
   /** The run's uncommitted work `tree` as a commit on top of `head` (the wip ref's commit). */
   async wipCommit(worktree: string, tree: string, head: string, message: string): Promise<string> {
     return (await runGit(worktree, ["commit-tree", tree, "-p", head, "-m", message])).trim();

@@ -26,6 +26,7 @@ import type { ClusterRunRequest, ClusterRunResult } from "./cluster-wire.js";
 import { currentWorkerMetrics } from "./metrics.js";
 import { resubmissionRefused } from "./run-lease.js";
 import { RunLoader } from "./run-loader.js";
+import { probeKindFromEnv, type WorkTreeProbe, workTreeProbe } from "./work-tree-probe.js";
 import { type WorkerRepo, wipRef } from "./worker-repo.js";
 
 /** What a worker brings to every run it executes. */
@@ -147,7 +148,8 @@ export async function executeClusterRun(
     wip,
     tree: await repo.treeOf(wip ?? pushed ?? request.base_commit),
   };
-  const index: { file: string; head: string | null } = { file: `${checkout}.wip-index`, head: null };
+  // The run's own index file: how its worktree stands after each phase (work-tree-probe.ts).
+  const probe = workTreeProbe(probeKindFromEnv(), worktree, `${checkout}.wip-index`);
   let runTrace: SessionTrace | undefined;
   // Another worker took the run over while this one was taken for dead: it stops, and keeps its hands off.
   let fencedBy: string | undefined;
@@ -205,7 +207,7 @@ export async function executeClusterRun(
       if (phase.status !== "success" && phase.status !== "fail") return;
       if (isFenced()) return;
       try {
-        const now = await repo.workTree(worktree, index);
+        const now = await probe.read();
         // Nothing a failover reads changed (no commit, the same files): nothing to push.
         if (now.head === remote.head && now.tree === remote.tree) return;
         // Only an attempt the trace still takes pushes. The push is awaited here, before the engine
@@ -261,7 +263,7 @@ export async function executeClusterRun(
     base: request.base_commit,
     checkout,
     remote,
-    index,
+    probe,
   });
 }
 
@@ -319,7 +321,7 @@ async function finishRun(
     base: string;
     checkout: string;
     remote: PushedWork;
-    index: { file: string; head: string | null };
+    probe: WorkTreeProbe;
   },
 ): Promise<ClusterRunResult> {
   const { repo } = context;
@@ -327,7 +329,7 @@ async function finishRun(
   const { remote } = where;
   const left = existsSync(where.worktree);
   if (left) {
-    const now = await repo.workTree(where.worktree, where.index);
+    const now = await where.probe.read();
     if (now.head !== remote.head || now.tree !== remote.tree)
       await pushWork(repo, where.worktree, { branch: where.branch, adwId, why: "the run left" }, now, remote);
   } else if (remote.wip !== null) {

@@ -118,6 +118,136 @@ console.log("ok 1");
   });
 });
 
+// A plan, a build, their commit, then the engineer's approval before the review.
+const SHIP = `import { defineWorkflow, GenericOutput } from "sssf";
+export default defineWorkflow({
+  name: "ship",
+  description: "Build and commit, then the engineer approves the review",
+  agents: ["first", "second", "third"],
+  async run(run, request) {
+    const one = await run.agent("one", { owner: "first", description: "Plan" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: request }));
+    const two = await run.agent("two", { owner: "second", description: "Build" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: "build: " + one.summary }));
+    await run.code("commit", { owner: "git", description: "Commit" }, (phase) => phase.commit("Ship: " + two.summary));
+    const answer = await run.engineer("approve", { description: "Approve" }, (phase) => phase.ask("ship " + two.summary + "?"));
+    if (!answer.approved) return run.finish({ accepted: false, reason: answer.reason || "rejected" });
+    const three = await run.agent("three", { owner: "third", description: "Review" }, (phase) =>
+      phase.call({ outputType: GenericOutput, prompt: "review the approved build" }));
+    return run.finish({ accepted: three.status === "success", reason: three.summary });
+  },
+});
+`;
+
+describe("kill -9 of a worker in an engineer phase", () => {
+  it("the next worker (another work-dir) waits for the same approval without re-running a phase; sssf approve from another checkout lands it once", async () => {
+    world = new ClusterWorld(
+      {
+        first: [writeTurn("notes.md", "planned")],
+        second: [writeTurn("src/feature.js", "built")],
+        third: [replyTurn("reviewed")],
+      },
+      { restate, agents: UNBOXED },
+    );
+    world.commitAndPush({ "adws/adw_ship.ts": SHIP });
+    await world.start(2);
+    const adwId = "ask-kill";
+    const submitted = await world.cli([
+      "run",
+      "ship",
+      "add a feature",
+      "--engine",
+      "restate",
+      "--adw-id",
+      adwId,
+      "--detach",
+    ]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const waiting = () =>
+      world?.query<{ name: string }>(
+        "SELECT name FROM events WHERE adw_id = ? AND name LIKE 'waiting for approval:%' ORDER BY started_at",
+        adwId,
+      ) ?? [];
+    await waitFor(() => waiting().length === 1);
+    const first = await world.workerRunning(adwId);
+    const branch = `sssf/ship/${adwId}`;
+    const remoteLog = () =>
+      git(world?.remote ?? "", ["log", "--format=%s", `main..${branch}`])
+        .trim()
+        .split("\n");
+    // The commit is on the remote before the engineer is asked (a commit phase pushes its branch).
+    expect(remoteLog()).toEqual(["Ship: built"]);
+    await first.kill("SIGKILL");
+
+    // Taken over: the new worker replays the three completed phases and asks the same question again.
+    await waitFor(() => waiting().length === 2);
+    expect(waiting().map((row) => row.name)).toEqual([
+      "waiting for approval: ship built?",
+      "waiting for approval: ship built?",
+    ]);
+    const second = await world.workerRunning(adwId);
+    expect(second).not.toBe(first);
+    expect(world.phases(adwId), world.logs()).toEqual([
+      "one:success+r",
+      "two:success+r",
+      "commit:success+r",
+      "approve:interrupted",
+      "approve:running",
+    ]);
+    expect(world.query("SELECT status FROM sessions WHERE adw_id = ?", adwId)).toEqual([
+      { status: "running" },
+    ]);
+    expect([world.sends("first"), world.sends("second"), world.sends("third")]).toEqual([1, 1, 0]);
+    expect(remoteLog()).toEqual(["Ship: built"]);
+    expect(second.out).toMatch(
+      new RegExp(`run ${adwId}: takes the lease of worker \\S+ \\(the pool saw it die\\)`),
+    );
+
+    const elsewhere = path.join(world.scratch, "laptop");
+    git(world.scratch, ["clone", "-q", world.remote, elsewhere]);
+    const approved = await world.cliIn(elsewhere, ["approve", adwId]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/approved phase \d+ approve of session \S+ as \S+@\S+/);
+    await waitFor(succeeded(adwId));
+
+    // The trace against what ran: each agent asked once, by its one live phase.
+    expect(world.phases(adwId), world.logs()).toEqual([
+      "one:success+r",
+      "two:success+r",
+      "commit:success+r",
+      "approve:interrupted",
+      "approve:success",
+      "three:success",
+    ]);
+    expect([world.sends("first"), world.sends("second"), world.sends("third")]).toEqual([1, 1, 1]);
+    expect(liveCalls(world, adwId)).toEqual({ "p1.one.call#1": 1, "p2.two.call#1": 1, "p5.three.call#1": 1 });
+    // One answer, journaled by the worker that took the run over; the commit once, live, then replayed.
+    const steps = (op: string) =>
+      world
+        ?.query<{ attempt: number; replayed: number }>(
+          "SELECT attempt, replayed FROM steps WHERE adw_id = ? AND op = ? ORDER BY attempt",
+          adwId,
+          op,
+        )
+        .map((step) => [Number(step.attempt), Number(step.replayed)]);
+    expect(steps("commit")).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(steps("ask")).toEqual([[2, 0]]);
+    // The two attempts ran in two workers' folders: the prompts named different context_handoff_dirs.
+    const killed = `worker-${world.workers.indexOf(first) + 1}`;
+    const survivor = `worker-${world.workers.indexOf(second) + 1}`;
+    expect(handoffWorker(world.sb.agent("first").sends()[0]?.prompt ?? "", adwId)).toBe(killed);
+    expect(handoffWorker(world.sb.agent("third").sends()[0]?.prompt ?? "", adwId)).toBe(survivor);
+    // The remote: the one commit on the branch, its files, no wip ref left.
+    expect(remoteLog()).toEqual(["Ship: built"]);
+    expect(git(world.remote, ["show", `${branch}:notes.md`])).toBe("planned\n");
+    expect(git(world.remote, ["show", `${branch}:src/feature.js`])).toBe("built\n");
+    expect(git(world.remote, ["for-each-ref", "refs/sssf/"]).trim()).toBe("");
+  });
+});
+
 describe("a pool restart mid-phase", () => {
   it("never hands the live run to a second worker: the phase runs once; resubmitting the id with another request is refused", async () => {
     world = new ClusterWorld(

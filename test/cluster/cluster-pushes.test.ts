@@ -41,7 +41,8 @@ function countPushes(w: ClusterWorld): () => string[] {
   return () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").map(sorted) : []);
 }
 
-describe("what a worker pushes", () => {
+// Both probes of the worktree (work-tree-probe.ts): the reference and the workers' fast path.
+describe.each(["status", "plain"])("what a worker pushes (%s probe)", (probe) => {
   it("pushes after a phase that changed files and after a commit, never after phases that changed nothing", async () => {
     world = new ClusterWorld(
       {
@@ -52,11 +53,11 @@ describe("what a worker pushes", () => {
         second: [replyTurn("checked")],
         third: [replyTurn("reviewed")],
       },
-      { restate },
+      { restate, workerEnv: { SSSF_WORKER_TREE_PROBE: probe } },
     );
     const pushes = countPushes(world);
     await world.start(1);
-    const adwId = "pushes-1";
+    const adwId = `pushes-${probe}`;
     const ran = await world.cli(["run", "three", "add a feature", "--engine", "restate", "--adw-id", adwId]);
     expect(ran.code, `${ran.stdout}\n${ran.stderr}\n${world.logs()}`).toBe(0);
     expect(world.phases(adwId)).toEqual([

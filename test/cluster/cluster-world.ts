@@ -69,6 +69,7 @@ export class ClusterWorld {
   pool: Proc | null = null;
   poolUrl = "";
   readonly workers: Proc[] = [];
+  readonly workerEnv: Record<string, string>;
 
   constructor(
     turns: { first: ScriptedTurn[]; second: ScriptedTurn[]; third: ScriptedTurn[] },
@@ -80,8 +81,11 @@ export class ClusterWorld {
       agents?: Partial<Record<"first" | "second" | "third", Record<string, unknown>>>;
       /** The file's shared server ({@link sharedRestate}); a world of its own starts one otherwise. */
       restate?: RestateServer;
+      /** Set in the workers' environment only (`SSSF_WORKER_TREE_PROBE`…). */
+      workerEnv?: Record<string, string>;
     } = {},
   ) {
+    this.workerEnv = options.workerEnv ?? {};
     this.restate = options.restate ?? new RestateServer();
     this.#ownsRestate = options.restate === undefined;
     this.dbPath = options.trace ?? path.join(this.scratch, "trace.db");
@@ -132,10 +136,10 @@ export class ClusterWorld {
     };
   }
 
-  private spawnCli(name: string, args: string[], cwd = this.dir): Proc {
+  private spawnCli(name: string, args: string[], cwd = this.dir, env: Record<string, string> = {}): Proc {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd,
-      env: { ...process.env, ...this.env() },
+      env: { ...process.env, ...this.env(), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new Proc(name, child);
@@ -195,6 +199,7 @@ export class ClusterWorld {
       `worker-${n}`,
       ["worker", "--remote", this.remote, "--work-dir", workDir, "--slots", String(slots)],
       this.scratch,
+      this.workerEnv,
     );
     this.workers.push(worker);
     return worker;
