@@ -117,6 +117,17 @@ describe("sssf run --dry-run of every built-in workflow", () => {
     });
   }
 
+  it("build-test --best-of 3: the build phase says it runs as 3 attempts; a bad count is refused", async () => {
+    const result = await dryRun(["build-test", "Add a greet function", "--best-of", "3"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "02 build (agent builder · pi) Implement the request (best of 3, best of all)\n",
+    );
+    const bad = await dryRun(["build-test", "Add a greet function", "--best-of", "three"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--best-of: expected a whole number of attempts, got "three"');
+  });
+
   it("build-test: the fix loop ends after one round, and the text says so", async () => {
     const result = await dryRun(["build-test", "Add a greet function"]);
     expect(result.code).toBe(0);
