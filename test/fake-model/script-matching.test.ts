@@ -70,6 +70,35 @@ describe("script selection", () => {
     expect(await ask("openai-responses")).toBe("responses always");
   });
 
+  test("anywhere matches the whole body (a system prompt naming a worktree), whatever the API", async ({
+    fake,
+  }) => {
+    const withSystem = (api: FakeApi, cwd: string): unknown => {
+      const system = `Current working directory: /sssf/work/${cwd}`;
+      const body = APIS[api].body("same request") as Record<string, unknown>;
+      if (api === "anthropic") return { ...body, system };
+      if (api === "gemini") return { ...body, systemInstruction: { parts: [{ text: system }] } };
+      if (api === "openai-responses") return { ...body, instructions: system };
+      return { ...body, messages: [{ role: "system", content: system }, ...(body.messages as unknown[])] };
+    };
+    for (const api of API_IDS) {
+      fake.setScript({
+        steps: [
+          { match: { anywhere: "build-attempt-2" }, reply: "second attempt" },
+          { match: { anywhere: "build-attempt-1" }, reply: "first attempt" },
+        ],
+        fallback: "error",
+      });
+      const ask = async (cwd: string) =>
+        (await APIS[api].decode(await post(fake, APIS[api].path, withSystem(api, cwd)))).text;
+      // Another attempt's requests take neither step (the script falls back to an error).
+      const other = await post(fake, APIS[api].path, withSystem(api, "build-attempt-3"));
+      expect(other.status).toBeGreaterThanOrEqual(400);
+      expect(await ask("build-attempt-1")).toBe("first attempt");
+      expect(await ask("build-attempt-2")).toBe("second attempt");
+    }
+  });
+
   test("every API replies, reports usage, and echoes by default", async ({ fake }) => {
     for (const api of API_IDS) {
       const reply = await APIS[api].decode(await post(fake, APIS[api].path, APIS[api].body("TURN-7 ping")));

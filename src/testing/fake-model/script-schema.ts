@@ -11,6 +11,7 @@ const count = z.number().int().nonnegative();
 
 const matchSchema = z.strictObject({
   text: z.string().optional(),
+  anywhere: z.string().min(1).optional(),
   afterToolResult: z.boolean().optional(),
   hasTools: z.boolean().optional(),
   api: z.enum(["openai-chat", "openai-responses", "anthropic", "gemini"]).optional(),

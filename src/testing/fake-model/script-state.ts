@@ -11,6 +11,7 @@ import type { ParsedRequest } from "./wire-api.js";
 export function stepMatches(match: FakeMatch | undefined, request: ParsedRequest): boolean {
   if (!match) return true;
   if (match.text !== undefined && !request.lastUserText.includes(match.text)) return false;
+  if (match.anywhere !== undefined && !request.bodyText.includes(match.anywhere)) return false;
   if (match.afterToolResult !== undefined && match.afterToolResult !== request.endsWithToolResult)
     return false;
   if (match.hasTools !== undefined && match.hasTools !== request.tools.length > 0) return false;

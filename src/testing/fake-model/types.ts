@@ -20,6 +20,12 @@ export interface FakeUsage {
 export interface FakeMatch {
   /** Substring of the last user text (tool results are not user text). */
   text?: string;
+  /**
+   * Substring of the whole request body as sent: the system prompt, the tools, the history. pi and
+   * the other CLIs name their working directory in the system prompt, so a best-of attempt's worktree
+   * (`…/build-attempt-2`) tells its requests apart: `anywhere: "attempt-2"`.
+   */
+  anywhere?: string;
   /** The conversation ends with a tool result (true) or does not (false). */
   afterToolResult?: boolean;
   /** The request offers at least one tool (true) or none (false): skips title and router calls. */
