@@ -15,6 +15,7 @@ import {
   type NativeOutputSchema,
   type ReplyUsage,
   type RequestFacts,
+  type RequestRejection,
   toolArguments,
   type WireApi,
 } from "../wire-api.js";
@@ -35,6 +36,23 @@ export function openAiErrorType(status: number): string {
   if (status === 404) return "not_found_error";
   if (status === 429) return "rate_limit_error";
   return status < 500 ? "invalid_request_error" : "server_error";
+}
+
+/** An error as both OpenAI wire APIs (Chat Completions, Responses) write it. */
+export function sendOpenAiError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  details?: RequestRejection,
+): void {
+  sendJson(res, status, {
+    error: {
+      message,
+      type: openAiErrorType(status),
+      param: details?.param ?? null,
+      code: details?.code ?? null,
+    },
+  });
 }
 
 function chatUsage(usage: ReplyUsage) {
@@ -123,15 +141,6 @@ export const openAiChat: WireApi = {
   id: "openai-chat",
   parse,
   reply,
-  error(res, status, message, details) {
-    sendJson(res, status, {
-      error: {
-        message,
-        type: openAiErrorType(status),
-        param: details?.param ?? null,
-        code: details?.code ?? null,
-      },
-    });
-  },
+  error: sendOpenAiError,
   reject: (request) => rejectStrictSchema(request, "response_format"),
 };

@@ -17,7 +17,7 @@ import {
   type RequestFacts,
   type WireApi,
 } from "../wire-api.js";
-import { openAiErrorType } from "./openai-chat.js";
+import { sendOpenAiError } from "./openai-chat.js";
 import { responseObject } from "./openai-responses-items.js";
 import { streamResponse } from "./openai-responses-stream.js";
 
@@ -70,15 +70,6 @@ export const openAiResponses: WireApi = {
   id: "openai-responses",
   parse,
   reply,
-  error(res, status, message, details) {
-    sendJson(res, status, {
-      error: {
-        message,
-        type: openAiErrorType(status),
-        param: details?.param ?? null,
-        code: details?.code ?? null,
-      },
-    });
-  },
+  error: sendOpenAiError,
   reject: (request) => rejectStrictSchema(request, "text.format.schema"),
 };
